@@ -1,0 +1,111 @@
+"""Lower bounds on the clairvoyant optimum (SPEC §2).
+
+* :func:`area_bound` — main paper, Lemma 1: with areas sorted ascending,
+  ``Opt ≥ (1/M) Σ_r (n − r + 1) A_(r)``.  The r-th job to complete cannot
+  finish before ``M`` area per round has paid for the ``r`` smallest areas.
+  Because ``Opt`` is an integer, the reported bound is the ceiling
+  (``area_exact`` keeps the fraction's value).
+* :func:`processing_bound` — Lemma 3: ``Opt ≥ Σ (a_i + o_i)``.
+* :func:`makespan_bounds` — ``Opt_span ≥ max(max_i (a_i+o_i), ⌈Σ A_i / M⌉)``.
+* The LP relaxation lives with the exact models (``kvopt.exact``) and is
+  passed in by callers that computed it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .instance import Instance
+
+
+def area_bound_fraction(instance: Instance) -> Fraction:
+    """Lemma 1 of the main paper, exactly, as a fraction."""
+    n = instance.n
+    if n == 0:
+        return Fraction(0)
+    a = np.sort(instance.areas)
+    weights = np.arange(n, 0, -1, dtype=object)  # n − r + 1 for r = 1..n
+    total = int(np.dot(a.astype(object), weights))
+    return Fraction(total, instance.memory)
+
+
+def area_bound(instance: Instance) -> int:
+    """``⌈(1/M) Σ_r (n − r + 1) A_(r)⌉`` (Lemma 1; ceiling since Opt is integral)."""
+    f = area_bound_fraction(instance)
+    return -(-f.numerator // f.denominator)
+
+
+def processing_bound(instance: Instance) -> int:
+    """``Σ (a_i + o_i)`` (Lemma 3, with arrivals)."""
+    return int(instance.arrivals.sum() + instance.responses.sum())
+
+
+def makespan_bounds(instance: Instance) -> dict[str, int]:
+    """Lower bounds on the optimal makespan: processing ``max(a_i+o_i)`` and area ``⌈Σ A/M⌉``."""
+    if instance.n == 0:
+        return {"processing": 0, "area": 0}
+    proc = int((instance.arrivals + instance.responses).max())
+    area = -(-instance.total_area // instance.memory)
+    return {"processing": proc, "area": int(area)}
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The lower bounds of SPEC §2 for one instance and the best of them."""
+
+    area: int
+    area_exact: float
+    processing: int
+    lp: float | None
+    best: int
+    best_name: str
+    makespan: dict[str, int]
+    makespan_best: int
+    makespan_best_name: str
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "area": self.area,
+            "area_exact": self.area_exact,
+            "processing": self.processing,
+        }
+        if self.lp is not None:
+            d["lp"] = self.lp
+        d.update(
+            best=self.best,
+            best_name=self.best_name,
+            makespan={**self.makespan, "best": self.makespan_best, "best_name": self.makespan_best_name},
+        )
+        return d
+
+
+def lower_bounds(instance: Instance, lp: float | None = None) -> Bounds:
+    """All applicable lower bounds; ``lp`` is the LP relaxation value if computed.
+
+    Ties in ``best`` go to the cheaper bound (area, then processing, then lp).
+    The LP value is rounded up (Opt is an integer) after a small tolerance for
+    solver round-off.
+    """
+    area = area_bound(instance)
+    proc = processing_bound(instance)
+    cands = [("area", area), ("processing", proc)]
+    if lp is not None:
+        cands.append(("lp", int(np.ceil(lp - 1e-6))))
+    best_name, best = max(cands, key=lambda c: c[1])  # max keeps the first of equals
+    ms = makespan_bounds(instance)
+    ms_name, ms_best = max(ms.items(), key=lambda c: c[1])
+    return Bounds(
+        area=area,
+        area_exact=float(area_bound_fraction(instance)),
+        processing=proc,
+        lp=lp,
+        best=int(best),
+        best_name=best_name,
+        makespan=ms,
+        makespan_best=int(ms_best),
+        makespan_best_name=ms_name,
+    )

@@ -1,0 +1,65 @@
+"""The ``kvopt`` command line (SPEC §4).
+
+Each subcommand is one module in this package with ``add_parser(subparsers)``
+(which registers the subcommand and sets ``func``) and a ``run(args) -> int``.
+:data:`COMMANDS` lists them explicitly, in the order ``kvopt --help`` shows.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from importlib import import_module
+
+from ..errors import InputError
+from .common import EXIT_BAD_INPUT, EXIT_FAIL, Parser
+
+#: Subcommand modules, in help order.
+COMMANDS = ["solve", "simulate", "check", "bound", "policies", "compare", "gen", "plot", "demo"]
+
+
+def _available_commands():
+    for name in COMMANDS:
+        try:
+            yield import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__name__}.{name}":
+                continue  # subcommand not built yet
+            raise
+
+
+def build_parser() -> Parser:
+    from .. import __version__
+
+    parser = Parser(prog="kvopt", description="KV-cache scheduling: exact Opt, bounds, policies, search.")
+    parser.add_argument("--version", action="version", version=f"kvopt {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub.required = True
+    for mod in _available_commands():
+        mod.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except InputError as err:
+        sys.stderr.write(f"kvopt {args.command}: error: {err}\n")
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        sys.stderr.write(f"kvopt {args.command}: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return EXIT_FAIL
+    except Exception as exc:  # internal error: exit 1, traceback only on request
+        if os.environ.get("KVOPT_DEBUG"):
+            traceback.print_exc()
+        sys.stderr.write(f"kvopt {args.command}: internal error: {type(exc).__name__}: {exc}\n")
+        return EXIT_FAIL
+
+
+def entry() -> None:  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""``kvopt bound INSTANCE [--lp] [--json]`` — lower bounds of SPEC §2."""
+
+from __future__ import annotations
+
+from ..bounds import lower_bounds
+from ..instance import load_instance
+from .common import emit_json, positive_float
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("bound", help="lower bounds on Opt (area, processing, LP)",
+                       description="Lower bounds on the clairvoyant optimum (SPEC §2).")
+    p.add_argument("instance", help="instance JSON file")
+    p.add_argument("--lp", action="store_true", help="also solve the LP relaxation of the time-indexed model")
+    p.add_argument("--time-limit", type=positive_float("--time-limit"), default=60.0,
+                   help="seconds allowed for the LP relaxation (default 60)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    inst = load_instance(args.instance)
+    lp = None
+    if args.lp:
+        from ..exact import lp_bound  # the only place the LP is built
+
+        lp = lp_bound(inst, time_limit=args.time_limit)
+    b = lower_bounds(inst, lp=lp)
+    if args.json:
+        emit_json({"instance": inst.name, **b.to_dict()})
+        return 0
+    print(f"instance   {inst.name}  (n={inst.n}, M={inst.memory})")
+    print(f"area       {b.area}   (Lemma 1, exact value {b.area_exact:.6g})")
+    print(f"processing {b.processing}   (Lemma 3, with arrivals)")
+    if b.lp is not None:
+        print(f"lp         {b.lp:.6g}   (LP relaxation of the time-indexed model)")
+    print(f"best       {b.best}   ({b.best_name})")
+    print(f"makespan   {b.makespan_best}   ({b.makespan_best_name}; "
+          f"processing {b.makespan['processing']}, area {b.makespan['area']})")
+    return 0

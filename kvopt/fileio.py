@@ -1,0 +1,93 @@
+"""Reading and atomically writing JSON files.
+
+Every file kvopt writes goes through :func:`write_json_atomic` /
+:func:`write_bytes_atomic`: the data is written to a temporary file in the
+target folder and renamed over the target, so a crash or Ctrl-C never leaves a
+half-written file behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """Parse a UTF-8 JSON file; any failure is an :class:`InputError` naming the file."""
+    src = str(path)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except FileNotFoundError:
+        raise InputError("file not found", source=src) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a file", source=src) from None
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror or exc})", source=src) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=src) from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (json.JSONDecodeError, ValueError) as exc:
+        msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise InputError(f"not valid JSON ({msg}{where})", source=src) from None
+
+
+def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file and an atomic rename."""
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def dumps_json(obj: Any, *, indent: int | None = 1) -> str:
+    """Serialise ``obj`` the way kvopt writes every JSON file (UTF-8, no NaN)."""
+    return json.dumps(obj, indent=indent, ensure_ascii=False, allow_nan=False, default=_default)
+
+
+def write_json_atomic(path: str | os.PathLike, obj: Any, *, indent: int | None = 1) -> None:
+    """Write ``obj`` as JSON to ``path`` atomically."""
+    write_bytes_atomic(path, (dumps_json(obj, indent=indent) + "\n").encode("utf-8"))
+
+
+def _default(obj: Any):
+    # numpy scalars and arrays that slipped into a JSON payload
+    try:
+        import numpy as np
+
+        if isinstance(obj, np.integer):
+            return int(obj)
+        if isinstance(obj, np.floating):
+            return float(obj)
+        if isinstance(obj, np.ndarray):
+            return obj.tolist()
+        if isinstance(obj, np.bool_):
+            return bool(obj)
+    except ImportError:  # pragma: no cover
+        pass
+    raise TypeError(f"object of type {type(obj).__name__} is not JSON serialisable")

@@ -1,0 +1,348 @@
+"""The instance model of SPEC §1 and the instance file format of SPEC §3.
+
+An :class:`Instance` is immutable: a memory budget ``memory`` (M) and a tuple
+of :class:`Job` (prompt ``s``, response ``o``, arrival ``a``, optional ``id``
+and ``predicted_response``).  Every rule of SPEC §1/§3 is checked in one
+place, :func:`_validate` (called on construction), and a violation raises
+:class:`~kvopt.errors.InputError` naming the field (``jobs[3].prompt``) and the
+rule; the loaders add the file name.
+
+Derived per-job quantities are read-only numpy arrays computed once:
+``prompts``, ``responses``, ``arrivals``, ``areas`` (``A = s·o + o(o+1)/2``),
+``peaks`` (``s + o``), ``regimes`` (:class:`Regime`: large ``s > M/4``, small
+prompt-heavy ``o ≤ s``, small response-heavy ``o > s``; main paper §3 with
+Λ = M/4) and ``predicted`` (``predicted_response`` where given, else the true
+response).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError
+from .fileio import read_json, write_json_atomic
+
+FORMAT = "kvopt.instance"
+VERSION = 1
+
+_TOP_KEYS = {"format", "version", "name", "memory", "jobs", "meta"}
+_JOB_KEYS = {"prompt", "response", "arrival", "id", "predicted_response"}
+
+
+class Regime(IntEnum):
+    """Geometric regime of a job (main paper §3, Λ = M/4)."""
+
+    LARGE = 0  # s > M/4
+    PROMPT_HEAVY = 1  # s <= M/4 and o <= s
+    RESPONSE_HEAVY = 2  # s <= M/4 and o > s
+
+    @property
+    def label(self) -> str:
+        return {0: "large", 1: "prompt-heavy", 2: "response-heavy"}[int(self)]
+
+
+def is_large(prompt: int, memory: int) -> bool:
+    """``s > Λ = M/4``, in integers (``4s > M``)."""
+    return 4 * prompt > memory
+
+
+def area(prompt: int, response: int) -> int:
+    """Memory-time area ``A(s, o) = s·o + o(o+1)/2`` of one completing attempt (SPEC §1)."""
+    return prompt * response + response * (response + 1) // 2
+
+
+@dataclass(frozen=True)
+class Job:
+    """One request: prompt ``s ≥ 1``, response ``o ≥ 1``, arrival ``a ≥ 0``."""
+
+    prompt: int
+    response: int
+    arrival: int = 0
+    id: str | int | None = None
+    predicted_response: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"prompt": self.prompt, "response": self.response}
+        if self.arrival:
+            d["arrival"] = self.arrival
+        if self.id is not None:
+            d["id"] = self.id
+        if self.predicted_response is not None:
+            d["predicted_response"] = self.predicted_response
+        return d
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int | np.integer) and not isinstance(x, bool | np.bool_)
+
+
+def _describe(x: Any) -> str:
+    if isinstance(x, bool):
+        return f"boolean {str(x).lower()}"
+    if isinstance(x, float):
+        return f"float {x!r}"
+    if isinstance(x, str):
+        return f"string {x!r}"
+    if x is None:
+        return "null"
+    if isinstance(x, list | tuple):
+        return "a list"
+    if isinstance(x, dict):
+        return "an object"
+    return repr(x)
+
+
+def _need_int(value: Any, field_name: str, minimum: int) -> int:
+    if not _is_int(value):
+        raise InputError(f"must be an integer >= {minimum}, got {_describe(value)}", field=field_name)
+    if value < minimum:
+        raise InputError(f"must be an integer >= {minimum}, got {int(value)}", field=field_name)
+    return int(value)
+
+
+def _validate(memory: Any, jobs: Sequence[Job]) -> None:
+    """Every rule of SPEC §1 on an instance; the one place instances are checked."""
+    _need_int(memory, "memory", 1)
+    seen_ids: dict[Any, int] = {}
+    for i, job in enumerate(jobs):
+        if not isinstance(job, Job):
+            raise InputError(f"must be a Job, got {type(job).__name__}", field=f"jobs[{i}]")
+        s = _need_int(job.prompt, f"jobs[{i}].prompt", 1)
+        o = _need_int(job.response, f"jobs[{i}].response", 1)
+        _need_int(job.arrival, f"jobs[{i}].arrival", 0)
+        if s + o > memory:
+            raise InputError(
+                f"prompt + response = {s} + {o} = {s + o} exceeds memory {memory}",
+                field=f"jobs[{i}]",
+            )
+        if job.predicted_response is not None:
+            _need_int(job.predicted_response, f"jobs[{i}].predicted_response", 1)
+        if job.id is not None:
+            if not (isinstance(job.id, str) or _is_int(job.id)):
+                raise InputError(
+                    f"must be a string or an integer, got {_describe(job.id)}", field=f"jobs[{i}].id"
+                )
+            if job.id in seen_ids:
+                raise InputError(
+                    f"duplicate id {job.id!r} (also jobs[{seen_ids[job.id]}].id)", field=f"jobs[{i}].id"
+                )
+            seen_ids[job.id] = i
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True)
+class Instance:
+    """An immutable KV-cache scheduling instance (SPEC §1).
+
+    Construct with ``Instance(memory, jobs)`` or :meth:`from_arrays`; change with
+    :meth:`replace` / :meth:`with_response`, which return new instances.
+    """
+
+    memory: int
+    jobs: tuple[Job, ...]
+    name: str = ""
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    # derived arrays (not dataclass fields)
+    prompts: np.ndarray = field(init=False, repr=False, compare=False)
+    responses: np.ndarray = field(init=False, repr=False, compare=False)
+    arrivals: np.ndarray = field(init=False, repr=False, compare=False)
+    predicted: np.ndarray = field(init=False, repr=False, compare=False)
+    areas: np.ndarray = field(init=False, repr=False, compare=False)
+    peaks: np.ndarray = field(init=False, repr=False, compare=False)
+    regimes: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        jobs = tuple(self.jobs)
+        _validate(self.memory, jobs)
+        if not isinstance(self.name, str):
+            raise InputError(f"must be a string, got {_describe(self.name)}", field="name")
+        if not isinstance(self.meta, Mapping):
+            raise InputError(f"must be an object, got {_describe(self.meta)}", field="meta")
+        object.__setattr__(self, "memory", int(self.memory))
+        object.__setattr__(self, "jobs", jobs)
+        object.__setattr__(self, "meta", MappingProxyType(dict(self.meta)))
+        n = len(jobs)
+        s = np.fromiter((j.prompt for j in jobs), dtype=np.int64, count=n)
+        o = np.fromiter((j.response for j in jobs), dtype=np.int64, count=n)
+        a = np.fromiter((j.arrival for j in jobs), dtype=np.int64, count=n)
+        p = np.fromiter(
+            (j.response if j.predicted_response is None else j.predicted_response for j in jobs),
+            dtype=np.int64,
+            count=n,
+        )
+        regimes = np.where(
+            4 * s > self.memory,
+            int(Regime.LARGE),
+            np.where(o <= s, int(Regime.PROMPT_HEAVY), int(Regime.RESPONSE_HEAVY)),
+        ).astype(np.int8)
+        for name, arr in (
+            ("prompts", s),
+            ("responses", o),
+            ("arrivals", a),
+            ("predicted", p),
+            ("areas", s * o + o * (o + 1) // 2),
+            ("peaks", s + o),
+            ("regimes", regimes),
+        ):
+            object.__setattr__(self, name, _readonly(arr))
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def n(self) -> int:
+        return len(self.jobs)
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    @property
+    def has_arrivals(self) -> bool:
+        return bool(self.n) and bool(self.arrivals.any())
+
+    @property
+    def has_predictions(self) -> bool:
+        return any(j.predicted_response is not None for j in self.jobs)
+
+    def regime(self, i: int) -> Regime:
+        return Regime(int(self.regimes[i]))
+
+    def regime_counts(self) -> dict[str, int]:
+        counts = np.bincount(self.regimes.astype(np.int64), minlength=3)
+        return {Regime(k).label: int(counts[k]) for k in range(3)}
+
+    @property
+    def total_area(self) -> int:
+        return int(self.areas.sum())
+
+    # ---------------------------------------------------------------- building
+    @classmethod
+    def from_arrays(
+        cls,
+        memory: int,
+        prompt: Iterable[int],
+        response: Iterable[int],
+        arrival: Iterable[int] | None = None,
+        *,
+        predicted_response: Iterable[int] | None = None,
+        name: str = "",
+        meta: Mapping[str, Any] | None = None,
+    ) -> Instance:
+        s = [int(x) if _is_int(x) else x for x in prompt]
+        o = [int(x) if _is_int(x) else x for x in response]
+        if len(s) != len(o):
+            raise InputError(f"prompt has {len(s)} entries but response has {len(o)}", field="response")
+        a = [0] * len(s) if arrival is None else [int(x) if _is_int(x) else x for x in arrival]
+        if len(a) != len(s):
+            raise InputError(f"has {len(a)} entries, expected {len(s)}", field="arrival")
+        pr = [None] * len(s) if predicted_response is None else [int(x) for x in predicted_response]
+        jobs = tuple(
+            Job(prompt=s[i], response=o[i], arrival=a[i], predicted_response=pr[i]) for i in range(len(s))
+        )
+        return cls(memory=memory, jobs=jobs, name=name, meta=dict(meta or {}))
+
+    def replace(self, **changes: Any) -> Instance:
+        """A new instance with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def with_response(self, i: int, response: int) -> Instance:
+        """A new instance in which job ``i`` has response length ``response``."""
+        jobs = list(self.jobs)
+        jobs[i] = dataclasses.replace(jobs[i], response=response)
+        return self.replace(jobs=tuple(jobs))
+
+    def subset(self, indices: Iterable[int]) -> Instance:
+        """The instance restricted to the given jobs (in the given order)."""
+        return self.replace(jobs=tuple(self.jobs[i] for i in indices))
+
+    # --------------------------------------------------------------- JSON form
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"format": FORMAT, "version": VERSION}
+        if self.name:
+            d["name"] = self.name
+        d["memory"] = self.memory
+        d["jobs"] = [j.to_dict() for j in self.jobs]
+        if self.meta:
+            d["meta"] = dict(self.meta)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str | None = None) -> Instance:
+        """Build from the parsed JSON of SPEC §3; errors name ``source`` and the field."""
+        try:
+            return cls._from_dict(data)
+        except InputError as err:
+            raise err.with_source(source) if source else err from None
+
+    @classmethod
+    def _from_dict(cls, data: Any) -> Instance:
+        if not isinstance(data, dict):
+            raise InputError(f"top level must be a JSON object, got {_describe(data)}")
+        unknown = sorted(set(data) - _TOP_KEYS)
+        if unknown:
+            raise InputError(f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})", field=unknown[0])
+        if "format" not in data:
+            raise InputError(f"missing (expected {FORMAT!r})", field="format")
+        if data["format"] != FORMAT:
+            raise InputError(f"must be {FORMAT!r}, got {data['format']!r}", field="format")
+        if "version" not in data:
+            raise InputError(f"missing (expected {VERSION})", field="version")
+        if not _is_int(data["version"]) or data["version"] != VERSION:
+            raise InputError(f"unsupported version {data['version']!r} (expected {VERSION})", field="version")
+        for key in ("memory", "jobs"):
+            if key not in data:
+                raise InputError("missing required field", field=key)
+        raw_jobs = data["jobs"]
+        if not isinstance(raw_jobs, list):
+            raise InputError(f"must be a list, got {_describe(raw_jobs)}", field="jobs")
+        jobs = []
+        for i, rj in enumerate(raw_jobs):
+            if not isinstance(rj, dict):
+                raise InputError(f"must be an object, got {_describe(rj)}", field=f"jobs[{i}]")
+            unknown = sorted(set(rj) - _JOB_KEYS)
+            if unknown:
+                raise InputError(
+                    f"unknown key (allowed: {', '.join(sorted(_JOB_KEYS))})", field=f"jobs[{i}].{unknown[0]}"
+                )
+            for key in ("prompt", "response"):
+                if key not in rj:
+                    raise InputError("missing required field", field=f"jobs[{i}].{key}")
+            jobs.append(
+                Job(
+                    prompt=rj["prompt"],
+                    response=rj["response"],
+                    arrival=rj.get("arrival", 0),
+                    id=rj.get("id"),
+                    predicted_response=rj.get("predicted_response"),
+                )
+            )
+        name = data.get("name", "")
+        meta = data.get("meta", {})
+        if meta is None or not isinstance(meta, dict):
+            raise InputError(f"must be an object, got {_describe(meta)}", field="meta")
+        return cls(memory=data["memory"], jobs=tuple(jobs), name=name, meta=meta)
+
+
+def load_instance(path: str | os.PathLike) -> Instance:
+    """Read an instance JSON file (SPEC §3); :class:`InputError` names the file and field."""
+    data = read_json(path)
+    inst = Instance.from_dict(data, source=str(path))
+    if not inst.name:
+        inst = inst.replace(name=os.path.splitext(os.path.basename(str(path)))[0])
+    return inst
+
+
+def save_instance(inst: Instance, path: str | os.PathLike) -> None:
+    """Write an instance JSON file atomically."""
+    write_json_atomic(path, inst.to_dict())
