@@ -78,7 +78,11 @@ class Bounds:
         d.update(
             best=self.best,
             best_name=self.best_name,
-            makespan={**self.makespan, "best": self.makespan_best, "best_name": self.makespan_best_name},
+            makespan={
+                **self.makespan,
+                "best": self.makespan_best,
+                "best_name": self.makespan_best_name,
+            },
         )
         return d
 

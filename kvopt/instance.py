@@ -102,7 +102,9 @@ def _describe(x: Any) -> str:
 
 def _need_int(value: Any, field_name: str, minimum: int) -> int:
     if not _is_int(value):
-        raise InputError(f"must be an integer >= {minimum}, got {_describe(value)}", field=field_name)
+        raise InputError(
+            f"must be an integer >= {minimum}, got {_describe(value)}", field=field_name
+        )
     if value < minimum:
         raise InputError(f"must be an integer >= {minimum}, got {int(value)}", field=field_name)
     return int(value)
@@ -128,11 +130,13 @@ def _validate(memory: Any, jobs: Sequence[Job]) -> None:
         if job.id is not None:
             if not (isinstance(job.id, str) or _is_int(job.id)):
                 raise InputError(
-                    f"must be a string or an integer, got {_describe(job.id)}", field=f"jobs[{i}].id"
+                    f"must be a string or an integer, got {_describe(job.id)}",
+                    field=f"jobs[{i}].id",
                 )
             if job.id in seen_ids:
                 raise InputError(
-                    f"duplicate id {job.id!r} (also jobs[{seen_ids[job.id]}].id)", field=f"jobs[{i}].id"
+                    f"duplicate id {job.id!r} (also jobs[{seen_ids[job.id]}].id)",
+                    field=f"jobs[{i}].id",
                 )
             seen_ids[job.id] = i
 
@@ -242,13 +246,16 @@ class Instance:
         s = [int(x) if _is_int(x) else x for x in prompt]
         o = [int(x) if _is_int(x) else x for x in response]
         if len(s) != len(o):
-            raise InputError(f"prompt has {len(s)} entries but response has {len(o)}", field="response")
+            raise InputError(
+                f"prompt has {len(s)} entries but response has {len(o)}", field="response"
+            )
         a = [0] * len(s) if arrival is None else [int(x) if _is_int(x) else x for x in arrival]
         if len(a) != len(s):
             raise InputError(f"has {len(a)} entries, expected {len(s)}", field="arrival")
         pr = [None] * len(s) if predicted_response is None else [int(x) for x in predicted_response]
         jobs = tuple(
-            Job(prompt=s[i], response=o[i], arrival=a[i], predicted_response=pr[i]) for i in range(len(s))
+            Job(prompt=s[i], response=o[i], arrival=a[i], predicted_response=pr[i])
+            for i in range(len(s))
         )
         return cls(memory=memory, jobs=jobs, name=name, meta=dict(meta or {}))
 
@@ -291,7 +298,9 @@ class Instance:
             raise InputError(f"top level must be a JSON object, got {_describe(data)}")
         unknown = sorted(set(data) - _TOP_KEYS)
         if unknown:
-            raise InputError(f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})", field=unknown[0])
+            raise InputError(
+                f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})", field=unknown[0]
+            )
         if "format" not in data:
             raise InputError(f"missing (expected {FORMAT!r})", field="format")
         if data["format"] != FORMAT:
@@ -299,7 +308,9 @@ class Instance:
         if "version" not in data:
             raise InputError(f"missing (expected {VERSION})", field="version")
         if not _is_int(data["version"]) or data["version"] != VERSION:
-            raise InputError(f"unsupported version {data['version']!r} (expected {VERSION})", field="version")
+            raise InputError(
+                f"unsupported version {data['version']!r} (expected {VERSION})", field="version"
+            )
         for key in ("memory", "jobs"):
             if key not in data:
                 raise InputError("missing required field", field=key)
@@ -313,7 +324,8 @@ class Instance:
             unknown = sorted(set(rj) - _JOB_KEYS)
             if unknown:
                 raise InputError(
-                    f"unknown key (allowed: {', '.join(sorted(_JOB_KEYS))})", field=f"jobs[{i}].{unknown[0]}"
+                    f"unknown key (allowed: {', '.join(sorted(_JOB_KEYS))})",
+                    field=f"jobs[{i}].{unknown[0]}",
                 )
             for key in ("prompt", "response"):
                 if key not in rj:

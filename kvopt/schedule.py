@@ -76,7 +76,12 @@ class Attempt:
         return self.start + self.rounds
 
     def to_dict(self) -> dict[str, Any]:
-        return {"job": self.job, "start": self.start, "rounds": self.rounds, "completed": self.completed}
+        return {
+            "job": self.job,
+            "start": self.start,
+            "rounds": self.rounds,
+            "completed": self.completed,
+        }
 
 
 def objective_of(completion_times: Sequence[int]) -> dict[str, int]:
@@ -183,7 +188,9 @@ class Schedule:
             raise InputError(f"top level must be a JSON object, got {_describe(data)}")
         unknown = sorted(set(data) - _TOP_KEYS)
         if unknown:
-            raise InputError(f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})", field=unknown[0])
+            raise InputError(
+                f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})", field=unknown[0]
+            )
         if data.get("format") != FORMAT:
             raise InputError(f"must be {FORMAT!r}, got {data.get('format')!r}", field="format")
         if not _is_int(data.get("version")) or data.get("version") != VERSION:
@@ -211,14 +218,19 @@ class Schedule:
                 if key not in ra:
                     raise InputError("missing required field", field=f"{where}.{key}")
                 if not _is_int(ra[key]):
-                    raise InputError(f"must be an integer, got {_describe(ra[key])}", field=f"{where}.{key}")
+                    raise InputError(
+                        f"must be an integer, got {_describe(ra[key])}", field=f"{where}.{key}"
+                    )
             if "completed" not in ra:
                 raise InputError("missing required field", field=f"{where}.completed")
             if not isinstance(ra["completed"], bool):
                 raise InputError(
-                    f"must be true or false, got {_describe(ra['completed'])}", field=f"{where}.completed"
+                    f"must be true or false, got {_describe(ra['completed'])}",
+                    field=f"{where}.completed",
                 )
-            attempts.append(Attempt(int(ra["job"]), int(ra["start"]), int(ra["rounds"]), ra["completed"]))
+            attempts.append(
+                Attempt(int(ra["job"]), int(ra["start"]), int(ra["rounds"]), ra["completed"])
+            )
         stated_ct = None
         if "completion_times" in data and data["completion_times"] is not None:
             ct = data["completion_times"]
@@ -232,9 +244,14 @@ class Schedule:
                 raise InputError(f"must be an object, got {_describe(obj)}", field="objective")
             for key, val in obj.items():
                 if key not in ("total_completion", "makespan"):
-                    raise InputError("unknown key (allowed: makespan, total_completion)", field=f"objective.{key}")
+                    raise InputError(
+                        "unknown key (allowed: makespan, total_completion)",
+                        field=f"objective.{key}",
+                    )
                 if not _is_int(val):
-                    raise InputError(f"must be an integer, got {_describe(val)}", field=f"objective.{key}")
+                    raise InputError(
+                        f"must be an integer, got {_describe(val)}", field=f"objective.{key}"
+                    )
             stated_obj = {k: int(v) for k, v in obj.items()}
         for key in ("instance", "producer"):
             if key in data and not isinstance(data[key], str):
@@ -277,7 +294,13 @@ class Violation:
     amount: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "job": self.job, "round": self.round, "amount": self.amount, "message": self.message}
+        return {
+            "rule": self.rule,
+            "job": self.job,
+            "round": self.round,
+            "amount": self.amount,
+            "message": self.message,
+        }
 
 
 @dataclass(frozen=True)
@@ -335,11 +358,17 @@ def memory_segments(
         dC = np.zeros(len(bounds), dtype=np.int64)
         np.add.at(dC, inv, np.concatenate([const, -const]))
     ones = np.concatenate([np.ones(m, np.int64), -np.ones(m, np.int64)])
-    dK = np.bincount(inv, weights=ones, minlength=len(bounds)).astype(np.int64) if m else np.zeros(0, np.int64)
+    dK = (
+        np.bincount(inv, weights=ones, minlength=len(bounds)).astype(np.int64)
+        if m
+        else np.zeros(0, np.int64)
+    )
     return bounds, np.cumsum(dC), np.cumsum(dK)
 
 
-def memory_profile(instance: Instance, schedule: Schedule, horizon: int | None = None) -> np.ndarray:
+def memory_profile(
+    instance: Instance, schedule: Schedule, horizon: int | None = None
+) -> np.ndarray:
     """Memory held in each round ``0 … horizon−1`` (dense difference arrays; for plots and tests)."""
     job, start, rounds, _ = schedule.columns()
     keep = (job >= 0) & (job < instance.n) & (rounds >= 1) & (start >= 0)
@@ -366,37 +395,77 @@ def check_schedule(instance: Instance, schedule: Schedule) -> CheckResult:
     n, M = instance.n, instance.memory
     if schedule.memory != M:
         errors.append(
-            Violation("memory-budget", f"schedule memory {schedule.memory} differs from instance memory {M}",
-                      amount=schedule.memory)
+            Violation(
+                "memory-budget",
+                f"schedule memory {schedule.memory} differs from instance memory {M}",
+                amount=schedule.memory,
+            )
         )
     job, start, rounds, done = schedule.columns()
 
     # --- per-attempt rules (vectorised) -----------------------------------
     bad_job = (job < 0) | (job >= n)
     for k in np.flatnonzero(bad_job):
-        errors.append(Violation("job-index", f"attempt {k}: job {job[k]} is not a job of the instance "
-                                f"(0..{n - 1})", job=int(job[k]), round=int(start[k])))
+        errors.append(
+            Violation(
+                "job-index",
+                f"attempt {k}: job {job[k]} is not a job of the instance (0..{n - 1})",
+                job=int(job[k]),
+                round=int(start[k]),
+            )
+        )
     ok = ~bad_job
     jc = np.where(ok, job, 0)
     o = instance.responses[jc] if n else np.zeros(len(job), np.int64)
     a = instance.arrivals[jc] if n else np.zeros(len(job), np.int64)
     checks = [
-        ("start", ok & (start < 0), lambda k: f"job {job[k]}: attempt starts at negative round {start[k]}"),
-        ("rounds", ok & (rounds < 1), lambda k: f"job {job[k]}: attempt at round {start[k]} has {rounds[k]} rounds (must be >= 1)"),
-        ("arrival", ok & (start < a) & (start >= 0),
-         lambda k: f"job {job[k]}: attempt starts at round {start[k]} before arrival {a[k]}"),
-        ("rounds-exceed-response", ok & (rounds > o),
-         lambda k: f"job {job[k]}: attempt at round {start[k]} runs {rounds[k]} rounds, response is {o[k]}"),
-        ("completed-flag", ok & (rounds >= 1) & (rounds <= o) & (done != (rounds == o)),
-         lambda k: f"job {job[k]}: attempt at round {start[k]} has rounds={rounds[k]}, response={o[k]} "
-                   f"but completed={'true' if done[k] else 'false'}"),
+        (
+            "start",
+            ok & (start < 0),
+            lambda k: f"job {job[k]}: attempt starts at negative round {start[k]}",
+        ),
+        (
+            "rounds",
+            ok & (rounds < 1),
+            lambda k: (
+                f"job {job[k]}: attempt at round {start[k]} has {rounds[k]} rounds (must be >= 1)"
+            ),
+        ),
+        (
+            "arrival",
+            ok & (start < a) & (start >= 0),
+            lambda k: f"job {job[k]}: attempt starts at round {start[k]} before arrival {a[k]}",
+        ),
+        (
+            "rounds-exceed-response",
+            ok & (rounds > o),
+            lambda k: (
+                f"job {job[k]}: attempt at round {start[k]} runs {rounds[k]} rounds, response is {o[k]}"
+            ),
+        ),
+        (
+            "completed-flag",
+            ok & (rounds >= 1) & (rounds <= o) & (done != (rounds == o)),
+            lambda k: (
+                f"job {job[k]}: attempt at round {start[k]} has rounds={rounds[k]}, response={o[k]} "
+                f"but completed={'true' if done[k] else 'false'}"
+            ),
+        ),
     ]
-    amounts = {"start": start, "rounds": rounds, "arrival": a - start, "rounds-exceed-response": rounds - o,
-               "completed-flag": rounds}
+    amounts = {
+        "start": start,
+        "rounds": rounds,
+        "arrival": a - start,
+        "rounds-exceed-response": rounds - o,
+        "completed-flag": rounds,
+    }
     for rule, mask, msg in checks:
         for k in np.flatnonzero(mask):
-            errors.append(Violation(rule, msg(k), job=int(job[k]), round=int(start[k]),
-                                    amount=int(amounts[rule][k])))
+            errors.append(
+                Violation(
+                    rule, msg(k), job=int(job[k]), round=int(start[k]), amount=int(amounts[rule][k])
+                )
+            )
 
     # --- per-job rules: no overlap, exactly one completion, and it is last --
     okr = ok & (rounds >= 1)
@@ -406,22 +475,40 @@ def check_schedule(instance: Instance, schedule: Schedule) -> CheckResult:
     same = oj[1:] == oj[:-1]
     for p in np.flatnonzero(same & (os_[1:] < oe[:-1])):
         j = int(oj[p])
-        errors.append(Violation("overlap", f"job {j}: attempt starting at round {os_[p + 1]} overlaps the attempt "
-                                f"running rounds {os_[p]}..{oe[p] - 1}", job=j, round=int(os_[p + 1]),
-                                amount=int(oe[p] - os_[p + 1])))
+        errors.append(
+            Violation(
+                "overlap",
+                f"job {j}: attempt starting at round {os_[p + 1]} overlaps the attempt "
+                f"running rounds {os_[p]}..{oe[p] - 1}",
+                job=j,
+                round=int(os_[p + 1]),
+                amount=int(oe[p] - os_[p + 1]),
+            )
+        )
     # a completing attempt followed by another attempt of the same job
     odone = done[order] & (rounds[order] == o[order])
     for p in np.flatnonzero(same & odone[:-1]):
         j = int(oj[p])
-        errors.append(Violation("attempt-after-completion",
-                                f"job {j}: attempt at round {os_[p + 1]} comes after the job completed at round {oe[p]}",
-                                job=j, round=int(os_[p + 1])))
+        errors.append(
+            Violation(
+                "attempt-after-completion",
+                f"job {j}: attempt at round {os_[p + 1]} comes after the job completed at round {oe[p]}",
+                job=j,
+                round=int(os_[p + 1]),
+            )
+        )
     n_done = np.bincount(job[ok & done], minlength=n) if n else np.zeros(0, np.int64)
     for j in np.flatnonzero(n_done == 0):
         errors.append(Violation("no-completion", f"job {j}: no completing attempt", job=int(j)))
     for j in np.flatnonzero(n_done > 1):
-        errors.append(Violation("multiple-completions", f"job {j}: {n_done[j]} attempts marked completed",
-                                job=int(j), amount=int(n_done[j])))
+        errors.append(
+            Violation(
+                "multiple-completions",
+                f"job {j}: {n_done[j]} attempts marked completed",
+                job=int(j),
+                amount=int(n_done[j]),
+            )
+        )
 
     # --- memory ≤ M in every round ----------------------------------------
     mrows = okr & (start >= 0)
@@ -450,30 +537,57 @@ def check_schedule(instance: Instance, schedule: Schedule) -> CheckResult:
         if run_first is not None:
             mem_errors.append((run_first, run_amount))
         for t0, amt in mem_errors[:MAX_MEMORY_ERRORS]:
-            errors.append(Violation("memory", f"round {t0}: running attempts hold more than memory {M} "
-                                    f"(up to {amt} in this stretch)", round=t0, amount=amt - M))
+            errors.append(
+                Violation(
+                    "memory",
+                    f"round {t0}: running attempts hold more than memory {M} "
+                    f"(up to {amt} in this stretch)",
+                    round=t0,
+                    amount=amt - M,
+                )
+            )
         if len(mem_errors) > MAX_MEMORY_ERRORS:
-            errors.append(Violation("memory", f"... and {len(mem_errors) - MAX_MEMORY_ERRORS} more stretches "
-                                    f"over memory {M}"))
+            errors.append(
+                Violation(
+                    "memory",
+                    f"... and {len(mem_errors) - MAX_MEMORY_ERRORS} more stretches over memory {M}",
+                )
+            )
 
     # --- derived fields -----------------------------------------------------
     ct: list[int | None] = [None] * n
     for k in np.flatnonzero(ok & done & (rounds == o)):
         ct[int(job[k])] = int(start[k] + rounds[k])
     objective = objective_of(ct) if all(c is not None for c in ct) else None  # type: ignore[arg-type]
-    if schedule.stated_completion_times is not None and list(schedule.stated_completion_times) != ct:
-        diff = [i for i in range(max(n, len(schedule.stated_completion_times)))
-                if i >= n or i >= len(schedule.stated_completion_times) or schedule.stated_completion_times[i] != ct[i]]
+    if (
+        schedule.stated_completion_times is not None
+        and list(schedule.stated_completion_times) != ct
+    ):
+        diff = [
+            i
+            for i in range(max(n, len(schedule.stated_completion_times)))
+            if i >= n
+            or i >= len(schedule.stated_completion_times)
+            or schedule.stated_completion_times[i] != ct[i]
+        ]
         j = diff[0]
-        errors.append(Violation("stated-completion-times",
-                                f"completion_times in the file disagree with the attempts (first at job {j})",
-                                job=j if j < n else None))
+        errors.append(
+            Violation(
+                "stated-completion-times",
+                f"completion_times in the file disagree with the attempts (first at job {j})",
+                job=j if j < n else None,
+            )
+        )
     if schedule.stated_objective is not None and objective is not None:
         for key, val in schedule.stated_objective.items():
             if objective.get(key) != val:
-                errors.append(Violation("stated-objective",
-                                        f"objective.{key} in the file is {val}, the attempts give {objective[key]}",
-                                        amount=val - objective[key]))
+                errors.append(
+                    Violation(
+                        "stated-objective",
+                        f"objective.{key} in the file is {val}, the attempts give {objective[key]}",
+                        amount=val - objective[key],
+                    )
+                )
     return CheckResult(not errors, tuple(errors), tuple(ct), objective, peak)
 
 

@@ -32,7 +32,9 @@ def _available_commands():
 def build_parser() -> Parser:
     from .. import __version__
 
-    parser = Parser(prog="kvopt", description="KV-cache scheduling: exact Opt, bounds, policies, search.")
+    parser = Parser(
+        prog="kvopt", description="KV-cache scheduling: exact Opt, bounds, policies, search."
+    )
     parser.add_argument("--version", action="version", version=f"kvopt {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True

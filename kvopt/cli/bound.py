@@ -8,12 +8,21 @@ from .common import emit_json, positive_float
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("bound", help="lower bounds on Opt (area, processing, LP)",
-                       description="Lower bounds on the clairvoyant optimum (SPEC §2).")
+    p = sub.add_parser(
+        "bound",
+        help="lower bounds on Opt (area, processing, LP)",
+        description="Lower bounds on the clairvoyant optimum (SPEC §2).",
+    )
     p.add_argument("instance", help="instance JSON file")
-    p.add_argument("--lp", action="store_true", help="also solve the LP relaxation of the time-indexed model")
-    p.add_argument("--time-limit", type=positive_float("--time-limit"), default=60.0,
-                   help="seconds allowed for the LP relaxation (default 60)")
+    p.add_argument(
+        "--lp", action="store_true", help="also solve the LP relaxation of the time-indexed model"
+    )
+    p.add_argument(
+        "--time-limit",
+        type=positive_float("--time-limit"),
+        default=60.0,
+        help="seconds allowed for the LP relaxation (default 60)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -35,6 +44,8 @@ def run(args) -> int:
     if b.lp is not None:
         print(f"lp         {b.lp:.6g}   (LP relaxation of the time-indexed model)")
     print(f"best       {b.best}   ({b.best_name})")
-    print(f"makespan   {b.makespan_best}   ({b.makespan_best_name}; "
-          f"processing {b.makespan['processing']}, area {b.makespan['area']})")
+    print(
+        f"makespan   {b.makespan_best}   ({b.makespan_best_name}; "
+        f"processing {b.makespan['processing']}, area {b.makespan['area']})"
+    )
     return 0

@@ -18,8 +18,11 @@ RECORD_FORMAT = "kvopt.record"
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("check", help="re-check a schedule against its instance",
-                       description="Re-check a schedule (or every schedule in a search record) against SPEC §1.")
+    p = sub.add_parser(
+        "check",
+        help="re-check a schedule against its instance",
+        description="Re-check a schedule (or every schedule in a search record) against SPEC §1.",
+    )
     p.add_argument("instance", help="instance JSON file")
     p.add_argument("schedule", help="schedule JSON file or search record")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -42,7 +45,11 @@ def _schedules(path: str, inst: Instance) -> list[tuple[str, Schedule, Instance]
         if not out:
             raise InputError("record holds no schedule", field="policy_schedule", source=path)
         return out
-    raise InputError(f"must be {SCHEDULE_FORMAT!r} or {RECORD_FORMAT!r}, got {fmt!r}", field="format", source=path)
+    raise InputError(
+        f"must be {SCHEDULE_FORMAT!r} or {RECORD_FORMAT!r}, got {fmt!r}",
+        field="format",
+        source=path,
+    )
 
 
 def run(args) -> int:
@@ -53,22 +60,34 @@ def run(args) -> int:
     if args.json:
         if len(results) == 1:
             r = results[0][1]
-            emit_json({"valid": r.valid, "errors": [e.to_dict() for e in r.errors], "objective": r.objective,
-                       "peak_memory": r.peak_memory})
+            emit_json(
+                {
+                    "valid": r.valid,
+                    "errors": [e.to_dict() for e in r.errors],
+                    "objective": r.objective,
+                    "peak_memory": r.peak_memory,
+                }
+            )
         else:
-            emit_json({
-                "valid": valid,
-                "errors": [dict(e.to_dict(), schedule=name) for name, r in results for e in r.errors],
-                "objective": {name: r.objective for name, r in results},
-                "schedules": {name: r.to_dict() for name, r in results},
-            })
+            emit_json(
+                {
+                    "valid": valid,
+                    "errors": [
+                        dict(e.to_dict(), schedule=name) for name, r in results for e in r.errors
+                    ],
+                    "objective": {name: r.objective for name, r in results},
+                    "schedules": {name: r.to_dict() for name, r in results},
+                }
+            )
     else:
         for name, r in results:
             label = "" if len(results) == 1 else f"{name}: "
             if r.valid:
                 obj = r.objective or {}
-                print(f"{label}valid: total_completion={obj.get('total_completion')} "
-                      f"makespan={obj.get('makespan')} peak_memory={r.peak_memory}/{inst.memory}")
+                print(
+                    f"{label}valid: total_completion={obj.get('total_completion')} "
+                    f"makespan={obj.get('makespan')} peak_memory={r.peak_memory}/{inst.memory}"
+                )
             else:
                 print(f"{label}INVALID: {len(r.errors)} error(s)")
                 for e in r.errors:
