@@ -69,9 +69,28 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
         raise
 
 
+def _compact(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, allow_nan=False, default=_default, separators=(", ", ": "))
+
+
 def dumps_json(obj: Any, *, indent: int | None = 1) -> str:
-    """Serialise ``obj`` the way kvopt writes every JSON file (UTF-8, no NaN)."""
-    return json.dumps(obj, indent=indent, ensure_ascii=False, allow_nan=False, default=_default)
+    """Serialise ``obj`` the way kvopt writes every JSON file (UTF-8, no NaN).
+
+    With ``indent`` (files), a top-level object gets one key per line and a list
+    of objects (``jobs``, ``attempts``) one item per line, so files stay
+    readable and diff well; ``indent=None`` gives one line (``--json`` output).
+    """
+    if indent is None or not isinstance(obj, dict):
+        return json.dumps(obj, indent=indent, ensure_ascii=False, allow_nan=False, default=_default)
+    lines = []
+    for key, value in obj.items():
+        head = f" {_compact(key)}: "
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            items = ",\n".join(f"  {_compact(v)}" for v in value)
+            lines.append(f"{head}[\n{items}\n ]")
+        else:
+            lines.append(head + _compact(value))
+    return "{\n" + ",\n".join(lines) + "\n}" if lines else "{}"
 
 
 def write_json_atomic(path: str | os.PathLike, obj: Any, *, indent: int | None = 1) -> None:

@@ -1,0 +1,256 @@
+"""Request traces (SPEC §3, "Trace CSV") and instances sampled from them.
+
+A trace CSV has a header row and one request per row, with a prompt-token
+column and a generated-token column; the Azure LLM inference trace 2023
+layout ``TIMESTAMP,ContextTokens,GeneratedTokens`` loads as is.  Recognised
+column names (case-insensitive):
+
+* prompt:    ``ContextTokens``, ``prompt``, ``prompt_tokens``, ``input_tokens``, ``context_tokens``
+* response:  ``GeneratedTokens``, ``response``, ``response_tokens``, ``output_tokens``, ``generated_tokens``
+* timestamp: ``TIMESTAMP``, ``timestamp``, ``time``, ``arrival_time`` (optional; ISO date-time or seconds)
+
+A folder is read as all its ``*.csv`` files merged by timestamp (stable, in
+file-name order for equal stamps).  The bundled Azure trace lives in
+``instances/traces/azure-llm-2023/`` with its NOTICE and LICENSE.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from .errors import InputError
+from .instance import Instance, Job
+
+PROMPT_COLUMNS = ("contexttokens", "prompt", "prompt_tokens", "input_tokens", "context_tokens")
+RESPONSE_COLUMNS = (
+    "generatedtokens",
+    "response",
+    "response_tokens",
+    "output_tokens",
+    "generated_tokens",
+)
+TIME_COLUMNS = ("timestamp", "time", "arrival_time")
+
+#: Default decode rounds per second when trace timestamps become arrival rounds
+#: (about 20 ms per decode iteration, typical of a busy replica).
+DEFAULT_ROUNDS_PER_SECOND = 50.0
+
+
+def bundled_trace_dir() -> Path:
+    """The bundled Azure 2023 trace folder (``KVOPT_TRACE_DIR`` overrides)."""
+    env = os.environ.get("KVOPT_TRACE_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent.parent / "instances" / "traces" / "azure-llm-2023"
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Requests of a trace: ``prompt``, ``response`` (int64) and ``timestamp`` (seconds, NaN if none)."""
+
+    prompt: np.ndarray
+    response: np.ndarray
+    timestamp: np.ndarray
+    source: str
+
+    def __len__(self) -> int:
+        return len(self.prompt)
+
+
+def _parse_time(text: str) -> float:
+    text = text.strip()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    main, _, frac = text.partition(".")
+    dt = datetime.fromisoformat(main)
+    return dt.timestamp() + (float("0." + frac) if frac else 0.0)
+
+
+def _find(header: list[str], names: tuple[str, ...]) -> int | None:
+    low = [h.strip().lower() for h in header]
+    for name in names:
+        if name in low:
+            return low.index(name)
+    return None
+
+
+def _read_csv(path: Path) -> tuple[list[int], list[int], list[float]]:
+    src = str(path)
+    try:
+        fh = open(path, newline="", encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("file not found", source=src) from None
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror or exc})", source=src) from None
+    with fh:
+        reader = csv.reader(fh)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise InputError(
+                "empty file, expected a header row", field="header", source=src
+            ) from None
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise InputError(f"not a readable CSV ({exc})", source=src) from None
+        ip = _find(header, PROMPT_COLUMNS)
+        io = _find(header, RESPONSE_COLUMNS)
+        it = _find(header, TIME_COLUMNS)
+        if ip is None:
+            raise InputError(
+                f"no prompt-token column (expected one of {', '.join(PROMPT_COLUMNS)})",
+                field="header",
+                source=src,
+            )
+        if io is None:
+            raise InputError(
+                f"no generated-token column (expected one of {', '.join(RESPONSE_COLUMNS)})",
+                field="header",
+                source=src,
+            )
+        prompts, responses, times = [], [], []
+        try:
+            for line_no, row in enumerate(reader, start=2):
+                if not row or all(not c.strip() for c in row):
+                    continue
+                vals = []
+                for col, name in ((ip, header[ip]), (io, header[io])):
+                    try:
+                        vals.append(int(row[col]))
+                    except (ValueError, IndexError):
+                        got = row[col] if col < len(row) else "nothing"
+                        raise InputError(
+                            f"must be an integer, got {got!r}",
+                            field=f"line {line_no}, column {name}",
+                            source=src,
+                        ) from None
+                prompts.append(vals[0])
+                responses.append(vals[1])
+                if it is not None:
+                    try:
+                        times.append(_parse_time(row[it]))
+                    except (ValueError, IndexError):
+                        raise InputError(
+                            "not a timestamp",
+                            field=f"line {line_no}, column {header[it]}",
+                            source=src,
+                        ) from None
+                else:
+                    times.append(float("nan"))
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise InputError(f"not a readable CSV ({exc})", source=src) from None
+    return prompts, responses, times
+
+
+def load_trace(path: str | os.PathLike) -> Trace:
+    """Read a trace CSV, or every ``*.csv`` of a folder merged by timestamp."""
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(p.glob("*.csv"))
+        if not files:
+            raise InputError("folder holds no .csv file", source=str(p))
+    else:
+        files = [p]
+    s: list[int] = []
+    o: list[int] = []
+    t: list[float] = []
+    for f in files:
+        a, b, c = _read_csv(f)
+        s += a
+        o += b
+        t += c
+    ts = np.asarray(t, dtype=np.float64)
+    order = (
+        np.argsort(ts, kind="stable")
+        if len(files) > 1 and not np.isnan(ts).any()
+        else np.arange(len(s))
+    )
+    return Trace(
+        prompt=np.asarray(s, dtype=np.int64)[order],
+        response=np.asarray(o, dtype=np.int64)[order],
+        timestamp=ts[order],
+        source=str(p),
+    )
+
+
+def trace_instance(
+    trace: Trace | str | os.PathLike | None = None,
+    n: int = 20,
+    memory: int = 16384,
+    seed: int = 0,
+    *,
+    mode: str = "head",
+    offset: int = 0,
+    arrivals: bool = False,
+    rounds_per_second: float = DEFAULT_ROUNDS_PER_SECOND,
+    name: str = "",
+) -> Instance:
+    """Sample ``n`` requests of a trace as an instance with memory budget ``memory``.
+
+    Requests with a zero length or with ``prompt + response > memory`` cannot be
+    served and are skipped (their count goes to ``meta.skipped``).  ``mode``:
+    ``head`` takes the first ``n`` usable requests from position ``offset``;
+    ``random`` draws ``n`` of them without replacement (seeded) and keeps trace
+    order.  With ``arrivals``, request ``i`` arrives at round
+    ``⌊(t_i − t_first) · rounds_per_second⌋``; otherwise all arrive at 0.
+    """
+    if trace is None:
+        trace = bundled_trace_dir()
+    tr = trace if isinstance(trace, Trace) else load_trace(trace)
+    if mode not in ("head", "random"):
+        raise InputError(f"must be head or random, got {mode!r}", source="--param mode")
+    usable = np.flatnonzero(
+        (tr.prompt >= 1) & (tr.response >= 1) & (tr.prompt + tr.response <= memory)
+    )
+    skipped = len(tr) - len(usable)
+    if mode == "head":
+        pick = usable[offset : offset + n]
+    else:
+        if n > len(usable):
+            pick = usable
+        else:
+            rng = np.random.default_rng(seed)
+            pick = np.sort(rng.choice(usable, size=n, replace=False))
+    if len(pick) < n:
+        raise InputError(
+            f"the trace has only {len(pick)} usable requests (prompt + response <= {memory}) "
+            f"from offset {offset}, asked for {n}",
+            source="--param n",
+        )
+    if arrivals:
+        if np.isnan(tr.timestamp[pick]).any():
+            raise InputError("the trace has no timestamp column", source="--param arrivals")
+        t0 = tr.timestamp[pick].min() if len(pick) else 0.0
+        arr = np.floor((tr.timestamp[pick] - t0) * rounds_per_second).astype(np.int64)
+    else:
+        arr = np.zeros(len(pick), dtype=np.int64)
+    jobs = tuple(
+        Job(
+            prompt=int(tr.prompt[k]),
+            response=int(tr.response[k]),
+            arrival=int(a),
+            id=f"row-{int(k)}",
+        )
+        for k, a in zip(pick, arr)
+    )
+    meta = {
+        "source": f"trace {Path(tr.source).name}",
+        "trace": Path(tr.source).name,
+        "rows": int(len(tr)),
+        "skipped": int(skipped),
+        "mode": mode,
+        "offset": int(offset),
+        "seed": int(seed),
+        "arrivals": bool(arrivals),
+        "rounds_per_second": float(rounds_per_second),
+    }
+    return Instance(
+        memory=memory, jobs=jobs, name=name or f"trace-{mode}-n{n}-M{memory}", meta=meta
+    )

@@ -1,0 +1,53 @@
+"""Shared test helpers: run the command line in-process; small instance strategies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import strategies as st
+
+from kvopt.cli import main
+from kvopt.instance import Instance, Job
+
+DATA = Path(__file__).parent / "data"
+REPO = Path(__file__).parent.parent
+
+
+class CliResult:
+    def __init__(self, code: int, out: str, err: str):
+        self.code, self.out, self.err = code, out, err
+
+    def json(self):
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def cli(capsys):
+    """``cli("bound", path, "--json")`` → CliResult(code, out, err), in-process."""
+
+    def run(*argv: str) -> CliResult:
+        capsys.readouterr()
+        try:
+            code = main([str(a) for a in argv])
+        except SystemExit as exc:  # argparse errors and --help
+            code = exc.code if isinstance(exc.code, int) else 2
+        cap = capsys.readouterr()
+        return CliResult(code, cap.out, cap.err)
+
+    return run
+
+
+@st.composite
+def instances(draw, max_n: int = 5, max_memory: int = 24, arrivals: bool = False) -> Instance:
+    """Small valid instances of any regime mix (Hypothesis strategy)."""
+    memory = draw(st.integers(2, max_memory))
+    n = draw(st.integers(0, max_n))
+    jobs = []
+    for _ in range(n):
+        s = draw(st.integers(1, memory - 1))
+        o = draw(st.integers(1, memory - s))
+        a = draw(st.integers(0, 6)) if arrivals else 0
+        jobs.append(Job(prompt=s, response=o, arrival=a))
+    return Instance(memory=memory, jobs=tuple(jobs))
