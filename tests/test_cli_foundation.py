@@ -1,0 +1,121 @@
+"""``kvopt check``, ``kvopt bound`` and ``kvopt demo`` on the command line: JSON shape and exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import REPO
+
+from kvopt.instance import Instance, save_instance
+from kvopt.schedule import Schedule, save_schedule
+
+
+@pytest.fixture
+def pair(tmp_path):
+    inst = Instance.from_arrays(8, [2, 3], [3, 2], name="pair")
+    ip = tmp_path / "i.json"
+    save_instance(inst, ip)
+    return inst, ip, tmp_path
+
+
+def test_check_valid_json(cli, pair):
+    inst, ip, tmp = pair
+    sp = tmp / "s.json"
+    save_schedule(Schedule.from_starts(inst, [0, 3]), sp, inst.n)
+    r = cli("check", ip, sp, "--json")
+    assert r.code == 0 and r.err == ""
+    d = r.json()
+    assert d["valid"] is True and d["errors"] == []
+    assert d["objective"] == {"total_completion": 3 + 5, "makespan": 5}
+
+
+def test_check_invalid_exit_1_and_errors(cli, pair):
+    inst, ip, tmp = pair
+    sp = tmp / "s.json"
+    save_schedule(Schedule.from_starts(inst, [0, 0]), sp, inst.n)
+    r = cli("check", ip, sp, "--json")
+    assert r.code == 1
+    d = r.json()
+    assert d["valid"] is False
+    assert d["errors"] and {"job", "round", "rule"} <= set(d["errors"][0])
+    assert d["errors"][0]["rule"] == "memory" and d["errors"][0]["round"] == 1
+    r = cli("check", ip, sp)
+    assert r.code == 1 and "INVALID" in r.out and "[memory]" in r.out
+
+
+@pytest.mark.parametrize(
+    "payload, field",
+    [
+        ("{broken", "not valid JSON"),
+        (json.dumps({"format": "kvopt.instance", "version": 1, "memory": 8, "jobs": []}), "format"),
+        (
+            json.dumps(
+                {
+                    "format": "kvopt.schedule",
+                    "version": 1,
+                    "memory": 8,
+                    "attempts": [{"job": 0, "start": 1.5, "rounds": 3, "completed": True}],
+                }
+            ),
+            "attempts[0].start",
+        ),
+        (
+            json.dumps(
+                {
+                    "format": "kvopt.schedule",
+                    "version": 1,
+                    "memory": 8,
+                    "attempts": [{"job": 0, "start": 1, "rounds": 3, "completed": "yes"}],
+                }
+            ),
+            "attempts[0].completed",
+        ),
+        (
+            json.dumps(
+                {
+                    "format": "kvopt.schedule",
+                    "version": 1,
+                    "memory": 8,
+                    "attempts": [{"job": 0, "start": 1, "rounds": 3}],
+                }
+            ),
+            "attempts[0].completed",
+        ),
+        (json.dumps({"format": "kvopt.schedule", "version": 1, "attempts": []}), "memory"),
+    ],
+)
+def test_check_unreadable_schedule_exit_2(cli, pair, payload, field):
+    inst, ip, tmp = pair
+    sp = tmp / "bad.json"
+    sp.write_text(payload)
+    r = cli("check", ip, sp, "--json")
+    assert r.code == 2 and r.out == ""
+    assert str(sp) in r.err and field in r.err and len(r.err.strip().splitlines()) == 1
+
+
+def test_bound_json_keys(cli, pair):
+    inst, ip, tmp = pair
+    r = cli("bound", ip, "--json")
+    assert r.code == 0
+    d = r.json()
+    assert {"area", "processing", "best", "best_name"} <= set(d)
+    assert "lp" not in d
+    assert d["best"] == max(d["area"], d["processing"])
+
+
+def test_bad_option_value_is_exit_2(cli, pair):
+    inst, ip, tmp = pair
+    r = cli("bound", ip, "--time-limit", "soon")
+    assert r.code == 2 and "--time-limit" in r.err and len(r.err.strip().splitlines()) == 1
+
+
+def test_demo_bundled_instances_reproducible(cli):
+    r = cli("demo", "--json")
+    assert r.code == 0, r.err
+    d = r.json()
+    assert d["all_reproducible"] and len(d["instances"]) >= 10
+    names = {i["file"] for i in d["instances"]}
+    assert "paper/prop1-L3-case2.json" in names
+    assert (REPO / "instances" / "traces" / "azure-llm-2023" / "NOTICE.md").exists()
+    assert (REPO / "instances" / "traces" / "azure-llm-2023" / "LICENSE").exists()
