@@ -70,7 +70,9 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
 
 
 def _compact(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, allow_nan=False, default=_default, separators=(", ", ": "))
+    return json.dumps(
+        obj, ensure_ascii=False, allow_nan=False, default=_default, separators=(", ", ": ")
+    )
 
 
 def dumps_json(obj: Any, *, indent: int | None = 1) -> str:
