@@ -62,7 +62,8 @@ def test_bad_instance_every_subcommand(cli, tmp_path, cmd, name):
     if name == "MISSING_FILE":
         path, expect = str(tmp_path / "nope.json"), "not found"
     elif name == "A_DIRECTORY":
-        path, expect = str(tmp_path), "directory"
+        # compare takes folders of instances; every other reader wants a file
+        path, expect = str(tmp_path), "no instance" if cmd == "compare" else "directory"
     else:
         path, expect = str(DATA / "bad" / name), BAD[name]
     r = cli(*READERS[cmd](path, tmp_path))

@@ -1,0 +1,107 @@
+"""``kvopt compare INSTANCE_OR_DIR… [--policies a,b,…] [--exact] [--time-limit S] [--plot FILE]
+[--json]`` — each policy's objective against the lower bounds and, with ``--exact``, Opt.
+
+See :mod:`kvopt.compare` for the ratios (SPEC §8).  Policies that do not apply
+to an instance's class are listed as not applicable, not run.  ``--plot``
+writes a bar chart of the ratios; ``--worst-plot`` (with ``--exact``) the
+side-by-side picture of the worst policy and Opt for each instance.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..compare import compare, format_summary, format_table, plot_comparison, plot_worst_vs_opt
+from ..errors import InputError
+from .common import emit_json, nonneg_int, positive_float, positive_int
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="compare policies with the lower bounds and exact Opt",
+        description=(
+            "Simulate policies on instances and report total completion time, makespan and the "
+            "ratio to the best lower bound and (with --exact) to Opt."
+        ),
+    )
+    p.add_argument("instances", nargs="+", metavar="INSTANCE_OR_DIR", help="instance files/folders")
+    p.add_argument(
+        "--policies", metavar="A,B,…", help="comma-separated policy names (default: all)"
+    )
+    p.add_argument("--exact", action="store_true", help="also solve for exact Opt")
+    p.add_argument(
+        "--time-limit",
+        type=positive_float("--time-limit"),
+        default=60.0,
+        help="seconds for the exact solver per instance (default 60)",
+    )
+    p.add_argument(
+        "--solver", choices=("auto", "highs", "cpsat"), default="auto", help="exact solver"
+    )
+    p.add_argument(
+        "--threads", type=positive_int("--threads"), default=2, help="solver threads (default 2)"
+    )
+    p.add_argument(
+        "--seed", type=nonneg_int("--seed"), default=0, help="seed for randomised policies (0)"
+    )
+    p.add_argument("--plot", metavar="FILE", help="bar chart of the ratios (PNG)")
+    p.add_argument(
+        "--worst-plot",
+        metavar="FILE",
+        help="with --exact: worst policy beside Opt (one instance; several: FILE gets a suffix)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    policies = None
+    if args.policies is not None:
+        policies = [x.strip() for x in args.policies.split(",") if x.strip()]
+        if not policies:
+            raise InputError("no policy named", source="--policies")
+        from ..policies import get_policy
+
+        for name in policies:
+            try:
+                get_policy(name)
+            except InputError as err:
+                raise InputError(err.rule, source="--policies") from None
+    if args.worst_plot and not args.exact:
+        raise InputError("needs --exact (it draws Opt's schedule)", source="--worst-plot")
+    cmp = compare(
+        args.instances,
+        policies,
+        exact=args.exact,
+        time_limit=args.time_limit,
+        threads=args.threads,
+        seed=args.seed,
+        solver=args.solver,
+        progress=True,
+    )
+    written = []
+    if args.plot:
+        written.append(plot_comparison(cmp, args.plot))
+    if args.worst_plot:
+        for k, ic in enumerate(cmp.instances):
+            path = args.worst_plot
+            if len(cmp.instances) > 1:
+                stem, ext = os.path.splitext(args.worst_plot)
+                path = f"{stem}-{k}{ext or '.png'}"
+            out = plot_worst_vs_opt(ic, path)
+            if out:
+                written.append(out)
+    if args.json:
+        d = cmp.to_dict()
+        d["written"] = written
+        emit_json(d)
+        return 0
+    for ic in cmp.instances:
+        print(format_table(ic))
+        print()
+    if len(cmp.instances) > 1:
+        print(format_summary(cmp))
+    for path in written:
+        print(f"wrote {path}")
+    return 0

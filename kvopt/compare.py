@@ -1,0 +1,458 @@
+"""Compare policies with each other, with the lower bounds and with exact Opt (``kvopt compare``).
+
+For each instance, every requested policy is simulated (a policy whose
+instance class does not contain the instance is listed as not applicable, with
+the rule, and not run).  Ratios follow SPEC §8 for the total completion time:
+
+* ``ratio_lb`` — ``ALG / LB`` with ``LB`` the best lower bound of SPEC §2
+  (area, processing): an upper bound on the true ratio that needs no solver;
+* ``ratio_optimistic`` — ``ALG / LB*`` with ``LB*`` the best *proven* lower
+  bound (``LB`` and the exact solver's bound): SPEC §8's optimistic ratio;
+* ``ratio_ub`` — ``ALG / UB``, with ``UB`` the best objective of a checked
+  schedule seen (every policy's schedule and the exact solver's incumbent):
+  the *certified* ratio, a lower bound on the true one;
+* ``ratio_opt`` — ``ALG / Opt`` when the exact solver proved optimality
+  (then ``LB = UB = Opt`` and the three agree), else ``None``; the table then
+  shows the interval ``[ratio_ub, ratio_optimistic]``.
+
+Makespans are reported too (ratios are for total completion time, the
+objective the SPEC's claims are about).  Seeded policies (``beta-clear``) get
+``seed``.  Every schedule has passed the checker (the engine and the exact
+solver check before returning).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bounds import lower_bounds
+from .errors import InputError
+from .fileio import read_json
+from .instance import FORMAT as INSTANCE_FORMAT
+from .instance import Instance, load_instance
+from .schedule import Schedule, checked
+
+
+@dataclass(frozen=True)
+class PolicyRow:
+    """One policy on one instance; ``applicable=False`` rows carry ``reason`` and no numbers."""
+
+    policy: str
+    applicable: bool
+    reason: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    total_completion: int | None = None
+    makespan: int | None = None
+    kills: int | None = None
+    wasted_rounds: int | None = None
+    seconds: float | None = None
+    ratio_lb: float | None = None
+    ratio_optimistic: float | None = None
+    ratio_ub: float | None = None
+    ratio_opt: float | None = None
+    schedule: Schedule | None = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "policy": self.policy,
+            "applicable": self.applicable,
+            "reason": self.reason,
+            "params": dict(self.params),
+            "total_completion": self.total_completion,
+            "makespan": self.makespan,
+            "kills": self.kills,
+            "wasted_rounds": self.wasted_rounds,
+            "seconds": None if self.seconds is None else round(self.seconds, 4),
+            "ratio_lb": self.ratio_lb,
+            "ratio_optimistic": self.ratio_optimistic,
+            "ratio_ub": self.ratio_ub,
+            "ratio_opt": self.ratio_opt,
+        }
+
+
+@dataclass(frozen=True)
+class InstanceComparison:
+    """All policies on one instance, with the bounds and (optionally) the exact result."""
+
+    instance: Instance
+    source: str
+    rows: tuple[PolicyRow, ...]
+    lb: int
+    lb_name: str
+    proven_lb: int
+    proven_lb_name: str
+    ub: int | None
+    ub_name: str | None
+    exact: dict[str, Any] | None = None
+    opt_schedule: Schedule | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def opt(self) -> int | None:
+        """Opt when certified (the exact solver proved optimality), else ``None``."""
+        if self.exact and self.exact.get("status") == "optimal":
+            return self.exact["objective"]
+        return None
+
+    def row(self, policy: str) -> PolicyRow:
+        for r in self.rows:
+            if r.policy == policy:
+                return r
+        raise KeyError(policy)
+
+    def worst(self) -> PolicyRow | None:
+        """The applicable policy with the largest total completion time (ties: listed first)."""
+        rows = [r for r in self.rows if r.applicable]
+        return max(rows, key=lambda r: r.total_completion) if rows else None
+
+    def to_dict(self) -> dict[str, Any]:
+        inst = self.instance
+        return {
+            "instance": inst.name,
+            "source": self.source,
+            "n": inst.n,
+            "memory": inst.memory,
+            "lower_bound": {"value": self.lb, "name": self.lb_name},
+            "proven_lower_bound": {"value": self.proven_lb, "name": self.proven_lb_name},
+            "upper_bound": {"value": self.ub, "name": self.ub_name},
+            "opt": self.opt,
+            "exact": self.exact,
+            "policies": [r.to_dict() for r in self.rows],
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The comparison over several instances, with a per-policy summary."""
+
+    instances: tuple[InstanceComparison, ...]
+    policies: tuple[str, ...]
+    exact: bool
+    time_limit: float | None
+    seed: int
+
+    def summary(self) -> dict[str, dict[str, Any]]:
+        """Per policy: instances run / not applicable, mean and max of the reference ratio.
+
+        The reference ratio is ``ratio_opt`` where Opt is certified, else
+        ``ratio_optimistic`` (to the best proven lower bound).
+
+        """
+        out: dict[str, dict[str, Any]] = {}
+        for p in self.policies:
+            vals, na, ref = [], 0, set()
+            for ic in self.instances:
+                r = ic.row(p)
+                if not r.applicable:
+                    na += 1
+                    continue
+                if r.ratio_opt is not None:
+                    vals.append(r.ratio_opt)
+                    ref.add("opt")
+                elif r.ratio_optimistic is not None:
+                    vals.append(r.ratio_optimistic)
+                    ref.add("lb")
+            out[p] = {
+                "instances": len(vals),
+                "not_applicable": na,
+                "mean_ratio": (sum(vals) / len(vals)) if vals else None,
+                "max_ratio": max(vals) if vals else None,
+                "reference": "+".join(sorted(ref)) or None,
+            }
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "policies": list(self.policies),
+            "exact": self.exact,
+            "time_limit": self.time_limit,
+            "seed": self.seed,
+            "instances": [ic.to_dict() for ic in self.instances],
+            "summary": self.summary(),
+        }
+
+
+def _ratio(a: int | None, b: int | None) -> float | None:
+    if a is None or b is None:
+        return None
+    if b == 0:
+        return 1.0 if a == 0 else None
+    return a / b
+
+
+def compare_instance(
+    inst: Instance,
+    policies: Sequence[str] | None = None,
+    *,
+    exact: bool = False,
+    time_limit: float = 60.0,
+    threads: int = 2,
+    seed: int = 0,
+    solver: str = "auto",
+    source: str = "",
+    progress: Callable[[str], None] | None = None,
+) -> InstanceComparison:
+    """Run ``policies`` (default: every registered policy) on ``inst``; see the module doc."""
+    from .engine import simulate
+    from .policies import POLICIES, get_policy
+
+    names = list(policies) if policies is not None else list(POLICIES)
+    say = progress or (lambda msg: None)
+    rows: list[PolicyRow] = []
+    for name in names:
+        spec = get_policy(name)
+        rule = spec.check(inst, spec.resolve_params(None)) if spec.check else None
+        if rule:
+            rows.append(PolicyRow(name, False, reason=f"{rule} (applies to {spec.applies_to})"))
+            continue
+        say(f"{inst.name or source}: {name}")
+        res = simulate(inst, name, seed=seed if spec.seeded else None)
+        rows.append(
+            PolicyRow(
+                name,
+                True,
+                params=dict(res.params),
+                total_completion=int(res.objective["total_completion"]),
+                makespan=int(res.objective["makespan"]),
+                kills=res.stats.kills,
+                wasted_rounds=res.stats.wasted_rounds,
+                seconds=res.stats.seconds,
+                schedule=res.schedule,
+            )
+        )
+    b = lower_bounds(inst)
+    lb0, lb0_name = b.best, b.best_name
+    lb, lb_name = lb0, lb0_name
+    ub, ub_name = None, None
+    for r in rows:
+        if r.applicable and (ub is None or r.total_completion < ub):
+            ub, ub_name = r.total_completion, f"policy {r.policy}"
+    exact_info, opt_sched = None, None
+    if exact:
+        from .exact import solve
+
+        say(f"{inst.name or source}: exact Opt (time limit {time_limit:g}s)")
+        t0 = time.monotonic()
+        res = solve(inst, objective="total", solver=solver, time_limit=time_limit, threads=threads)
+        exact_info = {
+            "status": res.status.value,
+            "objective": res.objective,
+            "bound": res.bound,
+            "gap": res.gap,
+            "solver": res.solver,
+            "seconds": round(time.monotonic() - t0, 3),
+        }
+        if res.schedule is not None:
+            opt_sched = checked(inst, res.schedule, what="exact schedule")
+            if ub is None or res.objective <= ub:
+                ub, ub_name = res.objective, "exact"
+        if res.bound is not None and res.bound > lb:
+            lb, lb_name = int(res.bound), "exact bound"
+        if res.status.value == "optimal":
+            lb, lb_name = int(res.objective), "exact (optimal)"
+    certified = exact_info is not None and exact_info["status"] == "optimal"
+    final = []
+    for r in rows:
+        if not r.applicable:
+            final.append(r)
+            continue
+        final.append(
+            PolicyRow(
+                **{
+                    **{k: getattr(r, k) for k in r.__dataclass_fields__},
+                    "ratio_lb": _ratio(r.total_completion, lb0),
+                    "ratio_optimistic": _ratio(r.total_completion, lb),
+                    "ratio_ub": _ratio(r.total_completion, ub),
+                    "ratio_opt": _ratio(r.total_completion, ub) if certified else None,
+                }
+            )
+        )
+    return InstanceComparison(
+        inst, source, tuple(final), lb0, lb0_name, lb, lb_name, ub, ub_name, exact_info, opt_sched
+    )
+
+
+def instance_paths(items: Iterable[str]) -> list[str]:
+    """Files named, and the instance files (``format: kvopt.instance``) in folders named.
+
+    A folder's other JSON files (schedules, records) are skipped; a missing path
+    is an :class:`InputError`.
+    """
+    out: list[str] = []
+    for item in items:
+        if os.path.isdir(item):
+            found = []
+            for name in sorted(os.listdir(item)):
+                path = os.path.join(item, name)
+                if not name.endswith(".json") or not os.path.isfile(path):
+                    continue
+                data = read_json(path)
+                if isinstance(data, dict) and data.get("format") == INSTANCE_FORMAT:
+                    found.append(path)
+            if not found:
+                raise InputError("folder holds no instance file (*.json)", source=item)
+            out.extend(found)
+        elif os.path.exists(item):
+            out.append(item)
+        else:
+            raise InputError("file not found", source=item)
+    return out
+
+
+def compare(
+    paths_or_instances: Sequence[str | Instance],
+    policies: Sequence[str] | None = None,
+    *,
+    exact: bool = False,
+    time_limit: float = 60.0,
+    threads: int = 2,
+    seed: int = 0,
+    solver: str = "auto",
+    progress: bool = False,
+) -> Comparison:
+    """:func:`compare_instance` over instances (paths, folders or :class:`Instance` objects)."""
+    from .policies import POLICIES, get_policy
+
+    names = tuple(policies) if policies is not None else tuple(POLICIES)
+    for name in names:
+        get_policy(name)  # unknown names fail before any work
+    items: list[tuple[Instance, str]] = []
+    strs = [p for p in paths_or_instances if isinstance(p, str)]
+    paths = iter(instance_paths(strs)) if strs else iter(())
+    for p in paths_or_instances:
+        if isinstance(p, Instance):
+            items.append((p, p.name))
+    for path in paths:
+        items.append((load_instance(path), path))
+    say = None
+    if progress:
+
+        def say(msg: str) -> None:
+            print(f"[kvopt compare] {msg}", file=sys.stderr, flush=True)
+
+    out = []
+    for k, (inst, src) in enumerate(items):
+        if say:
+            say(f"instance {k + 1}/{len(items)}: {src or inst.name} (n={inst.n}, M={inst.memory})")
+        out.append(
+            compare_instance(
+                inst,
+                names,
+                exact=exact,
+                time_limit=time_limit,
+                threads=threads,
+                seed=seed,
+                solver=solver,
+                source=src,
+                progress=say,
+            )
+        )
+    return Comparison(tuple(out), names, exact, time_limit if exact else None, seed)
+
+
+# ---------------------------------------------------------------------------
+# Text output and pictures
+
+
+def _fmt_ratio(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def format_table(ic: InstanceComparison) -> str:
+    """A readable table for one instance."""
+    inst = ic.instance
+    lines = [
+        f"instance {inst.name or ic.source}  (n={inst.n}, M={inst.memory})",
+        f"  lower bound {ic.lb} ({ic.lb_name})"
+        + (f"; best schedule {ic.ub} ({ic.ub_name})" if ic.ub is not None else ""),
+    ]
+    if ic.exact is not None:
+        e = ic.exact
+        if e["status"] == "optimal":
+            lines.append(
+                f"  Opt = {e['objective']} (proved optimal by {e['solver']}, {e['seconds']}s)"
+            )
+        else:
+            lines.append(
+                f"  Opt not certified: status {e['status']}, incumbent {e['objective']}, "
+                f"proven bound {e['bound']} ({e['seconds']}s)"
+            )
+    certified = ic.opt is not None
+    head = f"  {'policy':<18} {'total':>9} {'makespan':>9} {'kills':>6} {'/LB':>8}"
+    if ic.exact is not None:
+        head += f" {'/Opt':>17}"
+    lines.append(head)
+    lines.append("  " + "-" * (len(head) - 2))
+    for r in ic.rows:
+        if not r.applicable:
+            lines.append(f"  {r.policy:<18} not applicable: {r.reason}")
+            continue
+        line = (
+            f"  {r.policy:<18} {r.total_completion:>9} {r.makespan:>9} {r.kills:>6} "
+            f"{_fmt_ratio(r.ratio_lb):>8}"
+        )
+        if ic.exact is not None:
+            if certified:
+                line += f" {_fmt_ratio(r.ratio_opt):>17}"
+            else:
+                iv = f"[{_fmt_ratio(r.ratio_ub)}, {_fmt_ratio(r.ratio_optimistic)}]"
+                line += f" {iv:>17}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def format_summary(cmp: Comparison) -> str:
+    s = cmp.summary()
+    lines = [f"summary over {len(cmp.instances)} instances (ratio to Opt where certified, else LB)"]
+    lines.append(f"  {'policy':<18} {'runs':>5} {'n/a':>5} {'mean':>8} {'max':>8}")
+    for p, d in s.items():
+        lines.append(
+            f"  {p:<18} {d['instances']:>5} {d['not_applicable']:>5} "
+            f"{_fmt_ratio(d['mean_ratio']):>8} {_fmt_ratio(d['max_ratio']):>8}"
+        )
+    return "\n".join(lines)
+
+
+def plot_comparison(cmp: Comparison, path: str) -> str:
+    """Bar chart of each policy's ratio (to Opt where certified, else to the best LB)."""
+    from .plotting import plot_ratios
+
+    ratios: dict[str, dict[str, float | None]] = {}
+    refs = set()
+    for ic in cmp.instances:
+        label = ic.instance.name or os.path.basename(ic.source)
+        while label in ratios:
+            label += "'"
+        d: dict[str, float | None] = {}
+        for r in ic.rows:
+            if r.ratio_opt is not None:
+                d[r.policy] = r.ratio_opt
+                refs.add("Opt")
+            else:
+                d[r.policy] = r.ratio_optimistic
+                if r.applicable:
+                    refs.add("best lower bound")
+        ratios[label] = d
+    ref = " / ".join(sorted(refs)) or "Opt"
+    return plot_ratios(ratios, path, reference=ref, title="total completion time ratio")
+
+
+def plot_worst_vs_opt(ic: InstanceComparison, path: str) -> str | None:
+    """Side-by-side picture of the worst applicable policy and Opt's schedule (needs ``exact``)."""
+    from .plotting import plot_schedules
+
+    worst = ic.worst()
+    if worst is None or ic.opt_schedule is None:
+        return None
+    opt_label = "Opt" if ic.opt is not None else "best exact schedule"
+    return plot_schedules(
+        ic.instance,
+        [worst.schedule, ic.opt_schedule],
+        path,
+        [worst.policy, opt_label],
+        title=f"{ic.instance.name}: worst policy vs {opt_label}",
+    )

@@ -1,0 +1,618 @@
+"""Event-driven simulation of scheduling policies (SPEC §1, §6), with enforced non-clairvoyance.
+
+The engine never loops over rounds.  It keeps a heap of future events and jumps
+from one event time to the next.  Event kinds (:data:`EVENT_KINDS`):
+
+* ``completion`` — an attempt ran ``o_i`` rounds; the job's response length is
+  revealed (``view.response(i)``) and the event's ``info`` is ``o_i``;
+* ``expiry``     — an attempt reached the cap its policy gave it (``info`` = rounds);
+  the engine ends it (this is the policy's own decision, not a repair);
+* ``arrival``    — round ``a_i`` is reached; job ``i`` becomes visible;
+* ``wake``       — a wake-up the policy asked for with ``act.wake(t)``;
+* ``overflow``   — the running set would hold more than ``M`` in this round
+  (memory grows by one per running job per round, so the first such round is
+  computed exactly after every decision); the policy must kill attempts now.
+
+**Order of simultaneous events** (fixed, documented, SPEC §6.1): at an event
+time ``t`` the engine first ends every attempt that completes or expires at
+``t`` and registers every arrival at ``t``; then it calls the policy once with
+the list of events in the order *completions (by job index), expiries (by job
+index), arrivals (by job index), one wake, one overflow*.  A policy that wants
+"one event at a time" semantics (Rect) walks the list in that order.  The policy
+is always called at time 0 (possibly with an empty list) and otherwise only when
+there is at least one event.
+
+**What a policy may know.**  A non-clairvoyant policy (:class:`BlindPolicy`)
+receives only a :class:`View`: ``memory``, ``n``, every prompt, the arrived
+jobs, the running attempts (start, cap, hence progress), and the response
+length of *finished* jobs.  The view simply does not hold the other response
+lengths, so a blind policy cannot read them (nothing reachable through the
+attributes of the view or of the actions object holds the instance; only
+interpreter introspection of the engine's frame could).  A clairvoyant policy
+(:class:`ClairvoyantPolicy`) is handed the :class:`~kvopt.instance.Instance`
+explicitly in :meth:`ClairvoyantPolicy.setup`; the difference is in the type.
+
+**What the engine enforces.**  Decisions go through an :class:`Actions` object:
+``start(job, cap=None)``, ``kill(job)``, ``wake(time)``.  Starting a job that
+has not arrived, is finished or already running, killing a job that is not
+running (or in the round it started), a cap < 1, a wake-up in the past, a
+decision after which the running set exceeds ``M`` in the current round, and
+a policy that stops while jobs are unfinished all raise
+:class:`~kvopt.errors.PolicyError` naming the policy, the job and the round.
+Nothing is repaired silently.  Every schedule is re-checked by
+:func:`kvopt.schedule.checked` before it is returned.
+"""
+
+from __future__ import annotations
+
+import gc
+import heapq
+import time as _time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .errors import PolicyError
+from .instance import Instance
+from .schedule import Attempt, Schedule, checked
+
+COMPLETION, EXPIRY, ARRIVAL, WAKE, OVERFLOW = 0, 1, 2, 3, 4
+EVENT_KINDS = ("completion", "expiry", "arrival", "wake", "overflow")
+
+
+class Event(NamedTuple):
+    """One event at ``time``: ``kind`` (index into :data:`EVENT_KINDS`), ``job`` (−1 if none).
+
+    ``info`` is the attempt's number of rounds for completions and expiries, else 0.
+    """
+
+    time: int
+    kind: int
+    job: int
+    info: int = 0
+
+    @property
+    def kind_name(self) -> str:
+        return EVENT_KINDS[self.kind]
+
+
+# ---------------------------------------------------------------------------
+# The view a policy sees
+
+
+class View:
+    """The state a policy may see (SPEC §1, non-clairvoyant information).
+
+    Holds ``memory`` (M), ``n``, ``prompts`` (all prompt lengths, read-only), the
+    current round ``now``, the jobs visible so far (``jobs``, in arrival order),
+    the running attempts (``running``: job → start round; ``caps``: job → cap or
+    ``None``) and the finished jobs (``done``: job → completion time) with their
+    revealed response lengths (:meth:`response`).  It holds no other response
+    length.  Policies must treat it as read-only; the engine (or a slot host,
+    see :mod:`kvopt.policies.blackbox`) updates it between calls.
+    """
+
+    __slots__ = (
+        "memory",
+        "n",
+        "prompts",
+        "now",
+        "_jobs",
+        "_jobs_t",
+        "_arrival",
+        "_running",
+        "_caps",
+        "_done",
+        "_revealed",
+        "_C",
+        "_K",
+        "running",
+        "caps",
+        "done",
+    )
+
+    def __init__(self, memory: int, n: int, prompts: np.ndarray):
+        self.memory = int(memory)
+        self.n = int(n)
+        p = np.asarray(prompts, dtype=np.int64)
+        if p.flags.writeable:
+            p = p.copy()
+            p.setflags(write=False)
+        self.prompts = p
+        self.now = 0
+        self._jobs: list[int] = []
+        self._jobs_t: tuple[int, ...] | None = None
+        self._arrival: dict[int, int] = {}
+        self._running: dict[int, int] = {}
+        self._caps: dict[int, int | None] = {}
+        self._done: dict[int, int] = {}
+        self._revealed: dict[int, int] = {}
+        self._C = 0  # memory in round t of the running set is _C + _K * t
+        self._K = 0
+        self.running: Mapping[int, int] = MappingProxyType(self._running)
+        self.caps: Mapping[int, int | None] = MappingProxyType(self._caps)
+        self.done: Mapping[int, int] = MappingProxyType(self._done)
+
+    # ---------------------------------------------------------------- reading
+    @property
+    def jobs(self) -> Sequence[int]:
+        """Jobs visible so far (arrived), in arrival order (ties by job index)."""
+        if self._jobs_t is None or len(self._jobs_t) != len(self._jobs):
+            self._jobs_t = tuple(self._jobs)
+        return self._jobs_t
+
+    def arrival(self, job: int) -> int:
+        """Arrival round of an arrived job."""
+        try:
+            return self._arrival[job]
+        except KeyError:
+            raise PolicyError(f"job {job} has not arrived by round {self.now}") from None
+
+    def response(self, job: int) -> int:
+        """Response length of a finished job (revealed by its completion)."""
+        try:
+            return self._revealed[job]
+        except KeyError:
+            raise PolicyError(
+                f"response length of job {job} is not visible at round {self.now} "
+                "(it is revealed when the job completes)"
+            ) from None
+
+    def is_done(self, job: int) -> bool:
+        return job in self._done
+
+    def is_running(self, job: int) -> bool:
+        return job in self._running
+
+    def progress(self, job: int) -> int:
+        """Rounds the running attempt of ``job`` has completed by round ``now``."""
+        return self.now - self._running[job]
+
+    def unfinished(self) -> list[int]:
+        """Visible jobs that are not finished, in arrival order."""
+        d = self._done
+        return [j for j in self._jobs if j not in d]
+
+    def memory_at(self, t: int) -> int:
+        """Memory the current running set holds in round ``t`` (if nothing changes)."""
+        return self._C + self._K * t
+
+    def memory_now(self) -> int:
+        return self._C + self._K * self.now
+
+    @property
+    def n_running(self) -> int:
+        return self._K
+
+    # ------------------------------------------------------- updates (engine)
+    def _arrive(self, job: int, t: int) -> None:
+        self._jobs.append(job)
+        self._arrival[job] = t
+
+    def _start(self, job: int, t: int, cap: int | None) -> None:
+        self._running[job] = t
+        self._caps[job] = cap
+        self._C += int(self.prompts[job]) + 1 - t
+        self._K += 1
+
+    def _stop(self, job: int) -> int:
+        start = self._running.pop(job)
+        del self._caps[job]
+        self._C -= int(self.prompts[job]) + 1 - start
+        self._K -= 1
+        return start
+
+    def _finish(self, job: int, t: int, response: int) -> None:
+        self._stop(job)
+        self._done[job] = t
+        self._revealed[job] = response
+
+
+# ---------------------------------------------------------------------------
+# Policies
+
+
+class Actions(ABC):
+    """The decisions a policy can make at the current event time."""
+
+    @abstractmethod
+    def start(self, job: int, cap: int | None = None) -> None:
+        """Start an attempt of ``job`` now; it ends by itself after ``cap`` rounds (if given)."""
+
+    @abstractmethod
+    def kill(self, job: int) -> None:
+        """Kill the running attempt of ``job`` now (its progress is lost)."""
+
+    @abstractmethod
+    def wake(self, time: int) -> None:
+        """Ask to be called again at round ``time`` (> now)."""
+
+
+class _Policy(ABC):
+    """Common part of both policy kinds.
+
+    ``name`` is used in error messages; ``instrument`` is set by the engine when
+    instrumentation was requested (policies may then record extra data and
+    return it from :meth:`report`).
+    """
+
+    name: str = "policy"
+    clairvoyant: bool = False
+    instrument: bool = False
+
+    @abstractmethod
+    def on_events(self, now: int, events: Sequence[Event], view: View, act: Actions) -> None:
+        """React to the events at round ``now`` (see the module docstring for their order)."""
+
+    def report(self, instance: Instance) -> Mapping[str, Any] | None:
+        """Instrumentation after the run (the run is over, so the instance may be used)."""
+        return None
+
+
+class BlindPolicy(_Policy):
+    """A non-clairvoyant policy: it only ever sees a :class:`View`."""
+
+    clairvoyant = False
+
+    def setup(self, view: View) -> None:  # noqa: B027 - optional hook
+        """Called once at round 0, after the jobs arriving at 0 became visible."""
+
+
+class ClairvoyantPolicy(_Policy):
+    """A clairvoyant policy: it receives the full instance explicitly."""
+
+    clairvoyant = True
+
+    def setup(self, instance: Instance, view: View) -> None:  # noqa: B027 - optional hook
+        """Called once at round 0 with the whole instance."""
+
+
+Policy = BlindPolicy | ClairvoyantPolicy
+
+
+# ---------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Run statistics: killed attempts, rounds they wasted, events, event times, seconds."""
+
+    kills: int
+    wasted_rounds: int
+    events: int
+    event_times: int
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kills": self.kills,
+            "wasted_rounds": self.wasted_rounds,
+            "events": self.events,
+            "event_times": self.event_times,
+            "seconds": self.seconds,
+        }
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """What :func:`simulate` returns; ``schedule`` has passed :func:`~kvopt.schedule.checked`.
+
+    ``trace`` (when requested) is a tuple of ``(time, what, job, info)`` rows:
+    events (``what`` = event kind) and decisions (``start`` with ``info`` = cap or
+    −1, ``kill`` with ``info`` = rounds run).  ``instrumentation`` is whatever the
+    policy reported (see each policy's docstring), else ``None``.
+    """
+
+    policy: str
+    params: Mapping[str, Any]
+    schedule: Schedule
+    objective: Mapping[str, int]
+    stats: Stats
+    completion_times: tuple[int, ...]
+    trace: tuple[tuple[int, str, int, int], ...] | None = None
+    instrumentation: Mapping[str, Any] | None = field(default=None, compare=False)
+
+    def to_dict(self, n: int | None = None) -> dict[str, Any]:
+        """The JSON form of ``kvopt simulate --json`` (SPEC §4)."""
+        return {
+            "policy": self.policy,
+            "params": dict(self.params),
+            "objective": dict(self.objective),
+            "schedule": self.schedule.to_dict(n if n is not None else len(self.completion_times)),
+            "stats": self.stats.to_dict(),
+        }
+
+
+# ---------------------------------------------------------------------------
+# The engine
+
+
+class _EngineActions(Actions):
+    """Validates each decision at once against the view and logs it for the engine.
+
+    It holds only the view (no response lengths) and a log, so a blind policy
+    reaches no hidden data through it.
+    """
+
+    __slots__ = ("_view", "_pname", "_log")
+
+    def __init__(self, view: View, pname: str):
+        self._view = view
+        self._pname = pname
+        self._log: list[
+            tuple[int, int, int]
+        ] = []  # (0=start/1=kill/2=wake, job or time, cap/start)
+
+    def _err(self, msg: str, job: int | None = None) -> PolicyError:
+        now = self._view.now
+        where = f"job {job}, round {now}" if job is not None else f"round {now}"
+        return PolicyError(f"policy {self._pname!r}: {where}: {msg}")
+
+    def start(self, job: int, cap: int | None = None) -> None:
+        v = self._view
+        if not isinstance(job, int | np.integer) or not 0 <= job < v.n:
+            raise self._err(f"start of unknown job {job!r}")
+        job = int(job)
+        if job not in v._arrival:
+            raise self._err("started before its arrival", job)
+        if job in v._done:
+            raise self._err("started after it finished", job)
+        if job in v._running:
+            raise self._err("started while an attempt of it is running (two attempts)", job)
+        if cap is None:
+            c = -1
+        else:
+            c = int(cap)
+            if c < 1:
+                raise self._err(f"cap must be >= 1, got {cap}", job)
+        v._start(job, v.now, None if c < 0 else c)
+        self._log.append((0, job, c))
+
+    def kill(self, job: int) -> None:
+        v = self._view
+        if job not in v._running:
+            raise self._err("killed but not running", job)
+        start = v._running[job]
+        if v.now - start < 1:
+            raise self._err("killed in the round it started (an attempt needs >= 1 round)", job)
+        v._stop(job)
+        self._log.append((1, int(job), start))
+
+    def wake(self, time: int) -> None:
+        time = int(time)
+        if time <= self._view.now:
+            raise self._err(f"wake-up at round {time} is not in the future")
+        self._log.append((2, time, 0))
+
+
+class _Engine:
+    def __init__(self, instance: Instance, policy: _Policy, trace: bool):
+        self.inst = instance
+        self.policy = policy
+        self.pname = getattr(policy, "name", type(policy).__name__)
+        self.M = instance.memory
+        self.resp = instance.responses.tolist()
+        self.view = View(instance.memory, instance.n, instance.prompts)
+        self.heap: list[tuple[int, int, int, int]] = []
+        self.seq: dict[int, int] = {}
+        self.counter = 0
+        self.attempts: list[Attempt] = []
+        self.trace: list[tuple[int, str, int, int]] | None = [] if trace else None
+        self.n_events = 0
+
+    def _err(self, t: int, msg: str, job: int | None = None) -> PolicyError:
+        where = f"job {job}, round {t}" if job is not None else f"round {t}"
+        return PolicyError(f"policy {self.pname!r}: {where}: {msg}")
+
+    def _apply(self, t: int, log: list[tuple[int, int, int]]) -> int | None:
+        """Turn the logged decisions into heap events and attempts; return the last started job."""
+        heap, seq, resp, trace = self.heap, self.seq, self.resp, self.trace
+        last = None
+        for what, a, b in log:
+            if what == 0:  # start job a with cap b (-1: none)
+                self.counter += 1
+                seq[a] = self.counter
+                o = resp[a]
+                if b < 0 or o <= b:
+                    heapq.heappush(heap, (t + o, COMPLETION, a, self.counter))
+                else:
+                    heapq.heappush(heap, (t + b, EXPIRY, a, self.counter))
+                last = a
+                if trace is not None:
+                    trace.append((t, "start", a, b))
+            elif what == 1:  # kill job a that started at b
+                del seq[a]
+                self.attempts.append(Attempt(a, b, t - b, False))
+                if trace is not None:
+                    trace.append((t, "kill", a, t - b))
+            else:
+                heapq.heappush(heap, (a, WAKE, -1, 0))
+        log.clear()
+        return last
+
+    # --- main loop ---------------------------------------------------------
+    def run(self) -> int:
+        inst, v, heap, resp = self.inst, self.view, self.heap, self.resp
+        n, M = inst.n, self.M
+        arr = inst.arrivals.tolist()
+        order = sorted(range(n), key=lambda j: (arr[j], j))
+        ap = 0  # next arrival in `order`
+        policy = self.policy
+        act = _EngineActions(v, self.pname)
+        log = act._log
+        trace = self.trace
+        n_events = 0
+        n_times = 0
+        t = 0
+        first = True
+        while True:
+            events: list[Event] = []
+            has_wake = False
+            while heap and heap[0][0] == t:
+                _, kind, job, sq = heapq.heappop(heap)
+                if kind == WAKE:
+                    has_wake = True
+                elif kind == OVERFLOW:
+                    pass  # an engine-internal wake-up; overflow is re-evaluated below
+                elif self.seq.get(job) == sq:
+                    start = v._running[job]
+                    del self.seq[job]
+                    if kind == COMPLETION:
+                        v._finish(job, t, resp[job])
+                        self.attempts.append(Attempt(job, start, resp[job], True))
+                        events.append(Event(t, COMPLETION, job, resp[job]))
+                    else:
+                        v._stop(job)
+                        self.attempts.append(Attempt(job, start, t - start, False))
+                        events.append(Event(t, EXPIRY, job, t - start))
+            while ap < n and arr[order[ap]] == t:
+                j = order[ap]
+                v._arrive(j, t)
+                events.append(Event(t, ARRIVAL, j))
+                ap += 1
+            if len(events) > 1:
+                events.sort(key=_event_key)
+            if has_wake:
+                events.append(Event(t, WAKE, -1))
+            if v._K and v._C + v._K * t > M:
+                events.append(Event(t, OVERFLOW, -1))
+            if trace is not None:
+                trace.extend((t, EVENT_KINDS[e.kind], e.job, e.info) for e in events)
+            v.now = t
+            if first:
+                first = False
+                if policy.clairvoyant:
+                    policy.setup(inst, v)  # type: ignore[call-arg]
+                else:
+                    policy.setup(v)  # type: ignore[call-arg]
+                policy.on_events(t, events, v, act)
+                n_times += 1
+            elif events:  # stale internal wake-ups (nothing happened) do not call the policy
+                policy.on_events(t, events, v, act)
+                n_times += 1
+            n_events += len(events)
+            culprit = self._apply(t, log) if log else None
+            log_started = culprit is not None
+            # the decision must leave round t within memory
+            if v._K and v._C + v._K * t > M:
+                if culprit is None:  # name the most recently started running attempt
+                    culprit = max(v._running, key=lambda j: (v._running[j], j))
+                raise self._err(
+                    t,
+                    f"running attempts hold {v._C + v._K * t} > memory {M}"
+                    + (" after this start" if log_started else " (overflow not resolved)"),
+                    culprit,
+                )
+            if len(v._done) == n:
+                break
+            if v._K:  # first future round in which the running set overflows
+                t_over = (M - v._C) // v._K + 1
+                if not heap or t_over < heap[0][0]:
+                    heapq.heappush(heap, (t_over, OVERFLOW, -1, 0))
+            nxt = heap[0][0] if heap else None
+            if ap < n and (nxt is None or arr[order[ap]] < nxt):
+                nxt = arr[order[ap]]
+            if nxt is None:
+                left = n - len(v._done)
+                raise self._err(
+                    t,
+                    f"stalled: {left} unfinished job(s), nothing running and no wake-up "
+                    f"(e.g. job {next(j for j in range(n) if j not in v._done)})",
+                )
+            t = nxt
+        self.n_events = n_events
+        return n_times
+
+
+def _event_key(e: Event) -> tuple[int, int]:
+    return (e.kind, e.job)
+
+
+def simulate(
+    instance: Instance,
+    policy: str | _Policy,
+    params: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+    trace: bool = False,
+    instrument: bool = False,
+) -> SimulationResult:
+    """Run ``policy`` (a registry name or a policy object) on ``instance``.
+
+    ``params`` (only with a name) are the policy's parameters (see ``kvopt
+    policies``); ``seed`` feeds seeded policies.  A name is checked against the
+    policy's instance class first (:class:`~kvopt.errors.InputError` naming
+    ``--policy`` and the rule).  ``trace=True`` records every event and
+    decision; ``instrument=True`` asks the policy for its instrumentation
+    (e.g. Rect's queue states, Route's per-job branch bounds).  The returned
+    schedule has passed the checker.
+    """
+    from .policies import get_policy, make_policy
+
+    if isinstance(policy, str):
+        spec = get_policy(policy)
+        spec.check_applies(instance, params)
+        obj = make_policy(policy, params, seed)
+        used = spec.resolve_params(params)
+        name = spec.name
+    else:
+        if params:
+            raise TypeError("params are only accepted with a policy name")
+        obj = policy
+        name = getattr(policy, "name", type(policy).__name__)
+        used = dict(getattr(policy, "params", {}) or {})
+    obj.instrument = bool(instrument)
+    t0 = _time.perf_counter()
+    eng = _Engine(instance, obj, trace)
+    # the run allocates many small long-lived objects; cyclic GC passes over them
+    # would make the cost grow faster than the number of events
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        n_times = eng.run() if instance.n else 0
+    finally:
+        if gc_was:
+            gc.enable()
+    seconds = _time.perf_counter() - t0
+    attempts = sorted(eng.attempts, key=lambda a: (a.start, a.job))
+    sched = Schedule(tuple(attempts), instance.memory, instance.name, name)
+    checked(instance, sched, what=f"schedule of policy {name!r}")
+    ct = sched.completion_times(instance.n)
+    objective = {"total_completion": int(sum(ct)), "makespan": int(max(ct, default=0))}
+    kills = sum(1 for a in attempts if not a.completed)
+    wasted = sum(a.rounds for a in attempts if not a.completed)
+    stats = Stats(kills, wasted, getattr(eng, "n_events", 0), n_times, seconds)
+    report = obj.report(instance) if instrument else None
+    return SimulationResult(
+        policy=name,
+        params=MappingProxyType(dict(used)),
+        schedule=sched,
+        objective=MappingProxyType(objective),
+        stats=stats,
+        completion_times=tuple(int(c) for c in ct),  # type: ignore[arg-type]
+        trace=tuple(eng.trace) if eng.trace is not None else None,
+        instrumentation=report,
+    )
+
+
+__all__ = [
+    "ARRIVAL",
+    "COMPLETION",
+    "EVENT_KINDS",
+    "EXPIRY",
+    "OVERFLOW",
+    "WAKE",
+    "Actions",
+    "BlindPolicy",
+    "ClairvoyantPolicy",
+    "Event",
+    "Policy",
+    "SimulationResult",
+    "Stats",
+    "View",
+    "simulate",
+]

@@ -1,0 +1,253 @@
+"""Shared pieces of the exact backends: statuses, the result, start windows.
+
+* :class:`SolveStatus` and :class:`SolveResult` (SPEC §5, STYLE: "why the
+  solver stopped" is kept apart from "what solution it has").
+* :func:`start_windows` — the per-job start windows ``[lo_i, hi_i]`` every
+  model uses: ``lo_i = a_i``; ``hi_i = H_i − o_i`` with ``H_i`` the smallest of
+  the SPEC §1 horizon ``max_j a_j + Σ_j o_j`` and, given a feasible schedule of
+  value ``UB``, ``UB − LB(J∖{i})`` (total completion; ``LB`` = best of the area
+  and processing bounds of the other jobs, valid because dropping ``i`` from an
+  optimal schedule leaves a feasible one) or ``UB`` (makespan).  Some optimal
+  schedule lies inside the windows, see ``models/time-indexed.md``.
+* :func:`finish` — turns a solver's incumbent and bound into a checked result;
+  ``optimal`` only when the (integer-rounded) bound meets the objective.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sys
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from ..bounds import area_bound, makespan_bounds, processing_bound
+from ..errors import InputError
+from ..instance import Instance
+from ..schedule import Schedule, checked
+
+OBJECTIVES = ("total", "makespan")
+#: tolerance when rounding a floating-point dual bound up to the next integer
+BOUND_TOL = 1e-6
+
+
+class SolveStatus(str, Enum):
+    """Outcome of an exact solve (SPEC §4/§5)."""
+
+    OPTIMAL = "optimal"  # a checked schedule whose value equals the proven bound
+    FEASIBLE = "feasible"  # a checked schedule, optimality not proven
+    INFEASIBLE = "infeasible"  # the model has no solution (never for a valid instance)
+    UNKNOWN = "unknown"  # no schedule found within the limits
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """Result of :func:`kvopt.exact.solve`.
+
+    ``objective`` and ``schedule`` are ``None`` without an incumbent; ``bound`` is
+    the proven lower bound on the optimum (an integer: the objective is
+    integral, so a fractional dual bound is rounded up); ``gap`` is
+    ``(objective − bound) / objective`` (0 when both are 0, ``None`` without an
+    incumbent).  ``schedule`` has passed :func:`kvopt.schedule.checked`.
+    """
+
+    status: SolveStatus
+    objective: int | None
+    bound: int | None
+    gap: float | None
+    schedule: Schedule | None
+    seconds: float
+    solver: str
+    solver_version: str
+    native_status: str
+    objective_name: str = "total"
+    n: int = 0
+    interrupted: bool = False
+    stats: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def optimal(self) -> bool:
+        return self.status is SolveStatus.OPTIMAL
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``kvopt solve --json`` object of SPEC §4."""
+        return {
+            "status": self.status.value,
+            "objective": self.objective,
+            "objective_name": "total_completion" if self.objective_name == "total" else "makespan",
+            "bound": self.bound,
+            "gap": self.gap,
+            "solver": self.solver,
+            "solver_version": self.solver_version,
+            "native_status": self.native_status,
+            "seconds": round(self.seconds, 3),
+            "interrupted": self.interrupted,
+            "stats": dict(self.stats),
+            "schedule": None if self.schedule is None else self.schedule.to_dict(self.n),
+        }
+
+
+def check_objective(objective: str) -> str:
+    if objective not in OBJECTIVES:
+        raise InputError(f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}",
+                         source="objective")
+    return objective
+
+
+def value_of(inst: Instance, starts: np.ndarray, objective: str) -> int:
+    """Objective of the kill-free schedule with the given starts."""
+    c = np.asarray(starts, dtype=np.int64) + inst.responses
+    if inst.n == 0:
+        return 0
+    return int(c.sum()) if objective == "total" else int(c.max())
+
+
+def lower_bound(inst: Instance, objective: str) -> int:
+    """Cheap proven lower bound (SPEC §2): area/processing, or the makespan bounds."""
+    if inst.n == 0:
+        return 0
+    if objective == "total":
+        return max(area_bound(inst), processing_bound(inst))
+    return max(makespan_bounds(inst).values())
+
+
+def spec_horizon(inst: Instance) -> int:
+    """SPEC §1: some optimal schedule ends by ``max_i a_i + Σ_i o_i``."""
+    if inst.n == 0:
+        return 0
+    return int(inst.arrivals.max() + inst.responses.sum())
+
+
+def start_windows(
+    inst: Instance, objective: str, ub: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-job start windows ``(lo, hi)`` (inclusive) that contain some optimal schedule.
+
+    Without ``ub`` this is the textbook window ``[a_i, H − o_i]``, ``H`` from
+    :func:`spec_horizon`.  With ``ub`` (the value of a feasible schedule) the
+    completion of job ``i`` is also capped by ``ub − LB(J∖{i})`` (total) or
+    ``ub`` (makespan); the windows keep every schedule of value ``≤ ub``.
+    """
+    n = inst.n
+    lo = inst.arrivals.astype(np.int64).copy()
+    cap = np.full(n, spec_horizon(inst), dtype=np.int64)
+    if ub is not None and n:
+        if objective == "makespan":
+            cap = np.minimum(cap, ub)
+        else:
+            others = np.empty(n, dtype=np.int64)
+            for i in range(n):
+                rest = inst.subset([j for j in range(n) if j != i])
+                others[i] = lower_bound(rest, "total") if rest.n else 0
+            cap = np.minimum(cap, ub - others)
+    hi = cap - inst.responses
+    return lo, hi
+
+
+def finish(
+    inst: Instance,
+    objective: str,
+    starts: np.ndarray | None,
+    bound: float | None,
+    *,
+    seconds: float,
+    solver: str,
+    solver_version: str,
+    native_status: str,
+    infeasible: bool = False,
+    interrupted: bool = False,
+    stats: dict[str, Any] | None = None,
+) -> SolveResult:
+    """Build a :class:`SolveResult`: check the schedule, round the bound, set the status.
+
+    The bound is the best of the solver's dual bound and the cheap bounds of
+    SPEC §2, rounded up with a tolerance of ``BOUND_TOL``; the status is
+    ``optimal`` exactly when it meets the checked objective.
+    """
+    sched = None
+    value = None
+    if starts is not None:
+        sched = checked(
+            inst,
+            Schedule.from_starts(inst, [int(x) for x in starts], producer=f"exact:{solver}"),
+        )
+        value = value_of(inst, np.asarray(starts), objective)
+    lb = lower_bound(inst, objective)
+    if bound is not None and math.isfinite(bound):
+        lb = max(lb, math.ceil(bound - BOUND_TOL))
+    if value is not None:
+        lb = min(lb, value)  # a bound above a checked value would be a solver bug; never report it
+    if infeasible and value is None:
+        status = SolveStatus.INFEASIBLE
+    elif value is None:
+        status = SolveStatus.UNKNOWN
+    elif lb >= value:
+        status = SolveStatus.OPTIMAL
+    else:
+        status = SolveStatus.FEASIBLE
+    gap = None
+    if value is not None:
+        gap = 0.0 if value == lb else (value - lb) / max(abs(value), 1)
+    return SolveResult(
+        status=status,
+        objective=value,
+        bound=int(lb),
+        gap=gap,
+        schedule=sched,
+        seconds=seconds,
+        solver=solver,
+        solver_version=solver_version,
+        native_status=native_status,
+        objective_name=objective,
+        n=inst.n,
+        interrupted=interrupted,
+        stats=dict(stats or {}),
+    )
+
+
+@contextlib.contextmanager
+def stdout_to_stderr(silence: bool = False):
+    """Send file descriptor 1 to stderr (or to ``os.devnull`` when ``silence``) for the duration.
+
+    Solver banners and logs must never reach stdout (``--json`` prints one object).
+    """
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError):  # no real stdout (e.g. captured): nothing to protect
+        yield
+        return
+    try:
+        if silence:
+            fd = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(fd, 1)
+            os.close(fd)
+        else:
+            os.dup2(2, 1)
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+@dataclass
+class RawResult:
+    """What one backend found, before checking: starts (or ``None``), dual bound, native status."""
+
+    starts: np.ndarray | None
+    bound: float | None
+    native_status: str
+    solver: str
+    solver_version: str
+    infeasible: bool = False
+    interrupted: bool = False
+    stats: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,197 @@
+"""The CP-SAT model of SPEC §5 (OR-Tools), written out in ``models/cpsat.md``.
+
+One integer start ``S_i ∈ [lo_i, hi_i]`` per job.  The memory staircase of
+job ``i`` (``s_i + u + 1`` in its ``u``-th round) is one fixed-size interval
+``[S_i, S_i + o_i)`` of demand ``s_i + 1`` plus ``o_i − 1`` unit-demand
+intervals ``[S_i + k, S_i + o_i)`` (``k = 1 … o_i−1``), all under one
+cumulative constraint of capacity ``M``.  (SPEC §5 writes it as demand
+``s_i`` plus ``o_i`` unit intervals ``k = 0 … o_i−1``; merging the ``k = 0``
+one into the base is the same staircase with one interval fewer.)
+
+Objective ``min Σ_i (S_i + o_i)`` or ``min z`` with ``z ≥ S_i + o_i``.
+Redundant constraints (each keeps every optimal schedule): the objective is at
+least the cheap lower bound of SPEC §2 and at most the heuristic's value;
+identical jobs (same ``s, o, a``) start in index order.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from ..instance import Instance
+from .common import RawResult, lower_bound
+
+#: CP-SAT statuses → kvopt reading (``finish()`` decides optimal vs feasible from the bound).
+CPSAT_STATUS = {
+    "OPTIMAL": "optimal",
+    "FEASIBLE": "stopped",
+    "INFEASIBLE": "infeasible",
+    "MODEL_INVALID": "error",
+    "UNKNOWN": "unknown",
+}
+
+
+def cpsat_version() -> str:
+    import ortools
+
+    return ortools.__version__
+
+
+def build_cpsat(
+    inst: Instance,
+    objective: str,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    *,
+    ub: int | None = None,
+    redundant: bool = True,
+    lb: int | None = None,
+):
+    """The CP-SAT model and its start variables (see module doc)."""
+    from ortools.sat.python import cp_model
+
+    m = cp_model.CpModel()
+    n, M = inst.n, inst.memory
+    starts, intervals, demands = [], [], []
+    for i in range(n):
+        s, o = int(inst.prompts[i]), int(inst.responses[i])
+        S = m.new_int_var(int(lo[i]), int(hi[i]), f"S{i}")
+        starts.append(S)
+        intervals.append(m.new_fixed_size_interval_var(S, o, f"base{i}"))
+        demands.append(s + 1)
+        for k in range(1, o):
+            intervals.append(m.new_fixed_size_interval_var(S + k, o - k, f"step{i}_{k}"))
+            demands.append(1)
+    if n:
+        m.add_cumulative(intervals, demands, M)
+    if redundant:
+        # the tail of a job in which it holds more than M/2 memory (s + u + 1 > M/2): no two
+        # such tails overlap (the k = 1 rounded row of the time-indexed model, models/cpsat.md)
+        tails = []
+        for i in range(n):
+            s_, o = int(inst.prompts[i]), int(inst.responses[i])
+            u0 = max(0, M // 2 - s_)  # first u with 2 (s + u + 1) > M
+            if u0 < o:
+                tails.append(m.new_fixed_size_interval_var(starts[i] + u0, o - u0, f"tail{i}"))
+        if len(tails) > 1:
+            m.add_no_overlap(tails)
+    lb = max(lower_bound(inst, objective), lb or 0)
+    if objective == "total":
+        expr = sum(starts) + int(inst.responses.sum())
+        if redundant:
+            m.add(expr >= lb)
+            if ub is not None:
+                m.add(expr <= ub)
+        m.minimize(expr)
+    else:
+        hmax = int(max((int(hi[i] + inst.responses[i]) for i in range(n)), default=0))
+        z = m.new_int_var(lb if redundant else 0, max(hmax, lb), "z")
+        for i in range(n):
+            m.add(z >= starts[i] + int(inst.responses[i]))
+        if redundant and ub is not None:
+            m.add(z <= ub)
+        m.minimize(z)
+    if redundant:
+        seen: dict[tuple[int, int, int], int] = {}
+        for i in range(n):
+            key = (int(inst.prompts[i]), int(inst.responses[i]), int(inst.arrivals[i]))
+            if key in seen:
+                m.add(starts[seen[key]] <= starts[i])
+            seen[key] = i
+    return m, starts
+
+
+def solve_cpsat(
+    inst: Instance,
+    objective: str,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    *,
+    warm: np.ndarray | None = None,
+    ub: int | None = None,
+    time_limit: float = 60.0,
+    threads: int = 1,
+    seed: int = 0,
+    gap: float = 0.0,
+    stop: threading.Event | None = None,
+    grace: float = 0.5,
+    redundant: bool = True,
+    lb: int | None = None,
+    monitor=None,
+) -> RawResult:
+    """Solve the CP-SAT model in a worker thread; honour ``time_limit`` and ``stop``; Ctrl-C stops."""
+    from ortools.sat.python import cp_model
+
+    t0 = time.monotonic()
+    m, starts = build_cpsat(inst, objective, lo, hi, ub=ub, redundant=redundant, lb=lb)
+    if warm is not None:
+        for S, v in zip(starts, warm):
+            m.add_hint(S, int(v))
+    solver = cp_model.CpSolver()
+    p = solver.parameters
+    p.max_time_in_seconds = max(time_limit - (time.monotonic() - t0), 0.01)
+    p.num_workers = int(threads)
+    p.random_seed = int(seed)
+    p.log_search_progress = False
+    p.relative_gap_limit = float(gap)
+    p.absolute_gap_limit = 0.0 if gap == 0 else 1e-9
+    box: dict = {}
+    callback = None
+    if monitor is not None:
+
+        class Report(cp_model.CpSolverSolutionCallback):
+            def on_solution_callback(self):
+                monitor(self.objective_value, self.best_objective_bound)
+
+        callback = Report()
+        solver.best_bound_callback = lambda bound: monitor(None, bound)
+
+    def work():
+        box["status"] = solver.solve(m, callback)
+
+    th = threading.Thread(target=work, daemon=True, name="kvopt-cpsat")
+    deadline = time.monotonic() + p.max_time_in_seconds + grace
+    th.start()
+    cancelled = interrupted = False
+    abandon_at = None
+    while th.is_alive():
+        try:
+            th.join(0.05)
+            now = time.monotonic()
+            if not cancelled and (now > deadline or (stop is not None and stop.is_set())):
+                solver.stop_search()
+                cancelled = True
+                abandon_at = now + 2 * grace
+            if abandon_at is not None and now > abandon_at and th.is_alive():
+                return RawResult(None, None, "ABANDONED (did not stop when asked)", "cpsat",
+                                 cpsat_version(), interrupted=interrupted)
+        except KeyboardInterrupt:
+            solver.stop_search()
+            cancelled = interrupted = True
+            abandon_at = time.monotonic() + 2 * grace
+    status = box.get("status", cp_model.UNKNOWN)
+    name = solver.status_name(status)
+    found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    st = np.array([solver.value(S) for S in starts], dtype=np.int64) if found else None
+    bound = float(solver.best_objective_bound) if found or status == cp_model.UNKNOWN else None
+    if status == cp_model.MODEL_INVALID:
+        from ..errors import SolverError
+
+        raise SolverError(f"CP-SAT rejected the model: {m.validate()}")
+    return RawResult(
+        starts=st,
+        bound=bound if bound is not None and np.isfinite(bound) else None,
+        native_status=name + (" (cancelled)" if cancelled and name != "OPTIMAL" else ""),
+        solver="cpsat",
+        solver_version=cpsat_version(),
+        infeasible=status == cp_model.INFEASIBLE,
+        interrupted=interrupted,
+        stats={
+            "branches": int(solver.num_branches),
+            "conflicts": int(solver.num_conflicts),
+            "intervals": int(sum(int(o) for o in inst.responses)),
+        },
+    )

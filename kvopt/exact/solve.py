@@ -1,0 +1,243 @@
+"""One ``solve()`` over the exact backends (SPEC §5).
+
+Pipeline: a kill-free heuristic (and the caller's warm start, if better)
+gives an upper bound ``UB`` and a warm start; ``UB`` shrinks every job's start
+window (:func:`kvopt.exact.common.start_windows`); then the chosen backend
+runs.  ``solver="auto"`` races HiGHS (one thread) against CP-SAT (the other
+threads) when ``threads ≥ 2`` and keeps the best schedule and the best bound
+of the two (the first to finish stops the other); with one thread it runs
+CP-SAT alone (see ``models/`` for the measurements behind this choice).
+Every schedule passes :func:`kvopt.schedule.checked` before it is returned,
+and the status is ``optimal`` only when the proven bound meets it.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+import time
+
+import numpy as np
+
+from ..errors import InputError, SolverError
+from ..instance import Instance
+from ..schedule import Schedule, check_schedule
+from .common import (
+    BOUND_TOL,
+    RawResult,
+    SolveResult,
+    check_objective,
+    finish,
+    start_windows,
+    value_of,
+)
+from .heuristic import heuristic_starts
+
+SOLVERS = ("auto", "highs", "cpsat", "pyomo")
+
+
+def _warm_starts(inst: Instance, warm: Schedule) -> np.ndarray:
+    """Starts of the completing attempts of a (checked) schedule; killed attempts are dropped."""
+    res = check_schedule(inst, warm)
+    if not res.valid:
+        first = res.errors[0].message if res.errors else "invalid"
+        raise InputError(f"warm start fails the checker: {first}", source="warm_start")
+    st = np.zeros(inst.n, dtype=np.int64)
+    for a in warm.attempts:
+        if a.completed:
+            st[a.job] = a.start
+    return st
+
+
+def _check_args(objective, solver, time_limit, threads, gap) -> None:
+    check_objective(objective)
+    if solver not in SOLVERS:
+        raise InputError(f"must be one of {', '.join(SOLVERS)}, got {solver!r}", source="solver")
+    if not (time_limit > 0):
+        raise InputError(f"must be > 0, got {time_limit!r}", source="time_limit")
+    if int(threads) < 1:
+        raise InputError(f"must be >= 1, got {threads!r}", source="threads")
+    if not (0 <= gap < 1):
+        raise InputError(f"must be in [0, 1), got {gap!r}", source="gap")
+
+
+def _backend(
+    name: str, inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap, stop,
+    monitor=None,
+):
+    if name == "highs":
+        from .highs_matrix import solve_highs
+
+        return solve_highs(
+            inst, objective, lo, hi, warm=warm, time_limit=time_limit, threads=threads,
+            seed=seed, gap=gap, stop=stop, monitor=monitor,
+        )
+    if name == "cpsat":
+        from .cpsat import solve_cpsat
+
+        return solve_cpsat(
+            inst, objective, lo, hi, warm=warm, ub=ub, time_limit=time_limit, threads=threads,
+            seed=seed, gap=gap, stop=stop, monitor=monitor,
+        )
+    if name == "pyomo":
+        from .pyomo_model import solve_pyomo
+
+        return solve_pyomo(
+            inst, objective, lo, hi, warm=warm, time_limit=time_limit, threads=threads,
+            seed=seed, gap=gap,
+        )
+    raise AssertionError(name)
+
+
+class _Shared:
+    """Best incumbent value and best bound reported live by the racing solvers."""
+
+    def __init__(self, ub: int, gap: float):
+        self.lock = threading.Lock()
+        self.value = float(ub)
+        self.bound = -float("inf")
+        self.gap = gap
+
+    def report(self, value, bound) -> None:
+        with self.lock:
+            if value is not None and value == value:
+                self.value = min(self.value, float(value))
+            if bound is not None and bound == bound:
+                self.bound = max(self.bound, float(bound))
+
+    def closed(self) -> bool:
+        """The bound of one solver meets the incumbent of either (within ``gap``)."""
+        with self.lock:
+            lb = math.ceil(self.bound - BOUND_TOL) if math.isfinite(self.bound) else -math.inf
+            return lb >= self.value or (
+                self.gap > 0 and self.value - lb <= self.gap * max(abs(self.value), 1)
+            )
+
+
+def _race(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) -> RawResult:
+    """HiGHS (1 thread) and CP-SAT (``threads − 1`` workers) in parallel; merge their findings.
+
+    Both report incumbents and bounds as they go; the race ends when one
+    finishes or when one's bound meets the other's incumbent.
+    """
+    stop = threading.Event()
+    shared = _Shared(ub, gap)
+    out: dict[str, RawResult | BaseException] = {}
+
+    def run(name, k):
+        try:
+            out[name] = _backend(
+                name, inst, objective, lo, hi, warm, ub, time_limit, k, seed, gap, stop,
+                shared.report,
+            )
+        except BaseException as exc:  # reported below, in the caller's thread
+            out[name] = exc
+        finally:
+            stop.set()  # the first to finish ends the race
+
+    workers = [
+        threading.Thread(target=run, args=("highs", 1), daemon=True, name="kvopt-highs"),
+        threading.Thread(target=run, args=("cpsat", threads - 1), daemon=True, name="kvopt-cpsat"),
+    ]
+    for w in workers:
+        w.start()
+    interrupted = False
+    for w in workers:
+        while w.is_alive():
+            try:
+                w.join(0.05)
+                if shared.closed():
+                    stop.set()
+            except KeyboardInterrupt:
+                interrupted = True
+                stop.set()
+    results = [r for r in out.values() if isinstance(r, RawResult)]
+    errors = [r for r in out.values() if not isinstance(r, RawResult)]
+    if not results:
+        raise errors[0]
+    best = None
+    for r in results:
+        if r.starts is not None and (
+            best is None or value_of(inst, r.starts, objective) < value_of(inst, best.starts, objective)
+        ):
+            best = r
+    best = best or results[0]
+    bounds = [r.bound for r in results if r.bound is not None]
+    winner = best.solver
+    return RawResult(
+        starts=best.starts,
+        bound=max(bounds) if bounds else None,
+        native_status="; ".join(f"{r.solver}: {r.native_status}" for r in results),
+        solver=f"auto({winner})",
+        solver_version="; ".join(f"{r.solver} {r.solver_version}" for r in results),
+        infeasible=any(r.infeasible for r in results),
+        interrupted=interrupted or any(r.interrupted for r in results),
+        stats={r.solver: r.stats for r in results},
+    )
+
+
+def solve(
+    instance: Instance,
+    *,
+    objective: str = "total",
+    solver: str = "auto",
+    time_limit: float = 60.0,
+    threads: int = 2,
+    seed: int = 0,
+    warm_start: Schedule | None = None,
+    gap: float = 0.0,
+    progress: bool = False,
+) -> SolveResult:
+    """Exact clairvoyant Opt (SPEC §5) for ``objective`` ``"total"`` (Σ C_i) or ``"makespan"``.
+
+    ``time_limit`` (seconds) covers everything, heuristic and model building
+    included; a solver that ignores its own limit is stopped after a short
+    grace period.  ``gap`` > 0 lets the solver stop early (the status is then
+    ``feasible`` unless the bound happens to meet the objective).  Ctrl-C
+    stops the solvers and returns what was found with ``interrupted=True``.
+    The empty instance has Opt 0.
+    """
+    _check_args(objective, solver, time_limit, threads, gap)
+    t0 = time.monotonic()
+    n = instance.n
+    if n == 0:
+        return finish(instance, objective, np.zeros(0, np.int64), 0.0, seconds=0.0,
+                      solver=solver, solver_version="", native_status="empty instance")
+    say = (lambda msg: print(f"[kvopt solve] {msg}", file=sys.stderr, flush=True)) if progress \
+        else (lambda msg: None)
+    warm = heuristic_starts(instance, objective, seed=seed,
+                            seconds=min(0.5, 0.05 * time_limit))
+    ub = value_of(instance, warm, objective)
+    if warm_start is not None:
+        user = _warm_starts(instance, warm_start)
+        if value_of(instance, user, objective) < ub:
+            warm, ub = user, value_of(instance, user, objective)
+    lo, hi = start_windows(instance, objective, ub)
+    say(f"n={n} M={instance.memory} objective={objective} heuristic UB={ub} "
+        f"horizon={int((hi + instance.responses).max())}")
+    remaining = max(time_limit - (time.monotonic() - t0), 0.05)
+    if solver == "auto":
+        raw = (_race(instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap)
+               if threads >= 2 else
+               _backend("cpsat", instance, objective, lo, hi, warm, ub, remaining, 1, seed, gap,
+                        None))
+    else:
+        raw = _backend(solver, instance, objective, lo, hi, warm, ub, remaining, threads, seed,
+                       gap, None)
+    if raw.infeasible:
+        raise SolverError(
+            f"{raw.solver} reports the model infeasible although a schedule of value {ub} "
+            f"exists (native status: {raw.native_status})"
+        )
+    starts = raw.starts
+    if starts is None or value_of(instance, starts, objective) > ub:
+        starts = warm  # the heuristic schedule is a valid incumbent
+    res = finish(
+        instance, objective, starts, raw.bound,
+        seconds=time.monotonic() - t0, solver=raw.solver, solver_version=raw.solver_version,
+        native_status=raw.native_status, interrupted=raw.interrupted, stats=dict(raw.stats, heuristic_ub=ub),
+    )
+    say(f"{res.status.value}: objective={res.objective} bound={res.bound} "
+        f"({res.seconds:.2f}s, {res.solver})")
+    return res

@@ -1,0 +1,222 @@
+"""Pictures of schedules and of comparisons (``kvopt plot``, ``kvopt compare --plot``).
+
+Plotting reads schedules only (and the instance, for the prompts).  Figures are
+drawn with matplotlib's object API on an Agg canvas, so importing this module
+never changes the user's matplotlib backend.
+
+* :func:`plot_schedules` — for each schedule, memory over time (every
+  attempt's growing footprint ``s + u + 1`` stacked, killed attempts hatched
+  and drawn in grey, the budget ``M`` as a red line) above a Gantt chart of the
+  attempts (one row per job, killed attempts hatched and ending in a red ×).
+  Two schedules (``--vs``) are drawn side by side with the same axis limits, so
+  the reader sees where one loses to the other.
+* :func:`plot_ratios` — bar chart of each policy's ratio to the reference
+  (Opt or the best lower bound) per instance.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from .instance import Instance
+from .schedule import Schedule, check_schedule, memory_profile
+
+#: Above this many (attempt × round) cells the memory panel shows the total only.
+STACK_LIMIT = 3_000_000
+#: Above this many attempts the memory panel shows the total only.
+STACK_ATTEMPTS = 400
+
+
+def _colors(n: int):
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab20"]
+    return [cmap(i % 20) for i in range(max(n, 1))]
+
+
+def _title(inst: Instance, sched: Schedule, label: str | None) -> str:
+    res = check_schedule(inst, sched)
+    name = label or sched.producer or "schedule"
+    if res.objective is None:
+        obj = "incomplete"
+    else:
+        obj = f"ΣC = {res.objective['total_completion']}, makespan = {res.objective['makespan']}"
+    kills = sched.kills
+    extra = f", {kills} kill{'s' if kills != 1 else ''}" if kills else ""
+    bad = "" if res.valid else "  [INVALID]"
+    return f"{name}: {obj}{extra}{bad}"
+
+
+def _draw_memory(ax, inst: Instance, sched: Schedule, horizon: int, colors) -> None:
+    M = inst.memory
+    atts = sorted(sched.attempts, key=lambda a: (a.start, a.job))
+    edges = np.arange(horizon + 1)
+    if len(atts) <= STACK_ATTEMPTS and len(atts) * horizon <= STACK_LIMIT:
+        base = np.zeros(horizon + 1, dtype=np.int64)
+        for a in atts:
+            layer = np.zeros(horizon + 1, dtype=np.int64)
+            end = min(a.start + a.rounds, horizon)
+            if a.start < end:
+                layer[a.start : end] = inst.prompts[a.job] + 1 + np.arange(end - a.start)
+            top = base + layer
+            mask = layer > 0
+            # extend each run by one edge so 'post' steps cover the last round
+            where = mask | np.concatenate([[False], mask[:-1]])
+            if a.completed:
+                ax.fill_between(
+                    edges, base, top, where=where, step="post", color=colors[a.job], lw=0
+                )
+            else:
+                ax.fill_between(
+                    edges,
+                    base,
+                    top,
+                    where=where,
+                    step="post",
+                    facecolor="0.85",
+                    edgecolor="tab:red",
+                    hatch="///",
+                    lw=0,
+                )
+            base = top
+    else:
+        prof = memory_profile(inst, sched, horizon)
+        ax.fill_between(edges[:-1], 0, prof, step="post", color="tab:blue", lw=0)
+    ax.axhline(M, color="tab:red", ls="--", lw=1.2, label=f"budget M = {M}")
+    ax.set_ylabel("memory (tokens)")
+    ax.legend(loc="upper right", fontsize=8, framealpha=0.8)
+
+
+def _draw_gantt(ax, inst: Instance, sched: Schedule, colors) -> None:
+    for a in sched.attempts:
+        if a.completed:
+            ax.barh(a.job, a.rounds, left=a.start, height=0.7, color=colors[a.job], lw=0)
+        else:
+            ax.barh(
+                a.job,
+                a.rounds,
+                left=a.start,
+                height=0.7,
+                facecolor="0.85",
+                edgecolor="tab:red",
+                hatch="///",
+                lw=0.5,
+            )
+            ax.plot([a.start + a.rounds], [a.job], marker="x", color="tab:red", ms=6, mew=1.5)
+    ax.set_ylabel("job")
+    ax.set_xlabel("round")
+    ax.invert_yaxis()
+    if inst.n <= 30:
+        ax.set_yticks(range(inst.n))
+        ax.tick_params(axis="y", labelsize=7)
+
+
+def schedule_figure(
+    inst: Instance,
+    schedules: Sequence[Schedule],
+    labels: Sequence[str | None] | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
+    """The figure of :func:`plot_schedules` (one column per schedule, shared axis limits)."""
+    k = len(schedules)
+    labels = list(labels or [None] * k)
+    horizon = max(
+        (a.start + a.rounds for s in schedules for a in s.attempts),
+        default=1,
+    )
+    horizon = max(horizon, 1)
+    colors = _colors(inst.n)
+    gantt_h = min(8.0, 1.2 + 0.18 * inst.n)
+    fig = Figure(figsize=(6.5 * k, 3.2 + gantt_h), layout="constrained")
+    axes = fig.subplots(
+        2, k, squeeze=False, sharex=True, sharey="row", height_ratios=[3.2, gantt_h]
+    )
+    peak = inst.memory
+    for c, sched in enumerate(schedules):
+        _draw_memory(axes[0][c], inst, sched, horizon, colors)
+        _draw_gantt(axes[1][c], inst, sched, colors)
+        axes[0][c].set_title(_title(inst, sched, labels[c]), fontsize=10)
+        prof = memory_profile(inst, sched, horizon)
+        peak = max(peak, int(prof.max()) if prof.size else 0)
+    for c in range(k):
+        axes[0][c].set_xlim(0, horizon)
+        axes[0][c].set_ylim(0, peak * 1.08)
+        if c > 0:
+            axes[0][c].set_ylabel("")
+            axes[1][c].set_ylabel("")
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig
+
+
+def save_figure(fig: Figure, path: str | os.PathLike, dpi: int = 110) -> None:
+    """Write a PNG (or any format matplotlib knows from the suffix) atomically."""
+    import io
+
+    from .fileio import write_bytes_atomic
+
+    FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    fmt = os.path.splitext(str(path))[1].lstrip(".").lower() or "png"
+    fig.savefig(buf, format=fmt, dpi=dpi)
+    write_bytes_atomic(path, buf.getvalue())
+
+
+def plot_schedules(
+    inst: Instance,
+    schedules: Sequence[Schedule],
+    path: str | os.PathLike,
+    labels: Sequence[str | None] | None = None,
+    *,
+    title: str | None = None,
+) -> str:
+    """Memory-over-time above a Gantt chart for one schedule or two side by side; returns path."""
+    fig = schedule_figure(inst, schedules, labels, title=title)
+    save_figure(fig, path)
+    return str(path)
+
+
+def plot_ratios(
+    ratios: Mapping[str, Mapping[str, float | None]],
+    path: str | os.PathLike,
+    *,
+    reference: str = "Opt",
+    title: str | None = None,
+) -> str:
+    """Grouped bar chart: ``ratios[instance][policy]`` (``None`` = not applicable, skipped)."""
+    instances = list(ratios)
+    policies: list[str] = []
+    for inst_name in instances:
+        for p in ratios[inst_name]:
+            if p not in policies:
+                policies.append(p)
+    k = max(len(instances), 1)
+    width = 0.8 / k
+    fig = Figure(figsize=(max(6.0, 0.55 * len(policies) * max(1, k) ** 0.5 + 2), 4.2))
+    fig.set_layout_engine("constrained")
+    ax = fig.subplots()
+    colors = _colors(k)
+    x = np.arange(len(policies))
+    for j, inst_name in enumerate(instances):
+        vals = [ratios[inst_name].get(p) for p in policies]
+        ys = [v if v is not None else 0.0 for v in vals]
+        bars = ax.bar(x + (j - (k - 1) / 2) * width, ys, width, label=inst_name, color=colors[j])
+        for b, v in zip(bars, vals):
+            if v is None:
+                b.set_alpha(0)
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_xticks(x)
+    ax.set_xticklabels(policies, rotation=40, ha="right", fontsize=8)
+    ax.set_ylabel(f"ratio to {reference}")
+    if len(instances) > 1 and len(instances) <= 12:
+        ax.legend(fontsize=7)
+    if title:
+        ax.set_title(title, fontsize=10)
+    save_figure(fig, path)
+    return str(path)

@@ -1,0 +1,472 @@
+"""The policy registry: every scheduling policy kvopt can simulate (SPEC §6).
+
+How to add a policy
+-------------------
+
+1. **Write the policy** in its own module ``kvopt/policies/<name>.py`` as a
+   subclass of one of the two kinds in :mod:`kvopt.engine`:
+
+   * :class:`~kvopt.engine.BlindPolicy` (non-clairvoyant): ``setup(view)`` and
+     ``on_events(now, events, view, act)``.  The :class:`~kvopt.engine.View`
+     holds ``memory``, ``n``, ``prompts``, the arrived jobs, the running
+     attempts (``view.running``: job → start, ``view.caps``) and the finished
+     jobs (``view.done``, ``view.response(j)``).  It does **not** hold the
+     response lengths of unfinished jobs — a completion reveals one — so a blind
+     policy cannot read them.
+   * :class:`~kvopt.engine.ClairvoyantPolicy`: ``setup(instance, view)`` receives
+     the :class:`~kvopt.instance.Instance` explicitly (``instance.responses``,
+     ``instance.predicted`` …); ``on_events`` as above.
+
+   ``on_events`` is called at round 0 and at every event time with the events
+   in a fixed order (completions, expiries, arrivals — each by job index — then
+   one ``wake``, then ``overflow`` if the running set would exceed ``M`` in
+   this round).  Decide through ``act``: ``act.start(job, cap=None)`` (the
+   attempt ends by itself after ``cap`` rounds: an ``expiry`` event),
+   ``act.kill(job)``, ``act.wake(t)``.  The view is updated at once.
+   Set ``name`` (used in errors) and ``params`` (the values used).
+
+2. **What the engine enforces** (raising :class:`~kvopt.errors.PolicyError`
+   with the policy, job and round, never repairing): no start before arrival,
+   of a finished job, or of a running job (two attempts); no kill of a job not
+   running or in its first round; caps ≥ 1; wake-ups in the future; after each
+   call the running set fits ``M`` in the current round (on ``overflow`` you
+   must kill); a policy may not stall with unfinished jobs.  The final
+   schedule is re-checked by :func:`kvopt.schedule.checked`.
+
+3. **Register it** below in :data:`POLICIES` with a :class:`PolicySpec`:
+   ``name`` (the ``--policy`` value), ``factory`` (built with :func:`_factory`,
+   which imports the module lazily and calls the class with the parameters),
+   ``clairvoyant``, ``params`` (:class:`Param` with typed defaults — the type
+   of the default is the type ``--param KEY=VALUE`` converts to),
+   ``source`` (paper and algorithm), ``claims`` (SPEC §7 claim ids naming it),
+   ``applies_to`` (the instance class, in words) and ``check`` (a function
+   ``(instance, params) -> str | None`` returning the broken rule, which the
+   command line reports with exit status 2).
+
+4. **Randomness**: a seeded policy sets ``seeded=True``; its factory receives
+   ``seed`` (an int, required: :func:`make_policy` refuses ``None``) and must
+   draw every random choice from ``numpy.random.default_rng(seed)``.
+
+5. **Composition**: slot-based meta-policies reuse
+   :class:`kvopt.policies.blackbox.SlotMeta` / :class:`~kvopt.policies.blackbox.BlackBoxMeta`
+   (a fresh sub-policy per slot on a pool, finished jobs as dummies).
+
+Add a test module ``tests/test_policy_<name>.py`` (checker, completion,
+blindness for blind policies).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any
+
+from ..errors import InputError
+from ..instance import Instance
+from ..params import convert_value
+
+
+@dataclass(frozen=True)
+class Param:
+    """One policy parameter: typed default, help text, optional range/choices."""
+
+    name: str
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[Any, ...] | None = None
+
+    def convert(self, value: Any) -> Any:
+        where = f"--param {self.name}"
+        if isinstance(value, str) and not isinstance(self.default, str):
+            value = convert_value(self.name, value, self.default)
+        elif isinstance(self.default, bool):
+            if not isinstance(value, bool):
+                raise InputError(f"must be true or false, got {value!r}", source=where)
+        elif isinstance(self.default, int):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InputError(f"must be an integer, got {value!r}", source=where)
+        elif isinstance(self.default, float):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InputError(f"must be a number, got {value!r}", source=where)
+            value = float(value)
+        if self.minimum is not None and value < self.minimum:
+            raise InputError(f"must be >= {self.minimum}, got {value!r}", source=where)
+        if self.maximum is not None and value > self.maximum:
+            raise InputError(f"must be <= {self.maximum}, got {value!r}", source=where)
+        if self.choices is not None and value not in self.choices:
+            raise InputError(
+                f"must be one of {', '.join(map(str, self.choices))}, got {value!r}", source=where
+            )
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"default": self.default, "help": self.help}
+        if self.minimum is not None:
+            d["minimum"] = self.minimum
+        if self.maximum is not None:
+            d["maximum"] = self.maximum
+        if self.choices is not None:
+            d["choices"] = list(self.choices)
+        return d
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A registry entry (see the module docstring)."""
+
+    name: str
+    factory: Callable[[dict[str, Any], int | None], Any]
+    clairvoyant: bool
+    source: str
+    summary: str
+    applies_to: str
+    params: tuple[Param, ...] = ()
+    claims: tuple[str, ...] = ()
+    check: Callable[[Instance, dict[str, Any]], str | None] | None = None
+    seeded: bool = False
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def resolve_params(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Defaults merged with ``params`` (strings converted); unknown keys are an error."""
+        known = {p.name: p for p in self.params}
+        out = {p.name: p.default for p in self.params}
+        for key, value in (params or {}).items():
+            if key not in known:
+                allowed = ", ".join(known) or "none"
+                raise InputError(
+                    f"unknown parameter {key!r} of policy {self.name!r} (allowed: {allowed})",
+                    source=f"--param {key}",
+                )
+            out[key] = known[key].convert(value)
+        return out
+
+    def check_applies(self, instance: Instance, params: Mapping[str, Any] | None = None) -> None:
+        """Raise :class:`InputError` (naming ``--policy`` and the rule) outside the class."""
+        if self.check is None:
+            return
+        rule = self.check(instance, self.resolve_params(params))
+        if rule:
+            raise InputError(
+                f"policy {self.name!r} applies to {self.applies_to}: {rule}", source="--policy"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "clairvoyant": self.clairvoyant,
+            "params": {p.name: p.to_dict() for p in self.params},
+            "source": self.source,
+            "claims": list(self.claims),
+            "applies_to": self.applies_to,
+            "seeded": self.seeded,
+            "summary": self.summary,
+        }
+
+
+def _factory(module: str, cls: str, seeded: bool = False):
+    """A factory that imports ``kvopt.policies.<module>`` lazily and calls ``cls(**params)``."""
+
+    def make(params: dict[str, Any], seed: int | None):
+        klass = getattr(import_module(f"{__name__}.{module}"), cls)
+        return klass(**params, seed=seed) if seeded else klass(**params)
+
+    return make
+
+
+# --------------------------------------------------------------------------- class checks
+
+
+def no_arrivals(inst: Instance) -> str | None:
+    if inst.has_arrivals:
+        j = int(inst.arrivals.nonzero()[0][0])
+        return f"job {j} arrives at round {int(inst.arrivals[j])} (this policy is offline)"
+    return None
+
+
+def _lam_large(inst: Instance, lam: float) -> list[bool]:
+    from fractions import Fraction
+
+    lamf = Fraction(str(lam))
+    return [s > lamf * inst.memory for s in inst.prompts.tolist()]
+
+
+def _check_rect(inst: Instance, p: dict[str, Any]) -> str | None:
+    r = no_arrivals(inst)
+    if r:
+        return r
+    large = _lam_large(inst, p["lam"])
+    for j, (s, o) in enumerate(zip(inst.prompts.tolist(), inst.responses.tolist())):
+        if not large[j] and o > s:
+            return f"small job {j} is response-heavy (response {o} > prompt {s})"
+    return None
+
+
+def _check_response(inst: Instance, p: dict[str, Any]) -> str | None:
+    r = no_arrivals(inst)
+    if r:
+        return r
+    for j, (s, o) in enumerate(zip(inst.prompts.tolist(), inst.responses.tolist())):
+        if o <= s:
+            return f"job {j} is not response-heavy (response {o} <= prompt {s})"
+    return None
+
+
+def _check_offline(inst: Instance, p: dict[str, Any]) -> str | None:
+    return no_arrivals(inst)
+
+
+def _check_sps(inst: Instance, p: dict[str, Any]) -> str | None:
+    r = no_arrivals(inst)
+    if r or inst.n == 0:
+        return r
+    smax, omax = int(inst.prompts.max()), int(inst.responses.max())
+    if p["proxy"] and p["proxy"] < smax:
+        return f"proxy prompt {p['proxy']} is below the largest prompt {smax}"
+    if p["cap"] and p["cap"] < omax:
+        return f"cap {p['cap']} is below the largest response {omax} (jobs would not finish)"
+    return None
+
+
+_LAM = Param("lam", 0.25, "Λ as a fraction of M: jobs with s > lam·M are large", 0.0, 1.0)
+_BASE = Param("base", 2, "doubling base of caps / stage lengths", 2)
+_STAGGER = Param("stagger", True, "SPS may stagger groups (false: plain batches, d = τ)")
+_COMPACT = Param(
+    "compact", False, "end a slot as soon as its pool has no unfinished job (not in the paper)"
+)
+_MAIN = "Feng, Liu, Yang, Zhang 2026 (regime-aware routing)"
+
+#: Every policy, by its ``--policy`` name.  Explicit on purpose: grep here.
+POLICIES: dict[str, PolicySpec] = {
+    s.name: s
+    for s in (
+        PolicySpec(
+            name="rect",
+            factory=_factory("rect", "Rect"),
+            clairvoyant=False,
+            source=f"{_MAIN}, Algorithm 1 (Rect)",
+            summary="non-clairvoyant rectangle strip scheduling with doubling caps",
+            applies_to="instances without arrivals whose small jobs are all prompt-heavy",
+            params=(_LAM, _BASE),
+            claims=("rect-large", "rect-prompt", "rect-monotone", "rect-per-job"),
+            check=_check_rect,
+        ),
+        PolicySpec(
+            name="sps",
+            factory=_factory("sps", "SPS"),
+            clairvoyant=True,
+            source="Feng, Yang, Zhang 2026 SPS subroutine — toolkit reconstruction (SPEC §6.1); "
+            "claims response and gsa depend on it",
+            summary="one staggered pipeline over all jobs (cap = largest response: clairvoyant)",
+            applies_to="instances without arrivals",
+            params=(
+                Param("proxy", 0, "proxy prompt p (0: the largest prompt)", 0),
+                Param("cap", 0, "cap τ (0: the largest response)", 0),
+                _STAGGER,
+            ),
+            claims=(),
+            check=_check_sps,
+        ),
+        PolicySpec(
+            name="response",
+            factory=_factory("response", "Response"),
+            clairvoyant=False,
+            source=f"{_MAIN}, Algorithm 2 (Response); SPS reconstructed",
+            summary="doubling phases, SPS on jobs with s <= τ, proxy prompt min(τ, M−τ)",
+            applies_to="instances without arrivals whose jobs are all response-heavy",
+            params=(_BASE, _STAGGER),
+            claims=("response", "response-subset"),
+            check=_check_response,
+        ),
+        PolicySpec(
+            name="blackbox",
+            factory=_factory("blackbox", "RegimeBlackBox"),
+            clairvoyant=True,
+            source=f"{_MAIN}, Algorithm 3 (BlackBoxMeta) with the regime partition",
+            summary="slots of base^r rounds per regime; Rect / Response / Rect; partition known",
+            applies_to="instances without arrivals",
+            params=(_LAM, _BASE, _STAGGER, _COMPACT),
+            claims=("blackbox-per-job",),
+            check=_check_offline,
+        ),
+        PolicySpec(
+            name="route",
+            factory=_factory("route", "Route"),
+            clairvoyant=False,
+            source=f"{_MAIN}, Algorithm 4 (Route)",
+            summary="routing meta-scheduler: P (capped Rect), R (Response), L (Rect) slots",
+            applies_to="instances without arrivals",
+            params=(_LAM, _BASE, _STAGGER, _COMPACT),
+            claims=("route-per-job", "route", "route-makespan"),
+            check=_check_offline,
+        ),
+        PolicySpec(
+            name="route-online",
+            factory=_factory("route", "RouteOnline"),
+            clairvoyant=False,
+            source=f"{_MAIN}, Theorem 9 / Appendix D.2 (online arrivals)",
+            summary="Route with pools filled on arrival; finished jobs leave their pools",
+            applies_to="all instances (arrivals allowed)",
+            params=(_LAM, _BASE, _STAGGER, _COMPACT),
+            claims=(),
+        ),
+        PolicySpec(
+            name="gsa",
+            factory=_factory("gsa", "GSA"),
+            clairvoyant=False,
+            source="Feng, Yang, Zhang 2026, Geometric Slicing; SPS reconstructed",
+            summary="phases: every unfinished job once, SPS with proxy = largest unfinished prompt",
+            applies_to="instances without arrivals (designed for identical prompts)",
+            params=(_BASE, _STAGGER),
+            claims=("gsa",),
+            check=_check_offline,
+        ),
+        # ---- clairvoyant, prediction-based and practical baselines (issue 5) ----
+        PolicySpec(
+            name="greedy-area",
+            factory=_factory("greedy_area", "GreedyArea"),
+            clairvoyant=True,
+            source=f"{_MAIN}, Appendix A.1; Kong et al. 2026 SVF (proof form, Thm 3.2)",
+            summary="area order; start while running peaks + own peak s+o fit in M",
+            applies_to="all instances (arrivals allowed)",
+            params=(Param("backfill", False, "keep scanning past a job that does not fit"),),
+            claims=("greedy-area",),
+        ),
+        PolicySpec(
+            name="svf",
+            factory=_factory("svf", "SVF"),
+            clairvoyant=True,
+            source="Kong et al. 2026, Smallest Volume First (uses predicted_response if given)",
+            summary="(predicted) area order; exact future-memory admission; non-preemptive",
+            applies_to="all instances (arrivals allowed)",
+        ),
+        PolicySpec(
+            name="svf-1bit",
+            factory=_factory("svf", "SVF1Bit"),
+            clairvoyant=True,
+            source="Kong et al. 2026, 1-bit SVF (Theorem 3.3), T = M",
+            summary="proxy-volume order from the bit o <= sqrt(M); future-memory admission",
+            applies_to="all instances (arrivals allowed)",
+        ),
+        PolicySpec(
+            name="mcsf",
+            factory=_factory("mcsf", "MCSF"),
+            clairvoyant=True,
+            source="Jaillet et al. 2025, MC-SF (Algorithm 1; uses predicted_response if given)",
+            summary="shortest (predicted) response first under the exact future-memory check",
+            applies_to="all instances (arrivals allowed)",
+            claims=("mcsf",),
+        ),
+        PolicySpec(
+            name="mc-benchmark",
+            factory=_factory("mcsf", "MCBenchmark"),
+            clairvoyant=True,
+            source="Jaillet et al. 2025, MC-Benchmark (§5.2, Algorithm 2)",
+            summary="arrival order under MC-SF's exact future-memory check",
+            applies_to="all instances (arrivals allowed)",
+        ),
+        PolicySpec(
+            name="clairvoyant-mix",
+            factory=_factory("clairvoyant_mix", "ClairvoyantMix"),
+            clairvoyant=True,
+            source=f"{_MAIN}, Appendix A.2 (Clairvoyant-Mix via BlackBoxMeta)",
+            summary="greedy-area on s+o <= M/2, greedy-area reserving M on the rest, k=2 slots",
+            applies_to="instances without arrivals",
+            params=(_BASE, _COMPACT),
+            claims=("clairvoyant-mix",),
+            check=_check_offline,
+        ),
+        PolicySpec(
+            name="pack-and-schedule",
+            factory=_factory("pack_and_schedule", "PackAndSchedule"),
+            clairvoyant=True,
+            source=f"{_MAIN}, Appendix A.3 (Theorem 6), Steinberg 1997 strip packing",
+            summary="stages L=2^r: area-sorted prefix packed into M x 2L windows (Steinberg)",
+            applies_to="all instances (a job joins the first stage starting after its arrival)",
+            params=(
+                Param(
+                    "packer",
+                    "steinberg",
+                    "strip packer: steinberg (windows 2L) or nfdh (windows 3L)",
+                    choices=("steinberg", "nfdh"),
+                ),
+            ),
+            claims=("pack-and-schedule",),
+        ),
+        PolicySpec(
+            name="gba",
+            factory=_factory("gba", "GBA"),
+            clairvoyant=True,
+            source="Feng, Yang, Zhang 2026, Geometric Batching; SPS reconstructed",
+            summary="response classes (2^(p-1), 2^p], shortest first, each run by SPS",
+            applies_to="instances without arrivals (designed for identical prompts)",
+            params=(_STAGGER,),
+            claims=("gba",),
+            check=_check_offline,
+        ),
+        PolicySpec(
+            name="fcfs",
+            factory=_factory("fcfs", "FCFS"),
+            clairvoyant=False,
+            source="vLLM (Kwon et al. 2023); Jaillet et al. 2025 §5.2",
+            summary="arrival order; on overflow kill the newest attempt, requeue at the front",
+            applies_to="all instances (arrivals allowed)",
+        ),
+        PolicySpec(
+            name="alpha-protect",
+            factory=_factory("alpha_protect", "AlphaProtect"),
+            clairvoyant=False,
+            source="Jaillet et al. 2025 §5.2 (alpha-protection greedy)",
+            summary="FCFS admission below (1-alpha)M; on overflow kill all running attempts",
+            applies_to="all instances (arrivals allowed)",
+            params=(Param("alpha", 0.2, "protected fraction of memory", 0.0, 0.99),),
+        ),
+        PolicySpec(
+            name="beta-clear",
+            factory=_factory("alpha_protect", "BetaClear", seeded=True),
+            clairvoyant=False,
+            source="Jaillet et al. 2025 §5.2 (alpha-protection beta-clearing)",
+            summary="as alpha-protect; on overflow kill each attempt with probability beta",
+            applies_to="all instances (arrivals allowed)",
+            params=(
+                Param("alpha", 0.2, "protected fraction of memory", 0.0, 0.99),
+                Param("beta", 0.5, "probability of killing each running attempt", 0.01, 1.0),
+            ),
+            seeded=True,
+        ),
+        PolicySpec(
+            name="sjf",
+            factory=_factory("sjf", "SJF"),
+            clairvoyant=True,
+            source="shortest job first on predicted_response (oracle SJF without predictions)",
+            summary="queue by (predicted) response; otherwise as fcfs",
+            applies_to="all instances (arrivals allowed)",
+        ),
+    )
+}
+
+
+def get_policy(name: str) -> PolicySpec:
+    """The registry entry for ``name``; :class:`InputError` naming ``--policy`` if unknown."""
+    try:
+        return POLICIES[name]
+    except KeyError:
+        raise InputError(
+            f"unknown policy {name!r} (known: {', '.join(sorted(POLICIES))})", source="--policy"
+        ) from None
+
+
+def make_policy(name: str, params: Mapping[str, Any] | None = None, seed: int | None = None):
+    """A fresh policy object for ``name`` with ``params`` (strings are converted)."""
+    spec = get_policy(name)
+    resolved = spec.resolve_params(params)
+    if spec.seeded and seed is None:
+        raise InputError(f"policy {name!r} is randomised and needs a seed", source="--seed")
+    pol = spec.factory(resolved, seed)
+    pol.params = dict(resolved)
+    return pol
+
+
+__all__ = ["POLICIES", "Param", "PolicySpec", "get_policy", "make_policy", "no_arrivals"]

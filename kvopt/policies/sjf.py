@@ -1,0 +1,31 @@
+"""``sjf`` — shortest (predicted) job first, otherwise as ``fcfs`` (SPEC §6.3).
+
+The queue is ordered by ``predicted_response`` (the true response when the
+instance has no prediction: oracle SJF), ties by job index; preemption,
+re-queueing at the front and admission are exactly those of
+:mod:`kvopt.policies.fcfs`.  It reads only the predicted lengths (and the
+non-clairvoyant view), but it is a clairvoyant policy by type because, without
+predictions, it uses the true lengths.
+"""
+
+from __future__ import annotations
+
+from ..engine import ClairvoyantPolicy, View
+from ..instance import Instance
+from .fcfs import QueueLogic
+
+
+class SJF(QueueLogic, ClairvoyantPolicy):
+    """FCFS machinery with the queue ordered by (predicted) response length."""
+
+    name = "sjf"
+
+    def __init__(self) -> None:
+        self.params: dict = {}
+
+    def setup(self, instance: Instance, view: View) -> None:
+        self.pred = [int(x) for x in instance.predicted]
+        self._init_queue(view)
+
+    def queue_key(self, view: View, j: int):
+        return self.pred[j]

@@ -1,0 +1,48 @@
+"""``svf`` — Smallest Volume First and ``svf-1bit`` (Kong et al. 2026, §2.2 and Theorem 3.3).
+
+``svf`` orders jobs by volume (area) ``A(s, õ) = s·õ + õ(õ+1)/2`` with ``õ`` the
+predicted response (the true one when the instance has no prediction), ties by
+job index, and admits — non-preemptively, at time 0 and at every arrival and
+completion — the next job in that order while the exact future memory of the
+running jobs plus it stays ``≤ M`` in every future round
+(:mod:`kvopt.futurememory`).  Kong et al.'s scheduler "pops requests with the
+highest priority … until the KV cache capacity is fully utilized", so the scan
+stops at the first job that does not fit (strict priority, as ``mcsf``).
+
+``svf-1bit`` knows one bit per job: whether ``o_i ≤ θ = √T`` (``T = M``).  It
+orders by the proxy volume with proxy length ``T^{1/4}`` (short) or ``T^{3/4}``
+(long) and admits with the true lengths, as SPEC §6.2 prescribes.
+
+Overflow and stall handling with wrong predictions are those of
+:class:`~kvopt.policies.mcsf.FutureCheckGreedy`.
+"""
+
+from __future__ import annotations
+
+from ..instance import Instance
+from .mcsf import FutureCheckGreedy
+
+
+class SVF(FutureCheckGreedy):
+    """Smallest Volume First: (predicted) area order, exact future-memory admission."""
+
+    name = "svf"
+
+    def priority(self, instance: Instance, j: int):
+        s, o = int(instance.prompts[j]), int(instance.predicted[j])
+        return s * o + o * (o + 1) // 2
+
+
+class SVF1Bit(FutureCheckGreedy):
+    """1-bit SVF: proxy-volume order from one bit (``o ≤ √M``), true-length admission."""
+
+    name = "svf-1bit"
+
+    def priority(self, instance: Instance, j: int):
+        T = instance.memory
+        s, o = int(instance.prompts[j]), int(instance.responses[j])
+        proxy = T**0.25 if o * o <= T else T**0.75
+        return s * proxy + proxy * (proxy + 1) / 2
+
+    def lengths(self, instance: Instance) -> list[int]:
+        return [int(x) for x in instance.responses]

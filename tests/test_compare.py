@@ -1,0 +1,104 @@
+"""``kvopt compare`` and kvopt.compare: ratios (SPEC §8), not-applicable rows, CLI, pictures."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kvopt.bounds import lower_bounds
+from kvopt.cli import main
+from kvopt.compare import compare, compare_instance, format_table, plot_worst_vs_opt
+from kvopt.engine import simulate
+from kvopt.instance import Instance, save_instance
+from kvopt.policies import POLICIES
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def small():
+    return Instance.from_arrays(16, [2, 3, 1, 5, 2], [4, 6, 3, 2, 5], name="small")
+
+
+def test_rows_without_exact(small):
+    ic = compare_instance(small, ["fcfs", "mcsf", "response", "greedy-area"])
+    lb = lower_bounds(small).best
+    assert ic.lb == lb and ic.exact is None and ic.opt is None
+    fcfs = ic.row("fcfs")
+    assert fcfs.total_completion == simulate(small, "fcfs").objective["total_completion"]
+    assert fcfs.ratio_lb == pytest.approx(fcfs.total_completion / lb)
+    # the certified ratio uses the best schedule seen
+    best = min(r.total_completion for r in ic.rows if r.applicable)
+    assert ic.ub == best
+    assert fcfs.ratio_ub == pytest.approx(fcfs.total_completion / best)
+    assert fcfs.ratio_opt is None
+    resp = ic.row("response")  # small has prompt-heavy jobs: Response does not apply
+    assert not resp.applicable and "response-heavy" in resp.reason
+    assert resp.total_completion is None
+
+
+def test_with_exact(small):
+    ic = compare_instance(small, ["fcfs", "svf", "pack-and-schedule"], exact=True, time_limit=30)
+    assert ic.exact["status"] == "optimal"
+    opt = ic.opt
+    for r in ic.rows:
+        assert r.total_completion >= opt
+        assert r.ratio_opt == pytest.approx(r.total_completion / opt)
+        assert r.ratio_optimistic == pytest.approx(r.ratio_opt)
+        assert r.ratio_lb >= r.ratio_opt - 1e-12  # the SPEC §2 bound is below Opt
+    assert "Opt = " in format_table(ic)
+
+
+def test_worst_vs_opt_picture(small, tmp_path):
+    ic = compare_instance(small, ["fcfs", "mcsf"], exact=True, time_limit=30)
+    assert ic.worst().total_completion == max(r.total_completion for r in ic.rows)
+    out = plot_worst_vs_opt(ic, str(tmp_path / "w.png"))
+    assert out and (tmp_path / "w.png").read_bytes()[:8] == PNG
+
+
+def test_folder_and_summary(tmp_path, small):
+    save_instance(small, tmp_path / "a.json")
+    save_instance(small.replace(name="b", memory=20), tmp_path / "b.json")
+    (tmp_path / "notes.json").write_text('{"format": "kvopt.schedule"}')  # skipped
+    cmp = compare([str(tmp_path)], ["fcfs", "gba"])
+    assert [ic.instance.name for ic in cmp.instances] == ["small", "b"]
+    s = cmp.summary()
+    assert s["fcfs"]["instances"] == 2 and s["fcfs"]["max_ratio"] >= s["fcfs"]["mean_ratio"]
+
+
+def test_default_is_every_policy(small):
+    ic = compare_instance(small)
+    assert [r.policy for r in ic.rows] == list(POLICIES)
+
+
+def test_cli_json_and_plot(tmp_path, small, capsys):
+    path = tmp_path / "small.json"
+    save_instance(small, path)
+    plot = tmp_path / "ratios.png"
+    rc = main(["compare", str(path), "--policies", "fcfs,mcsf,rect", "--plot", str(plot), "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)  # exactly one JSON object on stdout
+    (inst,) = out["instances"]
+    assert [p["policy"] for p in inst["policies"]] == ["fcfs", "mcsf", "rect"]
+    assert inst["lower_bound"]["value"] == lower_bounds(small).best
+    assert plot.read_bytes()[:8] == PNG
+    assert out["written"] == [str(plot)]
+
+
+def test_cli_table(tmp_path, small, capsys):
+    path = tmp_path / "small.json"
+    save_instance(small, path)
+    assert main(["compare", str(path), "--policies", "fcfs,sjf"]) == 0
+    text = capsys.readouterr().out
+    assert "fcfs" in text and "sjf" in text and "/LB" in text
+
+
+def test_cli_bad_input(tmp_path, small, capsys):
+    path = tmp_path / "small.json"
+    save_instance(small, path)
+    assert main(["compare", str(path), "--policies", "nope"]) == 2
+    assert "--policies" in capsys.readouterr().err
+    assert main(["compare", str(tmp_path / "missing.json")]) == 2
+    assert main(["compare", str(path), "--worst-plot", str(tmp_path / "x.png")]) == 2
+    assert "--exact" in capsys.readouterr().err

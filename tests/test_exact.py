@@ -1,0 +1,240 @@
+"""Exact solvers (SPEC §5): agreement between backends, brute force, bounds, certificates."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kvopt.bounds import area_bound_fraction, lower_bounds
+from kvopt.errors import InputError
+from kvopt.exact import SolveStatus, lp_bound, solve
+from kvopt.exact.common import spec_horizon, start_windows
+from kvopt.exact.heuristic import heuristic_schedule
+from kvopt.instance import Instance
+from kvopt.schedule import Attempt, Schedule, check_schedule
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def instances(draw, max_n=5, max_o=4, arrivals=True, max_memory=14):
+    memory = draw(st.integers(4, max_memory))
+    n = draw(st.integers(1, max_n))
+    jobs_s, jobs_o, jobs_a = [], [], []
+    for _ in range(n):
+        o = draw(st.integers(1, min(max_o, memory - 1)))
+        s = draw(st.integers(1, memory - o))
+        jobs_s.append(s)
+        jobs_o.append(o)
+        jobs_a.append(draw(st.integers(0, 3)) if arrivals else 0)
+    return Instance.from_arrays(memory, jobs_s, jobs_o, jobs_a)
+
+
+def brute_force(inst: Instance, objective: str) -> int:
+    """Opt by enumerating every start vector inside the SPEC §1 horizon (depth-first, pruned)."""
+    H = spec_horizon(inst)
+    M = inst.memory
+    best = [None]
+    mem = np.zeros(H + 1, dtype=np.int64)
+
+    def rec(i, acc):
+        if i == inst.n:
+            if best[0] is None or acc < best[0]:
+                best[0] = acc
+            return
+        s, o, a = int(inst.prompts[i]), int(inst.responses[i]), int(inst.arrivals[i])
+        need = s + 1 + np.arange(o)
+        for t in range(a, H - o + 1):
+            c = t + o
+            val = acc + c if objective == "total" else max(acc, c)
+            if best[0] is not None and val >= best[0]:
+                continue
+            if np.all(mem[t : t + o] + need <= M):
+                mem[t : t + o] += need
+                rec(i + 1, val)
+                mem[t : t + o] -= need
+
+    rec(0, 0)
+    return best[0]
+
+
+def assert_certified(inst, res, objective):
+    """The status rules and the checker's recomputation of the objective."""
+    assert res.schedule is not None
+    chk = check_schedule(inst, res.schedule)
+    assert chk.valid, chk.errors
+    key = "total_completion" if objective == "total" else "makespan"
+    assert chk.objective[key] == res.objective
+    assert res.bound <= res.objective
+    assert (res.status is SolveStatus.OPTIMAL) == (res.bound == res.objective)
+    assert res.schedule.kills == 0
+
+
+@pytest.mark.parametrize("objective", ["total", "makespan"])
+@given(inst=instances(max_n=4, max_o=3))
+@settings(max_examples=25, **SETTINGS)
+def test_brute_force_agrees(inst, objective):
+    want = brute_force(inst, objective)
+    for solver in ("highs", "cpsat"):
+        res = solve(inst, objective=objective, solver=solver, time_limit=20, threads=1)
+        assert res.status is SolveStatus.OPTIMAL, (solver, res.native_status)
+        assert res.objective == want, solver
+        assert_certified(inst, res, objective)
+
+
+def _agree(inst, objective):
+    a = solve(inst, objective=objective, solver="highs", time_limit=30, threads=1)
+    b = solve(inst, objective=objective, solver="cpsat", time_limit=30, threads=1)
+    assert a.status is SolveStatus.OPTIMAL and b.status is SolveStatus.OPTIMAL
+    assert a.objective == b.objective
+    assert_certified(inst, a, objective)
+    assert_certified(inst, b, objective)
+
+
+@pytest.mark.parametrize("objective", ["total", "makespan"])
+@given(inst=instances(max_n=7, max_o=5, max_memory=24))
+@settings(max_examples=15, **SETTINGS)
+def test_highs_and_cpsat_agree(inst, objective):
+    _agree(inst, objective)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("objective", ["total", "makespan"])
+@pytest.mark.parametrize("arrivals", [False, True])
+@given(data=st.data())
+@settings(max_examples=50, **SETTINGS)
+def test_highs_and_cpsat_agree_200(objective, arrivals, data):
+    """The acceptance run: 4 × 50 = 200 random small instances."""
+    _agree(data.draw(instances(max_n=8, max_o=6, arrivals=arrivals, max_memory=30)), objective)
+
+
+@given(inst=instances(max_n=6, max_o=5, max_memory=20))
+@settings(max_examples=20, **SETTINGS)
+def test_area_le_lp_le_opt(inst):
+    lp = lp_bound(inst)
+    res = solve(inst, solver="highs", time_limit=30, threads=1)
+    assert res.status is SolveStatus.OPTIMAL
+    assert float(area_bound_fraction(inst)) <= lp + 1e-6
+    assert lp <= res.objective + 1e-6
+    b = lower_bounds(inst, lp=lp)
+    assert b.area <= b.best <= res.objective
+
+
+@given(inst=instances(max_n=5, max_o=4, max_memory=16))
+@settings(max_examples=10, **SETTINGS)
+def test_pyomo_and_matrix_build_the_same_model(inst):
+    for objective in ("total", "makespan"):
+        a = solve(inst, objective=objective, solver="pyomo", time_limit=30, threads=1)
+        b = solve(inst, objective=objective, solver="highs", time_limit=30, threads=1)
+        assert a.status is SolveStatus.OPTIMAL and b.status is SolveStatus.OPTIMAL
+        assert a.objective == b.objective
+        assert_certified(inst, a, objective)
+
+
+def test_pyomo_and_matrix_same_lp():
+    """Same rows: the LP relaxations of the two builds have the same value."""
+    import pyomo.environ as pyo
+    from pyomo.contrib.solver.solvers.highs import Highs
+
+    from kvopt.exact.highs_matrix import build_matrix, run_highs, to_highs
+    from kvopt.exact.pyomo_model import build_pyomo
+
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        n, M = 6, 30
+        o = rng.integers(1, 7, n)
+        s = rng.integers(1, M - o + 1)
+        inst = Instance.from_arrays(M, s, o, rng.integers(0, 4, n))
+        lo, hi = start_windows(inst, "total")
+        h = to_highs(build_matrix(inst, "total", lo, hi), relax=True)
+        run_highs(h, time_limit=30, threads=1, seed=0, gap=0)
+        m = build_pyomo(inst, "total", lo, hi)
+        pyo.TransformationFactory("core.relax_integer_vars").apply_to(m)
+        r = Highs().solve(m, tee=False)
+        assert r.incumbent_objective == pytest.approx(h.getInfo().objective_function_value)
+
+
+def test_identical_jobs_aggregate():
+    inst = Instance.from_arrays(10, [3] * 5 + [1], [3] * 5 + [2])
+    a = solve(inst, solver="highs", threads=1)
+    b = solve(inst, solver="cpsat", threads=1)
+    assert a.optimal and b.optimal and a.objective == b.objective == brute_force(inst, "total")
+    assert a.stats["groups"] == 2
+
+
+def test_empty_instance():
+    inst = Instance(memory=5, jobs=())
+    for solver in ("auto", "highs", "cpsat"):
+        res = solve(inst, solver=solver)
+        assert res.status is SolveStatus.OPTIMAL and res.objective == 0 and res.bound == 0
+    assert lp_bound(inst) == 0.0
+
+
+def test_time_limit_is_honoured_and_never_false_optimal():
+    rng = np.random.default_rng(3)
+    n, M = 30, 180
+    o = rng.integers(1, 31, n)
+    s = rng.integers(1, M - o + 1)
+    inst = Instance.from_arrays(M, s, o)
+    for solver in ("highs", "cpsat", "auto"):
+        t = time.monotonic()
+        res = solve(inst, solver=solver, time_limit=2.0, threads=2)
+        assert time.monotonic() - t < 2.0 + 3.0
+        assert res.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
+        assert_certified(inst, res, "total")
+        assert res.bound >= lower_bounds(inst).best
+
+
+def test_warm_start_with_kills_is_accepted():
+    inst = Instance.from_arrays(12, [2, 3, 4], [3, 2, 4])
+    heur = heuristic_schedule(inst)
+    # prepend a killed attempt of job 0 in a way that keeps the schedule valid
+    killed = Attempt(0, heur.attempts[-1].end + 5, 1, False)
+    sched = Schedule((killed, *heur.attempts), inst.memory)
+    if check_schedule(inst, sched).valid:  # killed attempt after completion is invalid
+        pytest.fail("a killed attempt after the completion must be rejected by the checker")
+    sched = Schedule(heur.attempts, inst.memory)
+    res = solve(inst, warm_start=sched, solver="highs", threads=1)
+    assert res.optimal and res.objective == brute_force(inst, "total")
+
+
+def test_bad_arguments():
+    inst = Instance.from_arrays(10, [1], [1])
+    with pytest.raises(InputError):
+        solve(inst, objective="flow")
+    with pytest.raises(InputError):
+        solve(inst, solver="gurobi")
+    with pytest.raises(InputError):
+        solve(inst, time_limit=0)
+    bad = Schedule((Attempt(0, 0, 1, False),), 10)
+    with pytest.raises(InputError):
+        solve(inst, warm_start=bad)
+
+
+def test_windows_keep_the_optimum():
+    """Start windows from an upper bound contain a brute-force optimal schedule's starts."""
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        n, M = 4, 12
+        o = rng.integers(1, 4, n)
+        s = rng.integers(1, M - o + 1)
+        inst = Instance.from_arrays(M, s, o, rng.integers(0, 3, n))
+        opt = brute_force(inst, "total")
+        lo, hi = start_windows(inst, "total", opt)
+        # every optimal schedule fits the windows: check by brute force restricted to them
+        H = spec_horizon(inst)
+        found = False
+        for starts in itertools.product(*[range(int(a), H) for a in inst.arrivals]):
+            st_ = np.array(starts)
+            if int((st_ + inst.responses).sum()) != opt:
+                continue
+            sch = Schedule.from_starts(inst, st_)
+            if check_schedule(inst, sch).valid:
+                assert np.all(st_ >= lo) and np.all(st_ <= hi)
+                found = True
+        assert found
