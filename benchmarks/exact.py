@@ -37,11 +37,27 @@ def textbook(inst, time_limit: float, threads: int):
     """SPEC §5 as written: horizon max a + Σ o, no tightening, no warm start, HiGHS defaults."""
     t0 = time.monotonic()
     lo, hi = start_windows(inst, "total")
-    raw = solve_highs(inst, "total", lo, hi, time_limit=time_limit, threads=threads,
-                      aggregate=False, cuts=(), defaults=True)
-    return finish(inst, "total", raw.starts, raw.bound, seconds=time.monotonic() - t0,
-                  solver="highs-textbook", solver_version=raw.solver_version,
-                  native_status=raw.native_status)
+    raw = solve_highs(
+        inst,
+        "total",
+        lo,
+        hi,
+        time_limit=time_limit,
+        threads=threads,
+        aggregate=False,
+        cuts=(),
+        defaults=True,
+    )
+    return finish(
+        inst,
+        "total",
+        raw.starts,
+        raw.bound,
+        seconds=time.monotonic() - t0,
+        solver="highs-textbook",
+        solver_version=raw.solver_version,
+        native_status=raw.native_status,
+    )
 
 
 MODES = {
@@ -58,20 +74,27 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="n <= 18, 20 s limit")
     ap.add_argument("--time-limit", type=float, default=None)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--modes", default="default,textbook",
-                    help=f"comma-separated, from {', '.join(MODES)}")
+    ap.add_argument(
+        "--modes", default="default,textbook", help=f"comma-separated, from {', '.join(MODES)}"
+    )
     ap.add_argument("--sizes", default=None, help="comma-separated n values")
     args = ap.parse_args(argv)
-    sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else (
-        [n for n in SIZES if n <= 18] if args.quick else list(SIZES))
+    sizes = (
+        [int(x) for x in args.sizes.split(",")]
+        if args.sizes
+        else ([n for n in SIZES if n <= 18] if args.quick else list(SIZES))
+    )
     tl = args.time_limit or (20.0 if args.quick else 60.0)
     modes = args.modes.split(",")
     proven = dict.fromkeys(modes, 0)
     total_s = dict.fromkeys(modes, 0.0)
     head = f"{'n':>3} {'seed':>4} {'M':>4} " + " ".join(
-        f"| {m[:10]:<10} {'status':<8} {'sec':>6} {'obj':>6} {'bound':>6}" for m in modes)
-    print(f"time limit {tl:g} s, {args.threads} threads; machine load at start "
-          f"{open('/proc/loadavg').read().split()[0]}")
+        f"| {m[:10]:<10} {'status':<8} {'sec':>6} {'obj':>6} {'bound':>6}" for m in modes
+    )
+    print(
+        f"time limit {tl:g} s, {args.threads} threads; machine load at start "
+        f"{open('/proc/loadavg').read().split()[0]}"
+    )
     print(head)
     print("-" * len(head))
     for n in sizes:
@@ -82,8 +105,10 @@ def main(argv=None) -> int:
                 res = MODES[m](inst, tl, args.threads)
                 proven[m] += res.optimal
                 total_s[m] += res.seconds
-                cells.append(f"| {'':<10} {res.status.value:<8} {res.seconds:6.1f} "
-                             f"{str(res.objective):>6} {str(res.bound):>6}")
+                cells.append(
+                    f"| {'':<10} {res.status.value:<8} {res.seconds:6.1f} "
+                    f"{str(res.objective):>6} {str(res.bound):>6}"
+                )
             print(f"{n:>3} {seed:>4} {inst.memory:>4} " + " ".join(cells), flush=True)
     count = len(sizes) * len(SEEDS)
     for m in modes:

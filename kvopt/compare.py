@@ -15,7 +15,8 @@ the rule, and not run).  Ratios follow SPEC §8 for the total completion time:
   (then ``LB = UB = Opt`` and the three agree), else ``None``; the table then
   shows the interval ``[ratio_ub, ratio_optimistic]``.
 
-Makespans are reported too (ratios are for total completion time, the
+Policies are registry names, optionally with parameters, ``NAME[KEY=VALUE;…]``
+(:func:`parse_policy`); the row keeps that label.  Makespans are reported too (ratios are for total completion time, the
 objective the SPEC's claims are about).  Seeded policies (``beta-clear``) get
 ``seed``.  Every schedule has passed the checker (the engine and the exact
 solver check before returning).
@@ -176,6 +177,46 @@ class Comparison:
         }
 
 
+def parse_policy(text: str) -> tuple[str, dict[str, str]]:
+    """``"name"`` or ``"name[key=value;key=value]"`` → ``(name, params)`` (values stay strings).
+
+    The bracket form lets one comparison hold variants of a policy, e.g.
+    ``pack-and-schedule[packer=nfdh]``; the row is labelled with the whole text.
+    """
+    text = text.strip()
+    if "[" not in text:
+        return text, {}
+    if not text.endswith("]"):
+        raise InputError(f"expected NAME[KEY=VALUE;…], got {text!r}", source="--policies")
+    name, inner = text[:-1].split("[", 1)
+    params: dict[str, str] = {}
+    for item in filter(None, (x.strip() for x in inner.split(";"))):
+        if "=" not in item:
+            raise InputError(f"expected KEY=VALUE in {text!r}, got {item!r}", source="--policies")
+        key, value = (x.strip() for x in item.split("=", 1))
+        if key in params:
+            raise InputError(f"parameter {key!r} given twice in {text!r}", source="--policies")
+        params[key] = value
+    return name.strip(), params
+
+
+def split_policies(text: str) -> list[str]:
+    """Split a ``--policies`` value at the commas outside brackets."""
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return [x.strip() for x in out if x.strip()]
+
+
 def _ratio(a: int | None, b: int | None) -> float | None:
     if a is None or b is None:
         return None
@@ -203,17 +244,19 @@ def compare_instance(
     names = list(policies) if policies is not None else list(POLICIES)
     say = progress or (lambda msg: None)
     rows: list[PolicyRow] = []
-    for name in names:
+    for label in names:
+        name, params = parse_policy(label)
         spec = get_policy(name)
-        rule = spec.check(inst, spec.resolve_params(None)) if spec.check else None
+        resolved = spec.resolve_params(params)
+        rule = spec.check(inst, resolved) if spec.check else None
         if rule:
-            rows.append(PolicyRow(name, False, reason=f"{rule} (applies to {spec.applies_to})"))
+            rows.append(PolicyRow(label, False, reason=f"{rule} (applies to {spec.applies_to})"))
             continue
-        say(f"{inst.name or source}: {name}")
-        res = simulate(inst, name, seed=seed if spec.seeded else None)
+        say(f"{inst.name or source}: {label}")
+        res = simulate(inst, name, params=params or None, seed=seed if spec.seeded else None)
         rows.append(
             PolicyRow(
-                name,
+                label,
                 True,
                 params=dict(res.params),
                 total_completion=int(res.objective["total_completion"]),
@@ -318,8 +361,9 @@ def compare(
     from .policies import POLICIES, get_policy
 
     names = tuple(policies) if policies is not None else tuple(POLICIES)
-    for name in names:
-        get_policy(name)  # unknown names fail before any work
+    for label in names:  # unknown names and parameters fail before any work
+        name, params = parse_policy(label)
+        get_policy(name).resolve_params(params)
     items: list[tuple[Instance, str]] = []
     strs = [p for p in paths_or_instances if isinstance(p, str)]
     paths = iter(instance_paths(strs)) if strs else iter(())
@@ -382,17 +426,18 @@ def format_table(ic: InstanceComparison) -> str:
                 f"proven bound {e['bound']} ({e['seconds']}s)"
             )
     certified = ic.opt is not None
-    head = f"  {'policy':<18} {'total':>9} {'makespan':>9} {'kills':>6} {'/LB':>8}"
+    w = max([18, *(len(r.policy) for r in ic.rows)])
+    head = f"  {'policy':<{w}} {'total':>9} {'makespan':>9} {'kills':>6} {'/LB':>8}"
     if ic.exact is not None:
         head += f" {'/Opt':>17}"
     lines.append(head)
     lines.append("  " + "-" * (len(head) - 2))
     for r in ic.rows:
         if not r.applicable:
-            lines.append(f"  {r.policy:<18} not applicable: {r.reason}")
+            lines.append(f"  {r.policy:<{w}} not applicable: {r.reason}")
             continue
         line = (
-            f"  {r.policy:<18} {r.total_completion:>9} {r.makespan:>9} {r.kills:>6} "
+            f"  {r.policy:<{w}} {r.total_completion:>9} {r.makespan:>9} {r.kills:>6} "
             f"{_fmt_ratio(r.ratio_lb):>8}"
         )
         if ic.exact is not None:
@@ -408,10 +453,11 @@ def format_table(ic: InstanceComparison) -> str:
 def format_summary(cmp: Comparison) -> str:
     s = cmp.summary()
     lines = [f"summary over {len(cmp.instances)} instances (ratio to Opt where certified, else LB)"]
-    lines.append(f"  {'policy':<18} {'runs':>5} {'n/a':>5} {'mean':>8} {'max':>8}")
+    w = max([18, *(len(p) for p in s)])
+    lines.append(f"  {'policy':<{w}} {'runs':>5} {'n/a':>5} {'mean':>8} {'max':>8}")
     for p, d in s.items():
         lines.append(
-            f"  {p:<18} {d['instances']:>5} {d['not_applicable']:>5} "
+            f"  {p:<{w}} {d['instances']:>5} {d['not_applicable']:>5} "
             f"{_fmt_ratio(d['mean_ratio']):>8} {_fmt_ratio(d['max_ratio']):>8}"
         )
     return "\n".join(lines)

@@ -89,7 +89,14 @@ def _draw_memory(ax, inst: Instance, sched: Schedule, horizon: int, colors) -> N
         ax.fill_between(edges[:-1], 0, prof, step="post", color="tab:blue", lw=0)
     ax.axhline(M, color="tab:red", ls="--", lw=1.2, label=f"budget M = {M}")
     ax.set_ylabel("memory (tokens)")
-    ax.legend(loc="upper right", fontsize=8, framealpha=0.8)
+    handles, _ = ax.get_legend_handles_labels()
+    if any(not a.completed for a in atts):
+        from matplotlib.patches import Patch
+
+        handles.append(
+            Patch(facecolor="0.85", edgecolor="tab:red", hatch="///", label="killed attempt")
+        )
+    ax.legend(handles=handles, loc="upper right", fontsize=8, framealpha=0.8)
 
 
 def _draw_gantt(ax, inst: Instance, sched: Schedule, colors) -> None:
@@ -210,6 +217,16 @@ def plot_ratios(
         for b, v in zip(bars, vals):
             if v is None:
                 b.set_alpha(0)
+                ax.text(
+                    b.get_x() + b.get_width() / 2,
+                    0.02,
+                    "n/a",
+                    ha="center",
+                    va="bottom",
+                    fontsize=8,
+                    color="0.3",
+                    transform=ax.get_xaxis_transform(),
+                )
     ax.axhline(1.0, color="k", lw=0.8)
     ax.set_xticks(x)
     ax.set_xticklabels(policies, rotation=40, ha="right", fontsize=8)

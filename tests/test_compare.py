@@ -102,3 +102,43 @@ def test_cli_bad_input(tmp_path, small, capsys):
     assert main(["compare", str(tmp_path / "missing.json")]) == 2
     assert main(["compare", str(path), "--worst-plot", str(tmp_path / "x.png")]) == 2
     assert "--exact" in capsys.readouterr().err
+
+
+def test_uncertified_opt_gives_an_interval():
+    # a time limit far too short to prove optimality: ratios bracket the true one
+    rng_s = [3, 5, 2, 7, 1, 4, 6, 2, 3, 5, 1, 2, 4, 3]
+    rng_o = [9, 4, 12, 6, 15, 8, 5, 11, 7, 3, 14, 10, 6, 9]
+    inst = Instance.from_arrays(30, rng_s, rng_o, name="hard")
+    ic = compare_instance(inst, ["fcfs", "mcsf"], exact=True, time_limit=0.2)
+    for r in ic.rows:
+        assert r.ratio_ub <= r.ratio_optimistic + 1e-12
+        assert r.ratio_optimistic <= r.ratio_lb + 1e-12  # the solver bound only helps
+        if ic.opt is None:
+            assert r.ratio_opt is None
+            assert "[" in format_table(ic)
+        else:
+            assert r.ratio_opt == pytest.approx(r.ratio_ub)
+
+
+def test_policy_variants(tmp_path, small, capsys):
+    from kvopt.compare import parse_policy, split_policies
+
+    assert split_policies("fcfs, beta-clear[alpha=0.1;beta=0.3],sjf") == [
+        "fcfs",
+        "beta-clear[alpha=0.1;beta=0.3]",
+        "sjf",
+    ]
+    assert parse_policy("beta-clear[alpha=0.1;beta=0.3]") == (
+        "beta-clear",
+        {"alpha": "0.1", "beta": "0.3"},
+    )
+    ic = compare_instance(small, ["pack-and-schedule", "pack-and-schedule[packer=nfdh]"])
+    nfdh = simulate(small, "pack-and-schedule", params={"packer": "nfdh"})
+    assert (
+        ic.row("pack-and-schedule[packer=nfdh]").total_completion
+        == (nfdh.objective["total_completion"])
+    )
+    path = tmp_path / "small.json"
+    save_instance(small, path)
+    assert main(["compare", str(path), "--policies", "fcfs[alpha=1]"]) == 2
+    assert "unknown parameter" in capsys.readouterr().err

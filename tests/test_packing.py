@@ -154,3 +154,32 @@ def test_verify_packing_detects_overlap():
     assert verify_packing(p)
     q = Packing((2, 2), (2, 2), (0, 2), (0, 1), 4, 4)
     assert not verify_packing(q)
+
+
+def test_every_procedure_is_exercised(monkeypatch):
+    """The random sets reach each of Steinberg's procedures (P1, P2, P3, P0 and transposes)."""
+    import kvopt.packing as kp
+
+    calls = {"_p1": 0, "_p2": 0, "_p3": 0, "_p0": 0}
+    for name in calls:
+        orig = getattr(kp, name)
+
+        def wrapped(*a, _orig=orig, _name=name, **k):
+            calls[_name] += 1
+            return _orig(*a, **k)
+
+        monkeypatch.setattr(kp, name, wrapped)
+    rng = random.Random(2)
+    for _ in range(1500):
+        u, v = rng.randint(1, 60), rng.randint(1, 60)
+        n = rng.randint(1, 25)
+        W = [rng.randint(1, max(1, u // rng.choice([1, 2, 3, 5]))) for _ in range(n)]
+        H = [rng.randint(1, max(1, v // rng.choice([1, 2, 3, 5]))) for _ in range(n)]
+        while W and not steinberg_condition(W, H, u, v):
+            k = rng.randrange(len(W))
+            W.pop(k)
+            H.pop(k)
+        if W:
+            xs, ys = kp.steinberg(W, H, u, v)
+            _overlap_free(W, H, xs, ys, u, v)
+    assert all(c > 0 for c in calls.values()), calls

@@ -2,7 +2,9 @@
 [--json]`` — each policy's objective against the lower bounds and, with ``--exact``, Opt.
 
 See :mod:`kvopt.compare` for the ratios (SPEC §8).  Policies that do not apply
-to an instance's class are listed as not applicable, not run.  ``--plot``
+to an instance's class are listed as not applicable, not run.  A policy may be
+given with parameters, ``NAME[KEY=VALUE;…]`` (e.g. ``pack-and-schedule[packer=nfdh]``),
+so variants sit side by side.  ``--plot``
 writes a bar chart of the ratios; ``--worst-plot`` (with ``--exact``) the
 side-by-side picture of the worst policy and Opt for each instance.
 """
@@ -11,7 +13,15 @@ from __future__ import annotations
 
 import os
 
-from ..compare import compare, format_summary, format_table, plot_comparison, plot_worst_vs_opt
+from ..compare import (
+    compare,
+    format_summary,
+    format_table,
+    parse_policy,
+    plot_comparison,
+    plot_worst_vs_opt,
+    split_policies,
+)
 from ..errors import InputError
 from .common import emit_json, nonneg_int, positive_float, positive_int
 
@@ -27,7 +37,9 @@ def add_parser(sub) -> None:
     )
     p.add_argument("instances", nargs="+", metavar="INSTANCE_OR_DIR", help="instance files/folders")
     p.add_argument(
-        "--policies", metavar="A,B,…", help="comma-separated policy names (default: all)"
+        "--policies",
+        metavar="A,B,…",
+        help="comma-separated policy names, NAME[KEY=VALUE;…] for parameters (default: all)",
     )
     p.add_argument("--exact", action="store_true", help="also solve for exact Opt")
     p.add_argument(
@@ -58,14 +70,15 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     policies = None
     if args.policies is not None:
-        policies = [x.strip() for x in args.policies.split(",") if x.strip()]
+        policies = split_policies(args.policies)
         if not policies:
             raise InputError("no policy named", source="--policies")
         from ..policies import get_policy
 
-        for name in policies:
+        for label in policies:
+            name, params = parse_policy(label)
             try:
-                get_policy(name)
+                get_policy(name).resolve_params(params)
             except InputError as err:
                 raise InputError(err.rule, source="--policies") from None
     if args.worst_plot and not args.exact:

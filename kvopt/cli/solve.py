@@ -25,22 +25,41 @@ def add_parser(sub) -> None:
         ),
     )
     p.add_argument("instance", help="instance JSON file")
-    p.add_argument("--objective", choices=["total", "makespan"], default="total",
-                   help="total completion time (default) or makespan")
-    p.add_argument("--solver", choices=["auto", "highs", "cpsat", "pyomo"], default="auto",
-                   help="auto races HiGHS and CP-SAT on the threads given (default); pyomo is "
-                        "the readable reference model (slow to build)")
-    p.add_argument("--time-limit", type=positive_float("--time-limit"), default=60.0,
-                   help="seconds for the whole solve (default 60)")
-    p.add_argument("--threads", type=positive_int("--threads"), default=2,
-                   help="threads (default 2)")
+    p.add_argument(
+        "--objective",
+        choices=["total", "makespan"],
+        default="total",
+        help="total completion time (default) or makespan",
+    )
+    p.add_argument(
+        "--solver",
+        choices=["auto", "highs", "cpsat", "pyomo"],
+        default="auto",
+        help="auto races HiGHS and CP-SAT on the threads given (default); pyomo is "
+        "the readable reference model (slow to build)",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=positive_float("--time-limit"),
+        default=60.0,
+        help="seconds for the whole solve (default 60)",
+    )
+    p.add_argument(
+        "--threads", type=positive_int("--threads"), default=2, help="threads (default 2)"
+    )
     p.add_argument("--seed", type=nonneg_int("--seed"), default=0, help="solver seed (default 0)")
-    p.add_argument("--gap", type=float, default=0.0,
-                   help="stop at this relative gap (default 0: prove optimality)")
+    p.add_argument(
+        "--gap",
+        type=float,
+        default=0.0,
+        help="stop at this relative gap (default 0: prove optimality)",
+    )
     p.add_argument("--out", metavar="FILE", help="write the checked schedule here (atomically)")
-    p.add_argument("--export", metavar="FILE.mps|.lp",
-                   help="write the time-indexed model (kvopt's tightened form) and exit "
-                        "without solving")
+    p.add_argument(
+        "--export",
+        metavar="FILE.mps|.lp",
+        help="write the time-indexed model (kvopt's tightened form) and exit without solving",
+    )
     p.add_argument("--progress", action="store_true", help="progress messages on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)

@@ -20,7 +20,7 @@ import math
 import os
 import sys
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -35,7 +35,7 @@ OBJECTIVES = ("total", "makespan")
 BOUND_TOL = 1e-6
 
 
-class SolveStatus(str, Enum):
+class SolveStatus(StrEnum):
     """Outcome of an exact solve (SPEC §4/§5)."""
 
     OPTIMAL = "optimal"  # a checked schedule whose value equals the proven bound
@@ -96,8 +96,9 @@ class SolveResult:
 
 def check_objective(objective: str) -> str:
     if objective not in OBJECTIVES:
-        raise InputError(f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}",
-                         source="objective")
+        raise InputError(
+            f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}", source="objective"
+        )
     return objective
 
 

@@ -24,6 +24,9 @@ import numpy as np
 from ..instance import Instance
 from .common import RawResult, lower_bound
 
+#: Largest number of memory-row terms for which the time-indexed rows are added to CP-SAT.
+TIME_INDEXED_TERMS = 400_000
+
 #: CP-SAT statuses → kvopt reading (``finish()`` decides optimal vs feasible from the bound).
 CPSAT_STATUS = {
     "OPTIMAL": "optimal",
@@ -49,6 +52,7 @@ def build_cpsat(
     ub: int | None = None,
     redundant: bool = True,
     lb: int | None = None,
+    time_indexed: bool = False,
 ):
     """The CP-SAT model and its start variables (see module doc)."""
     from ortools.sat.python import cp_model
@@ -78,6 +82,28 @@ def build_cpsat(
                 tails.append(m.new_fixed_size_interval_var(starts[i] + u0, o - u0, f"tail{i}"))
         if len(tails) > 1:
             m.add_no_overlap(tails)
+    if time_indexed and n:
+        # the time-indexed rows as redundant linear constraints (gives CP-SAT the IP's LP)
+        rows: dict[int, list] = {}
+        heavy: dict[int, list] = {}
+        for i in range(n):
+            s_, o = int(inst.prompts[i]), int(inst.responses[i])
+            xs = []
+            for t in range(int(lo[i]), int(hi[i]) + 1):
+                x = m.new_bool_var(f"x{i}_{t}")
+                xs.append((t, x))
+                for u in range(o):
+                    rows.setdefault(t + u, []).append((s_ + u + 1, x))
+                    if 2 * (s_ + u + 1) > M:
+                        heavy.setdefault(t + u, []).append(x)
+            m.add_exactly_one([x for _, x in xs])
+            m.add(starts[i] == sum(t * x for t, x in xs))
+        for terms in rows.values():
+            if sum(c for c, _ in terms) > M:
+                m.add(sum(c * x for c, x in terms) <= M)
+        for xs_ in heavy.values():
+            if len(xs_) > 1:
+                m.add_at_most_one(xs_)
     lb = max(lower_bound(inst, objective), lb or 0)
     if objective == "total":
         expr = sum(starts) + int(inst.responses.sum())
@@ -117,16 +143,22 @@ def solve_cpsat(
     seed: int = 0,
     gap: float = 0.0,
     stop: threading.Event | None = None,
-    grace: float = 0.5,
+    grace: float = 0.35,
     redundant: bool = True,
     lb: int | None = None,
     monitor=None,
+    time_indexed: bool | None = None,
 ) -> RawResult:
     """Solve the CP-SAT model in a worker thread; honour ``time_limit`` and ``stop``; Ctrl-C stops."""
     from ortools.sat.python import cp_model
 
     t0 = time.monotonic()
-    m, starts = build_cpsat(inst, objective, lo, hi, ub=ub, redundant=redundant, lb=lb)
+    if time_indexed is None:  # the redundant time-indexed rows, unless the model gets huge
+        width = np.maximum(np.asarray(hi) - np.asarray(lo) + 1, 0)
+        time_indexed = redundant and int((width * inst.responses).sum()) <= TIME_INDEXED_TERMS
+    m, starts = build_cpsat(
+        inst, objective, lo, hi, ub=ub, redundant=redundant, lb=lb, time_indexed=time_indexed
+    )
     if warm is not None:
         for S, v in zip(starts, warm):
             m.add_hint(S, int(v))
@@ -166,8 +198,14 @@ def solve_cpsat(
                 cancelled = True
                 abandon_at = now + 2 * grace
             if abandon_at is not None and now > abandon_at and th.is_alive():
-                return RawResult(None, None, "ABANDONED (did not stop when asked)", "cpsat",
-                                 cpsat_version(), interrupted=interrupted)
+                return RawResult(
+                    None,
+                    None,
+                    "ABANDONED (did not stop when asked)",
+                    "cpsat",
+                    cpsat_version(),
+                    interrupted=interrupted,
+                )
         except KeyboardInterrupt:
             solver.stop_search()
             cancelled = interrupted = True
@@ -193,5 +231,6 @@ def solve_cpsat(
             "branches": int(solver.num_branches),
             "conflicts": int(solver.num_conflicts),
             "intervals": int(sum(int(o) for o in inst.responses)),
+            "time_indexed": bool(time_indexed),
         },
     )

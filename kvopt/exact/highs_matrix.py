@@ -12,9 +12,10 @@ group's window; ``x_{g,t}`` is the number of the group's jobs that start at
 (and no aggregation: ``z ≥ C_i`` is per job).
 
 Rows: ``Σ_t x_{g,t} = |g|`` per group; per round ``τ`` the memory row
-``Σ_g Σ_{t=τ−o_g+1…τ} (s_g + τ − t + 1) x_{g,t} ≤ M``; for makespan
-``z − Σ_t (t + o_i) x_{i,t} ≥ 0`` per job, with ``z`` bounded by the cheap
-makespan bounds and the heuristic's value.
+``Σ_g Σ_{t=τ−o_g+1…τ} (s_g + τ − t + 1) x_{g,t} ≤ M``; for each ``k`` in
+``cuts`` the rounded row ``Σ (⌈(k+1)(s_g + τ − t + 1)/M⌉ − 1) x_{g,t} ≤ k``
+(``models/time-indexed.md`` §4.2); for makespan ``z − Σ_t (t + o_i) x_{i,t} ≥ 0``
+per job (``z`` may be given bounds with ``z_bounds``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ import numpy as np
 from ..errors import SolverError
 from ..instance import Instance
 from .common import RawResult, stdout_to_stderr
-
 
 #: The rounded memory rows added by default (``k`` of models/time-indexed.md §4.2).
 DEFAULT_CUTS: tuple[int, ...] = (1,)
@@ -61,8 +61,11 @@ class MatrixModel:
 
     def z_completion(self, starts: np.ndarray) -> int:
         """Makespan of ``starts`` (for the ``z`` column of a warm start)."""
-        return int(max((int(starts[j]) + int(self.responses[j]) for g in self.groups for j in g),
-                       default=0))
+        return int(
+            max(
+                (int(starts[j]) + int(self.responses[j]) for g in self.groups for j in g), default=0
+            )
+        )
 
     def starts_from(self, x: np.ndarray, n: int) -> np.ndarray:
         """Decode a (near-)integral solution into per-job starts (group jobs in index order)."""
@@ -173,7 +176,9 @@ def build_matrix(
         keep = a_value != 0
         col_of = np.repeat(np.arange(len(a_start) - 1), np.diff(a_start))
         a_index, a_value = a_index[keep], a_value[keep]
-        a_start = np.concatenate([[0], np.cumsum(np.bincount(col_of[keep], minlength=len(a_start) - 1))])
+        a_start = np.concatenate(
+            [[0], np.cumsum(np.bincount(col_of[keep], minlength=len(a_start) - 1))]
+        )
     return MatrixModel(
         n_cols=len(col_cost),
         n_rows=n_rows,
@@ -260,7 +265,9 @@ def to_highs(model: MatrixModel, *, relax: bool = False, names: bool = False):
         lp.row_names_ = rn
     status = h.passModel(lp)
     if status != highspy.HighsStatus.kOk:
-        raise SolverError(f"HiGHS rejected the model ({h.statusToString(status) if hasattr(h, 'statusToString') else status})")
+        raise SolverError(
+            f"HiGHS rejected the model ({h.statusToString(status) if hasattr(h, 'statusToString') else status})"
+        )
     return h
 
 
@@ -290,7 +297,7 @@ def run_highs(
     seed: int,
     gap: float,
     stop: threading.Event | None = None,
-    grace: float = 0.5,
+    grace: float = 0.35,
     defaults: bool = False,
     monitor=None,
 ) -> tuple[str, bool, bool]:
@@ -313,7 +320,10 @@ def run_highs(
     flag = {"stop": False}
 
     def on_interrupt(event):
-        if monitor is not None and event.callback_type == highspy.cb.HighsCallbackType.kCallbackMipInterrupt:
+        if (
+            monitor is not None
+            and event.callback_type == highspy.cb.HighsCallbackType.kCallbackMipInterrupt
+        ):
             out = event.data_out
             monitor(out.mip_primal_bound, out.mip_dual_bound)
         if flag["stop"]:
@@ -376,12 +386,15 @@ def _solve_highs_here(
 ) -> RawResult:
     """Build and solve the time-indexed IP with HiGHS in this process."""
     t0 = time.monotonic()
-    model = build_matrix(
-        inst, objective, lo, hi, aggregate=aggregate, z_bounds=z_bounds, cuts=cuts
-    )
+    model = build_matrix(inst, objective, lo, hi, aggregate=aggregate, z_bounds=z_bounds, cuts=cuts)
     h = to_highs(model)
-    stats = {"columns": model.n_cols, "rows": model.n_rows, "nonzeros": int(len(model.a_value)),
-             "groups": len(model.groups), "build_seconds": round(time.monotonic() - t0, 3)}
+    stats = {
+        "columns": model.n_cols,
+        "rows": model.n_rows,
+        "nonzeros": int(len(model.a_value)),
+        "groups": len(model.groups),
+        "build_seconds": round(time.monotonic() - t0, 3),
+    }
     if warm is not None:
         xv = warm_values(model, warm)
         if xv is not None:
@@ -400,8 +413,9 @@ def _solve_highs_here(
         monitor=monitor,
     )
     if native.startswith("Abandoned"):
-        return RawResult(None, None, native, "highs", highs_version(), interrupted=interrupted,
-                         stats=stats)
+        return RawResult(
+            None, None, native, "highs", highs_version(), interrupted=interrupted, stats=stats
+        )
     info = h.getInfo()
     starts = None
     if info.primal_solution_status == 2:  # kSolutionStatusFeasible
@@ -495,7 +509,12 @@ def _worker_main() -> None:
         memory, prompts, responses, arrivals = job["arrays"]
         inst = Instance.from_arrays(memory, prompts, responses, arrivals)
         res = _solve_highs_here(
-            inst, job["objective"], job["lo"], job["hi"], stop=stop, monitor=monitor,
+            inst,
+            job["objective"],
+            job["lo"],
+            job["hi"],
+            stop=stop,
+            monitor=monitor,
             **job["kwargs"],
         )
         send(("result", res))
@@ -512,7 +531,7 @@ def solve_highs(
     time_limit: float = 60.0,
     stop: threading.Event | None = None,
     monitor=None,
-    grace: float = 0.5,
+    grace: float = 0.35,
     isolate: bool | None = None,
     **kwargs,
 ) -> RawResult:
@@ -631,8 +650,14 @@ def solve_highs(
     if result is None:
         if kill_at is None and proc.returncode not in (0, None):
             raise SolverError(f"HiGHS worker exited with status {proc.returncode}")
-        return RawResult(None, None, "Terminated (did not stop when asked)", "highs",
-                         highs_version(), interrupted=interrupted)
+        return RawResult(
+            None,
+            None,
+            "Terminated (did not stop when asked)",
+            "highs",
+            highs_version(),
+            interrupted=interrupted,
+        )
     if interrupted:
         result.interrupted = True
     return result

@@ -58,8 +58,9 @@ def build_pyomo(
     m.X = pyo.Set(dimen=2, initialize=[(g, t) for g in m.G for t in range(first[g], last[g] + 1)])
     m.x = pyo.Var(m.X, domain=pyo.NonNegativeIntegers, bounds=lambda _m, g, t: (0, size[g]))
     # every job starts exactly once
-    m.assign = pyo.Constraint(m.G, rule=lambda _m, g: sum(
-        _m.x[g, t] for t in range(first[g], last[g] + 1)) == size[g])
+    m.assign = pyo.Constraint(
+        m.G, rule=lambda _m, g: sum(_m.x[g, t] for t in range(first[g], last[g] + 1)) == size[g]
+    )
     H = max(last[g] + o[g] for g in m.G)
     m.T = pyo.RangeSet(0, H - 1)
 
@@ -89,8 +90,12 @@ def build_pyomo(
         m.obj = pyo.Objective(expr=sum((t + o[g]) * m.x[g, t] for g, t in m.X))
     else:
         m.z = pyo.Var(domain=pyo.NonNegativeReals)
-        m.span = pyo.Constraint(m.G, rule=lambda _m, g: _m.z >= sum(
-            (t + o[g]) * _m.x[g, t] for t in range(first[g], last[g] + 1)))
+        m.span = pyo.Constraint(
+            m.G,
+            rule=lambda _m, g: (
+                _m.z >= sum((t + o[g]) * _m.x[g, t] for t in range(first[g], last[g] + 1))
+            ),
+        )
         m.obj = pyo.Objective(expr=m.z)
     m._kvopt_groups = groups
     return m
@@ -144,7 +149,7 @@ def solve_pyomo(
         starts = np.full(inst.n, -1, dtype=np.int64)
         for g, jobs in enumerate(m._kvopt_groups):
             ts = []
-            for (gg, t) in m.X:
+            for gg, t in m.X:
                 if gg == g:
                     ts += [t] * int(round(pyo.value(m.x[gg, t])))
             if len(ts) != len(jobs):

@@ -63,29 +63,66 @@ def _check_args(objective, solver, time_limit, threads, gap) -> None:
 
 
 def _backend(
-    name: str, inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap, stop,
+    name: str,
+    inst,
+    objective,
+    lo,
+    hi,
+    warm,
+    ub,
+    time_limit,
+    threads,
+    seed,
+    gap,
+    stop,
     monitor=None,
 ):
     if name == "highs":
         from .highs_matrix import solve_highs
 
         return solve_highs(
-            inst, objective, lo, hi, warm=warm, time_limit=time_limit, threads=threads,
-            seed=seed, gap=gap, stop=stop, monitor=monitor,
+            inst,
+            objective,
+            lo,
+            hi,
+            warm=warm,
+            time_limit=time_limit,
+            threads=threads,
+            seed=seed,
+            gap=gap,
+            stop=stop,
+            monitor=monitor,
         )
     if name == "cpsat":
         from .cpsat import solve_cpsat
 
         return solve_cpsat(
-            inst, objective, lo, hi, warm=warm, ub=ub, time_limit=time_limit, threads=threads,
-            seed=seed, gap=gap, stop=stop, monitor=monitor,
+            inst,
+            objective,
+            lo,
+            hi,
+            warm=warm,
+            ub=ub,
+            time_limit=time_limit,
+            threads=threads,
+            seed=seed,
+            gap=gap,
+            stop=stop,
+            monitor=monitor,
         )
     if name == "pyomo":
         from .pyomo_model import solve_pyomo
 
         return solve_pyomo(
-            inst, objective, lo, hi, warm=warm, time_limit=time_limit, threads=threads,
-            seed=seed, gap=gap,
+            inst,
+            objective,
+            lo,
+            hi,
+            warm=warm,
+            time_limit=time_limit,
+            threads=threads,
+            seed=seed,
+            gap=gap,
         )
     raise AssertionError(name)
 
@@ -128,7 +165,18 @@ def _race(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) -> 
     def run(name, k):
         try:
             out[name] = _backend(
-                name, inst, objective, lo, hi, warm, ub, time_limit, k, seed, gap, stop,
+                name,
+                inst,
+                objective,
+                lo,
+                hi,
+                warm,
+                ub,
+                time_limit,
+                k,
+                seed,
+                gap,
+                stop,
                 shared.report,
             )
         except BaseException as exc:  # reported below, in the caller's thread
@@ -159,7 +207,8 @@ def _race(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) -> 
     best = None
     for r in results:
         if r.starts is not None and (
-            best is None or value_of(inst, r.starts, objective) < value_of(inst, best.starts, objective)
+            best is None
+            or value_of(inst, r.starts, objective) < value_of(inst, best.starts, objective)
         ):
             best = r
     best = best or results[0]
@@ -202,42 +251,69 @@ def solve(
     t0 = time.monotonic()
     n = instance.n
     if n == 0:
-        return finish(instance, objective, np.zeros(0, np.int64), 0.0, seconds=0.0,
-                      solver=solver, solver_version="", native_status="empty instance")
-    say = (lambda msg: print(f"[kvopt solve] {msg}", file=sys.stderr, flush=True)) if progress \
+        return finish(
+            instance,
+            objective,
+            np.zeros(0, np.int64),
+            0.0,
+            seconds=0.0,
+            solver=solver,
+            solver_version="",
+            native_status="empty instance",
+        )
+    say = (
+        (lambda msg: print(f"[kvopt solve] {msg}", file=sys.stderr, flush=True))
+        if progress
         else (lambda msg: None)
-    warm = heuristic_starts(instance, objective, seed=seed,
-                            seconds=min(0.5, 0.05 * time_limit))
+    )
+    warm = heuristic_starts(instance, objective, seed=seed, seconds=min(0.5, 0.05 * time_limit))
     ub = value_of(instance, warm, objective)
     if warm_start is not None:
         user = _warm_starts(instance, warm_start)
         if value_of(instance, user, objective) < ub:
             warm, ub = user, value_of(instance, user, objective)
     lo, hi = start_windows(instance, objective, ub)
-    say(f"n={n} M={instance.memory} objective={objective} heuristic UB={ub} "
-        f"horizon={int((hi + instance.responses).max())}")
+    say(
+        f"n={n} M={instance.memory} objective={objective} heuristic UB={ub} "
+        f"horizon={int((hi + instance.responses).max())}"
+    )
     remaining = max(time_limit - (time.monotonic() - t0), 0.05)
     if solver == "auto":
-        raw = (_race(instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap)
-               if threads >= 2 else
-               _backend("cpsat", instance, objective, lo, hi, warm, ub, remaining, 1, seed, gap,
-                        None))
+        raw = (
+            _race(instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap)
+            if threads >= 2
+            else _backend(
+                "cpsat", instance, objective, lo, hi, warm, ub, remaining, 1, seed, gap, None
+            )
+        )
     else:
-        raw = _backend(solver, instance, objective, lo, hi, warm, ub, remaining, threads, seed,
-                       gap, None)
+        raw = _backend(
+            solver, instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap, None
+        )
     if raw.infeasible:
         raise SolverError(
             f"{raw.solver} reports the model infeasible although a schedule of value {ub} "
             f"exists (native status: {raw.native_status})"
         )
     starts = raw.starts
+    source = raw.solver
     if starts is None or value_of(instance, starts, objective) > ub:
-        starts = warm  # the heuristic schedule is a valid incumbent
+        starts = warm  # the heuristic (or the caller's) schedule is a valid incumbent
+        source = "warm start"
     res = finish(
-        instance, objective, starts, raw.bound,
-        seconds=time.monotonic() - t0, solver=raw.solver, solver_version=raw.solver_version,
-        native_status=raw.native_status, interrupted=raw.interrupted, stats=dict(raw.stats, heuristic_ub=ub),
+        instance,
+        objective,
+        starts,
+        raw.bound,
+        seconds=time.monotonic() - t0,
+        solver=raw.solver,
+        solver_version=raw.solver_version,
+        native_status=raw.native_status,
+        interrupted=raw.interrupted,
+        stats=dict(raw.stats, heuristic_ub=ub, incumbent_from=source),
     )
-    say(f"{res.status.value}: objective={res.objective} bound={res.bound} "
-        f"({res.seconds:.2f}s, {res.solver})")
+    say(
+        f"{res.status.value}: objective={res.objective} bound={res.bound} "
+        f"({res.seconds:.2f}s, {res.solver})"
+    )
     return res
