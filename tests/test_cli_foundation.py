@@ -110,8 +110,8 @@ def test_bad_option_value_is_exit_2(cli, pair):
     assert r.code == 2 and "--time-limit" in r.err and len(r.err.strip().splitlines()) == 1
 
 
-def test_demo_bundled_instances_reproducible(cli):
-    r = cli("demo", "--json")
+def test_demo_bundled_instances_reproducible(cli, tmp_path):
+    r = cli("demo", "--json", "--out", tmp_path)
     assert r.code == 0, r.err
     d = r.json()
     assert d["all_reproducible"] and len(d["instances"]) >= 10
@@ -119,3 +119,8 @@ def test_demo_bundled_instances_reproducible(cli):
     assert "paper/prop1-L3-case2.json" in names
     assert (REPO / "instances" / "traces" / "azure-llm-2023" / "NOTICE.md").exists()
     assert (REPO / "instances" / "traces" / "azure-llm-2023" / "LICENSE").exists()
+    # issue 5: every small bundled instance has a certified Opt, and the worst pair is drawn
+    comps = d["comparisons"]
+    assert comps["random/mixed-n10.json"]["exact"]["status"] == "optimal"
+    assert d["worst"]["ratio_opt"] >= 1.0
+    assert (tmp_path / "worst-vs-opt.png").stat().st_size > 10_000
