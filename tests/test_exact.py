@@ -15,6 +15,7 @@ from kvopt.errors import InputError
 from kvopt.exact import SolveStatus, lp_bound, solve
 from kvopt.exact.common import spec_horizon, start_windows
 from kvopt.exact.heuristic import heuristic_schedule
+from kvopt.exact.highs_matrix import lp_windows
 from kvopt.instance import Instance
 from kvopt.schedule import Attempt, Schedule, check_schedule
 
@@ -217,7 +218,7 @@ def test_bad_arguments():
 
 
 def test_windows_keep_the_optimum():
-    """Start windows from an upper bound contain a brute-force optimal schedule's starts."""
+    """Windows from an upper bound (and LP values) contain every optimal schedule's starts."""
     rng = np.random.default_rng(11)
     for _ in range(20):
         n, M = 4, 12
@@ -226,6 +227,7 @@ def test_windows_keep_the_optimum():
         inst = Instance.from_arrays(M, s, o, rng.integers(0, 3, n))
         opt = brute_force(inst, "total")
         lo, hi = start_windows(inst, "total", opt)
+        hi = lp_windows(inst, opt, lo, hi, seconds=10.0)
         # every optimal schedule fits the windows: check by brute force restricted to them
         H = spec_horizon(inst)
         found = False

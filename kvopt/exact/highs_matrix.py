@@ -460,6 +460,37 @@ def lp_value(inst: Instance, lo: np.ndarray, hi: np.ndarray, time_limit: float =
     return float(h.getInfo().objective_function_value)
 
 
+def lp_windows(
+    inst: Instance, ub: int, lo: np.ndarray, hi: np.ndarray, *, seconds: float
+) -> np.ndarray:
+    """Tighter window ends for total completion: ``C_i ≤ UB − ⌈LP(J∖{i})⌉``.
+
+    An optimal schedule ``σ*`` has value ``≤ UB``; without job ``i`` it is a
+    schedule of the other jobs of value ``≤ UB − (a_i + o_i)``, so it lies in
+    their windows for that bound and their LP value is ``≤ Σ_{j≠i} C*_j``.
+    Hence ``C*_i ≤ UB − ⌈LP(J∖{i})⌉`` (``models/time-indexed.md`` §4.1).  Stops
+    after ``seconds`` (the ends computed so far are kept); any failure leaves
+    a job's end unchanged.
+    """
+    from .common import start_windows
+
+    n = inst.n
+    hi = np.asarray(hi).copy()
+    deadline = time.monotonic() + seconds
+    for i in np.argsort(-(hi - np.asarray(lo)), kind="stable"):  # widest windows first
+        if time.monotonic() > deadline or n < 2:
+            break
+        rest = inst.subset([j for j in range(n) if j != i])
+        try:
+            rlo, rhi = start_windows(rest, "total", ub - int(inst.arrivals[i] + inst.responses[i]))
+            value = lp_value(rest, rlo, rhi, time_limit=max(deadline - time.monotonic(), 0.05))
+        except (SolverError, KeyboardInterrupt):
+            break
+        cap = ub - int(np.ceil(value - 1e-6))
+        hi[i] = max(min(hi[i], cap - int(inst.responses[i])), int(lo[i]))
+    return hi
+
+
 #: Models with at least this many non-zeros are solved in a worker process (see solve_highs).
 ISOLATE_NONZEROS = 20_000
 

@@ -2,11 +2,16 @@
 
 Pipeline: a kill-free heuristic (and the caller's warm start, if better)
 gives an upper bound ``UB`` and a warm start; ``UB`` shrinks every job's start
-window (:func:`kvopt.exact.common.start_windows`); then the chosen backend
-runs.  ``solver="auto"`` races HiGHS (one thread) against CP-SAT (the other
-threads) when ``threads ≥ 2`` and keeps the best schedule and the best bound
-of the two (the first to finish stops the other); with one thread it runs
-CP-SAT alone (see ``models/`` for the measurements behind this choice).
+window (:func:`kvopt.exact.common.start_windows`, then for total completion
+:func:`kvopt.exact.highs_matrix.lp_windows` with the LP value of the other
+jobs, within 10 % of the time limit); then the chosen backend runs.
+``solver="auto"`` races HiGHS (one thread) against CP-SAT (the other
+threads) when ``threads ≥ 2``: both report incumbents and bounds as they go,
+the race ends when one finishes or one's bound meets the other's incumbent,
+and the best schedule and the best bound of the two are kept. With one
+thread it runs CP-SAT alone. (The benchmark in ``models/time-indexed.md`` §7
+shows the race and CP-SAT alone proving the same instances; the race keeps
+HiGHS's stronger bounds, CP-SAT alone finds better incumbents for n ≥ 18.)
 Every schedule passes :func:`kvopt.schedule.checked` before it is returned,
 and the status is ``optimal`` only when the proven bound meets it.
 """
@@ -273,6 +278,10 @@ def solve(
         if value_of(instance, user, objective) < ub:
             warm, ub = user, value_of(instance, user, objective)
     lo, hi = start_windows(instance, objective, ub)
+    if objective == "total" and n >= 2:
+        from .highs_matrix import lp_windows
+
+        hi = lp_windows(instance, ub, lo, hi, seconds=min(0.1 * time_limit, 10.0))
     say(
         f"n={n} M={instance.memory} objective={objective} heuristic UB={ub} "
         f"horizon={int((hi + instance.responses).max())}"
