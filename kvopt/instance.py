@@ -141,6 +141,25 @@ def _validate(memory: Any, jobs: Sequence[Job]) -> None:
             seen_ids[job.id] = i
 
 
+def check_header(data: Any, fmt: str, version: int, allowed: set[str]) -> None:
+    """The checks every kvopt JSON file shares: an object, known keys, ``format``, ``version``."""
+    if not isinstance(data, dict):
+        raise InputError(f"top level must be a JSON object, got {_describe(data)}")
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise InputError(f"unknown key (allowed: {', '.join(sorted(allowed))})", field=unknown[0])
+    if "format" not in data:
+        raise InputError(f"missing (expected {fmt!r})", field="format")
+    if data["format"] != fmt:
+        raise InputError(f"must be {fmt!r}, got {data['format']!r}", field="format")
+    if "version" not in data:
+        raise InputError(f"missing (expected {version})", field="version")
+    if not _is_int(data["version"]) or data["version"] != version:
+        raise InputError(
+            f"unsupported version {data['version']!r} (expected {version})", field="version"
+        )
+
+
 def _readonly(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
     return a
@@ -294,23 +313,7 @@ class Instance:
 
     @classmethod
     def _from_dict(cls, data: Any) -> Instance:
-        if not isinstance(data, dict):
-            raise InputError(f"top level must be a JSON object, got {_describe(data)}")
-        unknown = sorted(set(data) - _TOP_KEYS)
-        if unknown:
-            raise InputError(
-                f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})", field=unknown[0]
-            )
-        if "format" not in data:
-            raise InputError(f"missing (expected {FORMAT!r})", field="format")
-        if data["format"] != FORMAT:
-            raise InputError(f"must be {FORMAT!r}, got {data['format']!r}", field="format")
-        if "version" not in data:
-            raise InputError(f"missing (expected {VERSION})", field="version")
-        if not _is_int(data["version"]) or data["version"] != VERSION:
-            raise InputError(
-                f"unsupported version {data['version']!r} (expected {VERSION})", field="version"
-            )
+        check_header(data, FORMAT, VERSION, _TOP_KEYS)
         for key in ("memory", "jobs"):
             if key not in data:
                 raise InputError("missing required field", field=key)

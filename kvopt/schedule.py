@@ -39,7 +39,7 @@ import numpy as np
 
 from .errors import InputError
 from .fileio import read_json, write_json_atomic
-from .instance import Instance, _describe, _is_int
+from .instance import Instance, _describe, _is_int, check_header
 
 FORMAT = "kvopt.schedule"
 VERSION = 1
@@ -184,19 +184,7 @@ class Schedule:
 
     @classmethod
     def _from_dict(cls, data: Any) -> Schedule:
-        if not isinstance(data, dict):
-            raise InputError(f"top level must be a JSON object, got {_describe(data)}")
-        unknown = sorted(set(data) - _TOP_KEYS)
-        if unknown:
-            raise InputError(
-                f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})", field=unknown[0]
-            )
-        if data.get("format") != FORMAT:
-            raise InputError(f"must be {FORMAT!r}, got {data.get('format')!r}", field="format")
-        if not _is_int(data.get("version")) or data.get("version") != VERSION:
-            raise InputError(
-                f"unsupported version {data.get('version')!r} (expected {VERSION})", field="version"
-            )
+        check_header(data, FORMAT, VERSION, _TOP_KEYS)
         for key in ("memory", "attempts"):
             if key not in data:
                 raise InputError("missing required field", field=key)
