@@ -49,13 +49,11 @@ class Regime(IntEnum):
         return {0: "large", 1: "prompt-heavy", 2: "response-heavy"}[int(self)]
 
 
-def is_large(prompt: int, memory: int) -> bool:
-    """``s > Λ = M/4``, in integers (``4s > M``)."""
-    return 4 * prompt > memory
+def area(prompt, response):
+    """Memory-time area ``A(s, o) = s·o + o(o+1)/2`` of one completing attempt (SPEC §1).
 
-
-def area(prompt: int, response: int) -> int:
-    """Memory-time area ``A(s, o) = s·o + o(o+1)/2`` of one completing attempt (SPEC §1)."""
+    Works on integers and on integer numpy arrays; the one place the formula lives.
+    """
     return prompt * response + response * (response + 1) // 2
 
 
@@ -216,7 +214,7 @@ class Instance:
             ("responses", o),
             ("arrivals", a),
             ("predicted", p),
-            ("areas", s * o + o * (o + 1) // 2),
+            ("areas", area(s, o)),
             ("peaks", s + o),
             ("regimes", regimes),
         ):

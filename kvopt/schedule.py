@@ -31,7 +31,7 @@ under a second.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -586,7 +586,3 @@ def checked(instance: Instance, schedule: Schedule, what: str | None = None) -> 
     """
     check_schedule(instance, schedule).raise_if_invalid(what or (schedule.producer or "schedule"))
     return schedule
-
-
-def attempts_from_rows(rows: Iterable[tuple[int, int, int, bool]]) -> tuple[Attempt, ...]:
-    return tuple(Attempt(int(j), int(s), int(r), bool(c)) for j, s, r, c in rows)

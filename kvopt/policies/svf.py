@@ -19,7 +19,7 @@ Overflow and stall handling with wrong predictions are those of
 
 from __future__ import annotations
 
-from ..instance import Instance
+from ..instance import Instance, area
 from .mcsf import FutureCheckGreedy
 
 
@@ -29,8 +29,7 @@ class SVF(FutureCheckGreedy):
     name = "svf"
 
     def priority(self, instance: Instance, j: int):
-        s, o = int(instance.prompts[j]), int(instance.predicted[j])
-        return s * o + o * (o + 1) // 2
+        return area(int(instance.prompts[j]), int(instance.predicted[j]))
 
 
 class SVF1Bit(FutureCheckGreedy):
