@@ -16,7 +16,20 @@ from ..errors import InputError
 from .common import EXIT_BAD_INPUT, EXIT_FAIL, Parser
 
 #: Subcommand modules, in help order.
-COMMANDS = ["solve", "simulate", "check", "bound", "policies", "compare", "gen", "plot", "demo"]
+COMMANDS = [
+    "solve",
+    "simulate",
+    "check",
+    "bound",
+    "policies",
+    "compare",
+    "gen",
+    "search",
+    "shrink",
+    "validate",
+    "plot",
+    "demo",
+]
 
 
 def _available_commands():

@@ -1,95 +1,117 @@
-"""``kvopt check INSTANCE SCHEDULE_OR_RECORD [--json]`` — the independent checker.
+"""``kvopt check INSTANCE SCHEDULE [--json]`` and ``kvopt check RECORD [--json]`` — the checker.
 
-Exit status: 0 valid, 1 the schedule breaks a rule of SPEC §1, 2 unreadable
-or malformed input.  A search record (``format: kvopt.record``) is checked
-schedule by schedule; the record's own instance is used when it carries one.
+A schedule is re-checked against its instance (SPEC §1).  A search record
+(``format: kvopt.record``, SPEC §8) is re-checked as a whole with
+:func:`kvopt.record.verify_record`: both schedules pass the checker on the
+record's inline instance, ``alg`` and ``ub`` are their objectives, ``lb ≤ ub``
+(equal when ``optimal``), the ratios are ``alg/ub`` and ``alg/lb``, and
+re-simulating the policy with its parameters and seed gives the same
+schedule.  A record may be given alone or after an instance file (which must
+then be the record's instance).
+
+Exit status: 0 valid, 1 the schedule or record breaks a rule (every broken
+rule is listed), 2 unreadable or malformed input.
 """
 
 from __future__ import annotations
 
 from ..errors import InputError
 from ..fileio import read_json
-from ..instance import Instance, load_instance
+from ..instance import load_instance
+from ..record import Record, is_record_data, verify_record
 from ..schedule import FORMAT as SCHEDULE_FORMAT
 from ..schedule import Schedule, check_schedule
 from .common import EXIT_FAIL, emit_json
-
-RECORD_FORMAT = "kvopt.record"
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "check",
-        help="re-check a schedule against its instance",
-        description="Re-check a schedule (or every schedule in a search record) against SPEC §1.",
+        help="re-check a schedule against its instance, or a whole search record",
+        description="Re-check a schedule against SPEC §1, or a search record against SPEC §8 "
+        "(both schedules, alg, ub, lb, the ratios, and a replay of the policy).",
     )
-    p.add_argument("instance", help="instance JSON file")
-    p.add_argument("schedule", help="schedule JSON file or search record")
+    p.add_argument("instance", metavar="INSTANCE_OR_RECORD", help="instance JSON file, or a record")
+    p.add_argument("schedule", nargs="?", metavar="SCHEDULE_OR_RECORD",
+                   help="schedule JSON file or search record")  # fmt: skip
+    p.add_argument("--no-replay", action="store_true",
+                   help="records: skip re-simulating the policy")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
-def _schedules(path: str, inst: Instance) -> list[tuple[str, Schedule, Instance]]:
-    data = read_json(path)
-    fmt = data.get("format") if isinstance(data, dict) else None
-    if fmt == SCHEDULE_FORMAT:
-        return [("schedule", Schedule.from_dict(data, source=path), inst)]
-    if fmt == RECORD_FORMAT:
-        rec_inst = inst
-        if isinstance(data.get("instance"), dict):
-            rec_inst = Instance.from_dict(data["instance"], source=f"{path}: instance")
-        out = []
-        for key in ("policy_schedule", "reference_schedule"):
-            if key in data:
-                out.append((key, Schedule.from_dict(data[key], source=f"{path}: {key}"), rec_inst))
-        if not out:
-            raise InputError("record holds no schedule", field="policy_schedule", source=path)
-        return out
-    raise InputError(
-        f"must be {SCHEDULE_FORMAT!r} or {RECORD_FORMAT!r}, got {fmt!r}",
-        field="format",
-        source=path,
-    )
-
-
 def run(args) -> int:
+    if args.schedule is None:
+        data = read_json(args.instance)
+        if not is_record_data(data):
+            raise InputError(
+                "a single file must be a record (kvopt.record); give INSTANCE SCHEDULE otherwise",
+                field="format",
+                source=args.instance,
+            )
+        return _check_record(Record.from_dict(data, source=args.instance), args)
     inst = load_instance(args.instance)
-    items = _schedules(args.schedule, inst)
-    results = [(name, check_schedule(i, s)) for name, s, i in items]
-    valid = all(r.valid for _, r in results)
+    data = read_json(args.schedule)
+    if is_record_data(data):
+        rec = Record.from_dict(data, source=args.schedule)
+        if rec.instance != inst:
+            raise InputError(
+                f"the record's instance differs from {args.instance}", field="instance",
+                source=args.schedule,
+            )  # fmt: skip
+        return _check_record(rec, args)
+    fmt = data.get("format") if isinstance(data, dict) else None
+    if fmt != SCHEDULE_FORMAT:
+        raise InputError(
+            f"must be {SCHEDULE_FORMAT!r} or 'kvopt.record', got {fmt!r}",
+            field="format",
+            source=args.schedule,
+        )
+    sched = Schedule.from_dict(data, source=args.schedule)
+    r = check_schedule(inst, sched)
     if args.json:
-        if len(results) == 1:
-            r = results[0][1]
-            emit_json(
-                {
-                    "valid": r.valid,
-                    "errors": [e.to_dict() for e in r.errors],
-                    "objective": r.objective,
-                    "peak_memory": r.peak_memory,
-                }
-            )
-        else:
-            emit_json(
-                {
-                    "valid": valid,
-                    "errors": [
-                        dict(e.to_dict(), schedule=name) for name, r in results for e in r.errors
-                    ],
-                    "objective": {name: r.objective for name, r in results},
-                    "schedules": {name: r.to_dict() for name, r in results},
-                }
-            )
+        emit_json(
+            {
+                "valid": r.valid,
+                "errors": [e.to_dict() for e in r.errors],
+                "objective": r.objective,
+                "peak_memory": r.peak_memory,
+            }
+        )
+    elif r.valid:
+        obj = r.objective or {}
+        print(
+            f"valid: total_completion={obj.get('total_completion')} "
+            f"makespan={obj.get('makespan')} peak_memory={r.peak_memory}/{inst.memory}"
+        )
     else:
-        for name, r in results:
-            label = "" if len(results) == 1 else f"{name}: "
-            if r.valid:
-                obj = r.objective or {}
-                print(
-                    f"{label}valid: total_completion={obj.get('total_completion')} "
-                    f"makespan={obj.get('makespan')} peak_memory={r.peak_memory}/{inst.memory}"
-                )
-            else:
-                print(f"{label}INVALID: {len(r.errors)} error(s)")
-                for e in r.errors:
-                    print(f"  [{e.rule}] {e.message}")
+        print(f"INVALID: {len(r.errors)} error(s)")
+        for e in r.errors:
+            print(f"  [{e.rule}] {e.message}")
+    return 0 if r.valid else EXIT_FAIL
+
+
+def _check_record(rec: Record, args) -> int:
+    problems = verify_record(rec, resimulate=not args.no_replay)
+    valid = not problems
+    if args.json:
+        emit_json(
+            {
+                "valid": valid,
+                "kind": "record",
+                "errors": [p.to_dict() for p in problems],
+                "objective": {"name": rec.objective, "alg": rec.alg, "ub": rec.ub, "lb": rec.lb},
+                "policy": rec.policy,
+                "opt_status": rec.opt_status,
+                "ratio_certified": rec.ratio_certified,
+                "ratio_optimistic": rec.ratio_optimistic,
+                "replayed": not args.no_replay,
+            }
+        )
+    elif valid:
+        print(f"valid record: {rec.summary()}")
+    else:
+        print(f"INVALID record: {len(problems)} problem(s)")
+        for p in problems:
+            print(f"  [{p.rule}] {p.message}")
     return 0 if valid else EXIT_FAIL

@@ -9,7 +9,7 @@ Accepted inputs: a schedule file (``kvopt.schedule``, as written by ``simulate``
 and ``solve``), the ``--json`` output of ``simulate``/``solve`` (an object with a
 ``schedule`` member), or a search record (``kvopt.record``), whose embedded
 instance is used and whose reference schedule is drawn beside the policy's
-unless ``--vs`` is given.  The instance comes from ``--instance`` (required
+unless ``--vs`` is given (SPEC §8: ``schedule`` beside ``opt_schedule``).  The instance comes from ``--instance`` (required
 unless a record embeds it).  The output defaults to the input path with the
 suffix ``.png``.  A schedule that fails the checker is still drawn (so the
 violation can be seen), with a warning on stderr and ``[INVALID]`` in its title.
@@ -60,17 +60,14 @@ def _read(path: str) -> tuple[list[tuple[str, Schedule]], Instance | None]:
         s = Schedule.from_dict(data, source=path)
         return [(s.producer or os.path.basename(path), s)], None
     if fmt == RECORD_FORMAT:
-        inst = None
-        if isinstance(data.get("instance"), dict):
-            inst = Instance.from_dict(data["instance"], source=f"{path}: instance")
-        out = []
-        for key, default in (("policy_schedule", "policy"), ("reference_schedule", "reference")):
-            if isinstance(data.get(key), dict):
-                s = Schedule.from_dict(data[key], source=f"{path}: {key}")
-                out.append((s.producer or default, s))
-        if not out:
-            raise InputError("record holds no schedule", field="policy_schedule", source=path)
-        return out, inst
+        from ..record import Record
+
+        rec = Record.from_dict(data, source=path)
+        opt_label = "Opt" if rec.optimal else "best clairvoyant (UB)"
+        return [
+            (f"{rec.policy}: {rec.objective} {rec.alg}", rec.schedule),
+            (f"{opt_label}: {rec.ub} (ratio {rec.ratio_certified:.3f})", rec.opt_schedule),
+        ], rec.instance
     if fmt is None and isinstance(data.get("schedule"), dict):
         s = Schedule.from_dict(data["schedule"], source=f"{path}: schedule")
         label = data.get("policy") or data.get("solver") or s.producer or os.path.basename(path)

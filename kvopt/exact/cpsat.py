@@ -168,6 +168,7 @@ def solve_cpsat(
     p.num_workers = int(threads)
     p.random_seed = int(seed)
     p.log_search_progress = False
+    p.catch_sigint_signal = False  # Ctrl-C is handled in the main thread (stop_search)
     p.relative_gap_limit = float(gap)
     p.absolute_gap_limit = 0.0 if gap == 0 else 1e-9
     box: dict = {}

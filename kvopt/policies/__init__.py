@@ -38,10 +38,11 @@ How to add a policy
    which imports the module lazily and calls the class with the parameters),
    ``clairvoyant``, ``params`` (:class:`Param` with typed defaults — the type
    of the default is the type ``--param KEY=VALUE`` converts to),
-   ``source`` (paper and algorithm), ``claims`` (SPEC §7 claim ids naming it),
-   ``applies_to`` (the instance class, in words) and ``check`` (a function
-   ``(instance, params) -> str | None`` returning the broken rule, which the
-   command line reports with exit status 2).
+   ``source`` (paper and algorithm), ``applies_to`` (the instance class, in
+   words) and ``check`` (a function ``(instance, params) -> str | None``
+   returning the broken rule, which the command line reports with exit
+   status 2).  The SPEC §7 claims about a policy live in :mod:`kvopt.claims`
+   (the one registry; ``PolicySpec.claims`` reads it).
 
 4. **Randomness**: a seeded policy sets ``seeded=True``; its factory receives
    ``seed`` (an int, required: :func:`make_policy` refuses ``None``) and must
@@ -124,10 +125,16 @@ class PolicySpec:
     summary: str
     applies_to: str
     params: tuple[Param, ...] = ()
-    claims: tuple[str, ...] = ()
     check: Callable[[Instance, dict[str, Any]], str | None] | None = None
     seeded: bool = False
     meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def claims(self) -> tuple[str, ...]:
+        """The SPEC §7 claims that name this policy (from the one registry, :mod:`kvopt.claims`)."""
+        from ..claims import claims_for_policy
+
+        return claims_for_policy(self.name)
 
     def resolve_params(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults merged with ``params`` (strings converted); unknown keys are an error."""
@@ -250,7 +257,6 @@ POLICIES: dict[str, PolicySpec] = {
             summary="non-clairvoyant rectangle strip scheduling with doubling caps",
             applies_to="instances without arrivals whose small jobs are all prompt-heavy",
             params=(_LAM, _BASE),
-            claims=("rect-large", "rect-prompt", "rect-monotone", "rect-per-job"),
             check=_check_rect,
         ),
         PolicySpec(
@@ -266,7 +272,6 @@ POLICIES: dict[str, PolicySpec] = {
                 Param("cap", 0, "cap τ (0: the largest response)", 0),
                 _STAGGER,
             ),
-            claims=(),
             check=_check_sps,
         ),
         PolicySpec(
@@ -277,7 +282,6 @@ POLICIES: dict[str, PolicySpec] = {
             summary="doubling phases, SPS on jobs with s <= τ, proxy prompt min(τ, M−τ)",
             applies_to="instances without arrivals whose jobs are all response-heavy",
             params=(_BASE, _STAGGER),
-            claims=("response", "response-subset"),
             check=_check_response,
         ),
         PolicySpec(
@@ -288,7 +292,6 @@ POLICIES: dict[str, PolicySpec] = {
             summary="slots of base^r rounds per regime; Rect / Response / Rect; partition known",
             applies_to="instances without arrivals",
             params=(_LAM, _BASE, _STAGGER, _COMPACT),
-            claims=("blackbox-per-job",),
             check=_check_offline,
         ),
         PolicySpec(
@@ -299,7 +302,6 @@ POLICIES: dict[str, PolicySpec] = {
             summary="routing meta-scheduler: P (capped Rect), R (Response), L (Rect) slots",
             applies_to="instances without arrivals",
             params=(_LAM, _BASE, _STAGGER, _COMPACT),
-            claims=("route-per-job", "route", "route-makespan"),
             check=_check_offline,
         ),
         PolicySpec(
@@ -310,7 +312,6 @@ POLICIES: dict[str, PolicySpec] = {
             summary="Route with pools filled on arrival; finished jobs leave their pools",
             applies_to="all instances (arrivals allowed)",
             params=(_LAM, _BASE, _STAGGER, _COMPACT),
-            claims=(),
         ),
         PolicySpec(
             name="gsa",
@@ -320,7 +321,6 @@ POLICIES: dict[str, PolicySpec] = {
             summary="phases: every unfinished job once, SPS with proxy = largest unfinished prompt",
             applies_to="instances without arrivals (designed for identical prompts)",
             params=(_BASE, _STAGGER),
-            claims=("gsa",),
             check=_check_offline,
         ),
         # ---- clairvoyant, prediction-based and practical baselines (issue 5) ----
@@ -332,7 +332,6 @@ POLICIES: dict[str, PolicySpec] = {
             summary="area order; start while running peaks + own peak s+o fit in M",
             applies_to="all instances (arrivals allowed)",
             params=(Param("backfill", False, "keep scanning past a job that does not fit"),),
-            claims=("greedy-area",),
         ),
         PolicySpec(
             name="svf",
@@ -357,7 +356,6 @@ POLICIES: dict[str, PolicySpec] = {
             source="Jaillet et al. 2025, MC-SF (Algorithm 1; uses predicted_response if given)",
             summary="shortest (predicted) response first under the exact future-memory check",
             applies_to="all instances (arrivals allowed)",
-            claims=("mcsf",),
         ),
         PolicySpec(
             name="mc-benchmark",
@@ -375,7 +373,6 @@ POLICIES: dict[str, PolicySpec] = {
             summary="greedy-area on s+o <= M/2, greedy-area reserving M on the rest, k=2 slots",
             applies_to="instances without arrivals",
             params=(_BASE, _COMPACT),
-            claims=("clairvoyant-mix",),
             check=_check_offline,
         ),
         PolicySpec(
@@ -393,7 +390,6 @@ POLICIES: dict[str, PolicySpec] = {
                     choices=("steinberg", "nfdh"),
                 ),
             ),
-            claims=("pack-and-schedule",),
         ),
         PolicySpec(
             name="gba",
@@ -403,7 +399,6 @@ POLICIES: dict[str, PolicySpec] = {
             summary="response classes (2^(p-1), 2^p], shortest first, each run by SPS",
             applies_to="instances without arrivals (designed for identical prompts)",
             params=(_STAGGER,),
-            claims=("gba",),
             check=_check_offline,
         ),
         PolicySpec(

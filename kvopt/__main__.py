@@ -1,0 +1,5 @@
+"""``python -m kvopt …`` is the ``kvopt`` command."""
+
+from .cli import entry
+
+entry()

@@ -1,0 +1,245 @@
+"""The theorem claims of SPEC §7, in one registry.
+
+Each :class:`Claim` states what a paper proves, where (paper, lemma or
+theorem), about which policy or invariant, on which instance class (a
+:class:`~kvopt.space.Space`, so that membership is decided and members are
+produced by the same object), and with which bound: a constant, a formula
+evaluated per instance (``1 + 2/(1−α)``), or none (``route``: "some
+constant"; then validation reports the worst ratio and its growth).
+
+``kvopt policies`` lists, per policy, the claims that name it
+(:func:`claims_for_policy`), and ``kvopt validate`` validates them
+(:mod:`kvopt.validate`); both read this registry only.
+
+Kinds (``Claim.kind``):
+
+* ``ratio`` — ``ALG ≤ bound · Opt`` on every instance of the class (certified
+  ratios, SPEC §8); ``objective`` says which objective;
+* ``per-job`` — an inequality per job, checked on every schedule simulated;
+* ``invariant`` — a property of every settled state of a run;
+* ``bound`` — a lower bound on Opt, checked on every instance solved exactly;
+* ``growth`` — a lower-bound construction whose ratio must grow (verdict
+  ``reproduced``/``inconclusive``).
+
+The constants hold for the papers' parameters (SPEC §7): ``lam = 0.25`` and
+``base = 2`` for Rect, Response, BlackBoxMeta and Route; claims carry these
+in ``params`` and validation runs with them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+from .errors import InputError
+from .instance import Instance
+from .space import Space
+
+RATIO, PER_JOB, INVARIANT, BOUND, GROWTH = "ratio", "per-job", "invariant", "bound", "growth"
+KINDS = (RATIO, PER_JOB, INVARIANT, BOUND, GROWTH)
+
+
+def alpha(inst: Instance) -> Fraction:
+    """``α = max_i (s_i + o_i) / M`` (Kong et al.; main paper Cor. 2)."""
+    if inst.n == 0:
+        return Fraction(0)
+    return Fraction(int(inst.peaks.max()), inst.memory)
+
+
+def greedy_bound(inst: Instance) -> float:
+    """``1 + 2/(1−α)`` (Kong et al. Thm 3.2), for ``α < 1``."""
+    a = alpha(inst)
+    if a >= 1:
+        return float("inf")
+    return float(1 + 2 / (1 - a))
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of SPEC §7 (see the module docstring)."""
+
+    id: str
+    statement: str
+    source: str
+    kind: str
+    klass: str
+    space: Space | None
+    policies: tuple[str, ...] = ()
+    bound: float | None = None
+    bound_formula: str | None = None
+    bound_fn: Callable[[Instance], float] | None = None
+    objective: str = "total"
+    params: Mapping[str, Any] = field(default_factory=dict)
+    reconstruction: bool = False
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        assert self.kind in KINDS, self.kind
+        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+
+    @property
+    def policy(self) -> str | None:
+        """The policy the claim is about (the first listed), if any."""
+        return self.policies[0] if self.policies else None
+
+    def bound_for(self, inst: Instance) -> float | None:
+        """The claim's bound on ``inst`` (a constant, the formula's value, or ``None``)."""
+        if self.bound_fn is not None:
+            return self.bound_fn(inst)
+        return self.bound
+
+    def bound_text(self) -> str:
+        if self.bound_formula:
+            return self.bound_formula
+        if self.bound is None:
+            return "a constant (not given)"
+        return f"{self.bound:g}"
+
+    def rule(self, inst: Instance) -> str | None:
+        """Why ``inst`` is outside the claim's class, or ``None``."""
+        if self.space is None:
+            return None
+        return self.space.rule(inst)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "statement": self.statement,
+            "source": self.source,
+            "kind": self.kind,
+            "class": self.klass,
+            "policies": list(self.policies),
+            "bound": self.bound,
+            "bound_formula": self.bound_formula,
+            "objective": self.objective,
+            "params": dict(self.params),
+            "reconstruction": self.reconstruction,
+            "space": self.space.to_dict() if self.space else None,
+            "note": self.note,
+        }
+
+
+_MAIN = "Feng, Liu, Yang, Zhang 2026 (arXiv 2607.09248)"
+_FYZ = "Feng, Yang, Zhang 2026 (arXiv 2601.22996), abstract"
+_PAPER = {"lam": 0.25, "base": 2}
+_ROUTE = {"lam": 0.25, "base": 2, "stagger": True, "compact": False}
+
+# The searchable classes.  Sizes are kept where exact Opt is cheap (n ≤ 8, M ≤ 48,
+# responses ≤ 16); validation widens them with Space.replace where it pays.
+_ANY = Space(n_min=1, n_max=8, memory_min=8, memory_max=48, max_response=16)
+_ANY_ARR = _ANY.replace(arrivals=True, max_arrival=16)
+_LARGE = _ANY.replace(regimes=("large",))
+_PROMPT = _ANY.replace(regimes=("prompt-heavy",))
+_RECT = _ANY.replace(regimes=("large", "prompt-heavy"))
+_RESP_SMALL = _ANY.replace(regimes=("response-heavy",))
+_RESP_ALL = _ANY.replace(regimes=("large", "response-heavy"), all_response_heavy=True)
+_ALPHA = _ANY.replace(peak_strict=True)
+_IDENT = _ANY.replace(identical_prompts=True)
+_MCSF = _ANY.replace(identical_prompts=True, peak_limit=Fraction(1, 2), memory_min=12)
+
+#: Every claim of SPEC §7, by id, in the SPEC's order.  Explicit on purpose: grep here.
+CLAIMS: dict[str, Claim] = {
+    c.id: c
+    for c in (
+        Claim("area-lb", "area bound <= Opt", f"{_MAIN}, Lemma 1", BOUND, "all instances", _ANY_ARR,
+              note="checked on every instance solved exactly"),
+        Claim("rect-large", "Rect <= 36 Opt", f"{_MAIN}, Proposition 2", RATIO,
+              "all jobs large (s > M/4), all at time 0", _LARGE, ("rect",), bound=36.0,
+              params=_PAPER),
+        Claim("rect-prompt", "Rect <= 36 Opt", f"{_MAIN}, Proposition 3", RATIO,
+              "all jobs small prompt-heavy (s <= M/4, o <= s), all at time 0", _PROMPT, ("rect",),
+              bound=36.0, params=_PAPER),
+        Claim("rect-monotone", "queue monotonicity holds in every settled state of Rect",
+              f"{_MAIN}, Lemma 4", INVARIANT, "any Rect run", _RECT, ("rect",), params=_PAPER),
+        Claim("rect-per-job", "C_i <= 4 p_i + (4/U) sum_j min(A_i, A_j) (Lemma 5) in every Rect run",
+              f"{_MAIN}, Lemma 5", PER_JOB, "any Rect run", _RECT, ("rect",), params=_PAPER),
+        Claim("response", "Response <= (236/3) Opt", f"{_MAIN}, Theorem 3", RATIO,
+              "all jobs small (s <= M/4) and response-heavy (o > s), no arrivals", _RESP_SMALL,
+              ("response",), bound=236 / 3, params=_PAPER, reconstruction=True),
+        Claim("blackbox-per-job", "C_i <= (2(k+l-1)+1) C_i^l <= (4k-1) C_i^l", f"{_MAIN}, Lemma 10",
+              PER_JOB, "any partition (here: the regimes), all at time 0", _ANY, ("blackbox",),
+              params=_ROUTE),
+        Claim("response-subset",
+              "Response on a subset containing i finishes i no later than Response on all",
+              f"{_MAIN}, Lemma 15", PER_JOB, "response-heavy jobs, all at time 0", _RESP_ALL,
+              ("response",), params=_PAPER, reconstruction=True),
+        Claim("route-per-job",
+              "C_i <= 7 C^P_i (prompt-heavy), 11 C^L_i (large), max(8 C^P_i + C^R_i, 9 C^R_i) "
+              "(response-heavy)", f"{_MAIN}, Lemma 11 / proof of Theorem 1", PER_JOB,
+              "all instances, all at time 0", _ANY, ("route",), params=_ROUTE, reconstruction=True),
+        Claim("route", "Route <= c Opt with c a constant", f"{_MAIN}, Theorem 1", RATIO,
+              "all instances, all at time 0", _ANY, ("route",), params=_ROUTE, reconstruction=True,
+              note="no constant given: the worst ratio found and its growth with n and M"),
+        Claim("route-makespan", "Route's makespan <= c Opt_span with c a constant",
+              f"{_MAIN}, Theorem 8", RATIO, "all instances, all at time 0", _ANY, ("route",),
+              objective="makespan", params=_ROUTE, reconstruction=True,
+              note="no constant given: the worst ratio found and its growth with n and M"),
+        Claim("greedy-area", "greedy-area <= (1 + 2/(1-alpha)) Opt, alpha = max_i (s_i+o_i)/M",
+              "Kong et al. 2026, Theorem 3.2; main paper Corollary 2", RATIO,
+              "alpha < 1, all jobs at time 0 (burst arrivals)", _ALPHA, ("greedy-area",),
+              bound_formula="1 + 2/(1-alpha)", bound_fn=greedy_bound),
+        Claim("svf", "SVF <= (1 + 2/(1-alpha)) Opt (exact future-memory admission, stop at the "
+              "first job that does not fit)", "Kong et al. 2026, Theorem 3.2", RATIO,
+              "alpha < 1, all jobs at time 0", _ALPHA, ("svf",),
+              bound_formula="1 + 2/(1-alpha)", bound_fn=greedy_bound),
+        Claim("route-online", "RouteOnline <= c Opt with arrivals (c a constant)",
+              f"{_MAIN}, Theorem 9", RATIO, "online arrivals", _ANY_ARR, ("route-online",),
+              params=_ROUTE, reconstruction=True,
+              note="no constant given: the worst ratio found and its growth with n and M"),
+        Claim("clairvoyant-mix", "Clairvoyant-Mix <= 28 Opt", f"{_MAIN}, Appendix A.2", RATIO,
+              "all instances, all at time 0", _ANY, ("clairvoyant-mix",), bound=28.0,
+              params={"base": 2, "compact": False}),
+        Claim("pack-and-schedule", "Pack-and-Schedule <= 16 Opt (Steinberg)",
+              f"{_MAIN}, Theorem 6", RATIO, "all jobs at time 0 (offline model)", _ANY,
+              ("pack-and-schedule",), bound=16.0, params={"packer": "steinberg"}),
+        Claim("gsa", "GSA <= 61.92 Opt (32 in the large-memory regime)", _FYZ, RATIO,
+              "identical prompts, all at time 0 (offline batch)", _IDENT, ("gsa",), bound=61.92,
+              reconstruction=True),
+        Claim("gba", "GBA <= 10.67 Opt (6.75 in the large-memory regime)", _FYZ, RATIO,
+              "identical prompts, all at time 0", _IDENT, ("gba",), bound=10.67,
+              reconstruction=True),
+        Claim("mcsf", "MC-SF <= 9216 Opt", "Jaillet et al. 2025 (arXiv 2502.07115), Theorem 4.3",
+              RATIO, "identical prompts, all at time 0, s + max o <= M/2", _MCSF, ("mcsf",),
+              bound=9216.0),
+        Claim("single-priority",
+              "no single priority rule is O(1): the ratio grows like sqrt(L) on the X=(1,L), "
+              "Y=(L^3,1) families", f"{_MAIN}, Proposition 1", GROWTH,
+              "Proposition 1 construction", None, ("greedy-area", "sjf", "fcfs", "svf", "route")),
+        Claim("online-sqrt-n",
+              "every deterministic online policy has ratio Omega(sqrt(n)) in total latency "
+              "sum(C_i - a_i) under adaptive arrivals",
+              "Jaillet et al. 2025, lower-bound theorem", GROWTH,
+              "all s_i = 1; a long request o = M-1 at time 0; when the policy starts it at b, "
+              "M/2 one-token requests at b + M - sqrt(M)/2; n = M/2 + 1", None,
+              ("fcfs", "mcsf", "route-online", "greedy-area"), objective="latency"),
+    )
+}  # fmt: skip
+
+
+def get_claim(claim_id: str) -> Claim:
+    """The claim ``claim_id``; :class:`InputError` listing the valid ids otherwise."""
+    try:
+        return CLAIMS[claim_id]
+    except KeyError:
+        raise InputError(
+            f"unknown claim {claim_id!r} (valid: {', '.join(CLAIMS)})", source="--claims"
+        ) from None
+
+
+def claims_for_policy(policy: str) -> tuple[str, ...]:
+    """Ids of the claims that name ``policy``, in registry order."""
+    return tuple(c.id for c in CLAIMS.values() if policy in c.policies)
+
+
+__all__ = [
+    "CLAIMS",
+    "KINDS",
+    "Claim",
+    "alpha",
+    "claims_for_policy",
+    "get_claim",
+    "greedy_bound",
+]

@@ -1,0 +1,227 @@
+"""``kvopt search --policy NAME [--strategy S] [--family F --param K=V …] [--budget N] [--seconds S]
+[--seed S] [--workers K | --scheduler ADDRESS] [--out DIR] [--json]`` — adversarial search.
+
+Finds instances on which a policy is far from Opt, with certified ratios
+(SPEC §8); see :func:`kvopt.search.search`.  ``--json`` prints one object:
+``policy``, ``strategy``, ``evaluations``, ``exact_solves``, ``seconds`` and
+``best`` (``ratio_certified``, ``ratio_optimistic``, ``record``), plus
+``stopped``, ``out`` and the strategy's ``summary``.  Exit status 0 (also
+when nothing beat ratio 1), 2 on bad input, 130 when interrupted (the
+result so far is still printed and every finished evaluation is logged).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import InputError
+from ..params import parse_params
+from .common import emit_json, nonneg_int, positive_float, positive_int
+
+
+def _range(option: str):
+    def conv(text: str) -> tuple[int, int]:
+        import argparse
+
+        try:
+            if ":" in text:
+                lo, hi = (int(x) for x in text.split(":", 1))
+            else:
+                lo = hi = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{option} must be MIN:MAX or N, got {text!r}"
+            ) from None
+        if lo < 0 or hi < lo:
+            raise argparse.ArgumentTypeError(f"{option} needs 0 <= MIN <= MAX, got {text!r}")
+        return lo, hi
+
+    return conv
+
+
+def _budget(text: str) -> int:
+    import argparse
+
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--budget must be an integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"--budget must be >= 1 evaluation, got {v}")
+    return v
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "search",
+        help="adversarial search for a policy's worst certified ratio",
+        description=(
+            "Search for instances on which a policy is far from the clairvoyant optimum. Every "
+            "evaluation is logged in DIR/evaluations.jsonl as it finishes; the best certified find "
+            "is kept as a record in DIR/best.json; rerunning with the same --out resumes."
+        ),
+    )
+    p.add_argument("--policy", required=True, metavar="NAME",
+                   help="policy (kvopt policies), optionally NAME[KEY=VALUE;...]")  # fmt: skip
+    p.add_argument("--strategy", default="anneal",
+                   help="anneal (default), random, cma, family, trace or exhaustive")  # fmt: skip
+    p.add_argument("--family", metavar="F", help="draw instances from a kvopt gen family")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="family parameter; comma lists (L=2,3,4) span the family strategy's grid")  # fmt: skip
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="strategy option (e.g. t0=0.05 for anneal, delta=0.2 for trace)")  # fmt: skip
+    p.add_argument("--policy-param", action="append", default=[], metavar="KEY=VALUE",
+                   help="policy parameter (as kvopt simulate --param)")  # fmt: skip
+    p.add_argument("--claim", metavar="ID", help="restrict to a SPEC §7 claim's class")
+    p.add_argument("--objective", choices=("total", "makespan", "latency"), default=None,
+                   help="objective of the ratio (default total, or the claim's)")  # fmt: skip
+    p.add_argument("--budget", type=_budget, default=None, metavar="N",
+                   help="evaluations for the whole campaign (default 200 without --seconds)")  # fmt: skip
+    p.add_argument("--seconds", type=positive_float("--seconds"), default=None, metavar="S",
+                   help="wall-clock limit of this run")  # fmt: skip
+    p.add_argument("--seed", type=nonneg_int("--seed"), default=0, help="seed (default 0)")
+    p.add_argument("--workers", type=positive_int("--workers"), default=1, metavar="K",
+                   help="local worker processes (default 1: serial)")  # fmt: skip
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="evaluate on a Dask cluster (tcp://host:8786; needs kvopt[dask])")  # fmt: skip
+    p.add_argument(
+        "--out", metavar="DIR", help="campaign folder (default kvopt-search/POLICY-STRATEGY-sSEED)"
+    )
+    p.add_argument("--batch", type=positive_int("--batch"), default=8,
+                   help="candidates per batch (part of the campaign's identity; default 8)")  # fmt: skip
+    p.add_argument("--time-limit", type=positive_float("--time-limit"), default=10.0, metavar="S",
+                   help="seconds per exact solve (default 10)")  # fmt: skip
+    p.add_argument("--n", type=_range("--n"), metavar="MIN:MAX", help="number of jobs")
+    p.add_argument("--memory", type=_range("--memory"), metavar="MIN:MAX", help="memory budget M")
+    p.add_argument("--max-response", type=nonneg_int("--max-response"), metavar="R",
+                   help="largest response length (0: up to M)")  # fmt: skip
+    p.add_argument("--space", action="append", default=[], metavar="KEY=VALUE",
+                   help="other space fields: arrivals, max_arrival, identical_prompts, regimes=a+b, …")  # fmt: skip
+    p.add_argument("--dask-timeout", type=positive_float("--dask-timeout"), default=10.0,
+                   help="seconds to wait for the Dask scheduler (default 10)")  # fmt: skip
+    p.add_argument("--progress", action="store_true", default=None, help="force the progress bar")
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def family_params(items: list[str]) -> dict:
+    """``--param`` values: ints/floats/bools where they parse; ``a,b,c`` becomes a list."""
+    out = {}
+    for k, v in parse_params(items).items():
+        if "," in v:
+            out[k] = [_auto(x.strip()) for x in v.split(",") if x.strip()]
+        else:
+            out[k] = _auto(v)
+    return out
+
+
+def _auto(text: str):
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def space_overrides(args) -> dict:
+    from dataclasses import fields
+
+    from ..space import Space
+
+    known = {f.name: f for f in fields(Space)}
+    out: dict = {}
+    if args.n:
+        out["n_min"], out["n_max"] = args.n
+    if args.memory:
+        out["memory_min"], out["memory_max"] = args.memory
+    if args.max_response is not None:
+        out["max_response"] = args.max_response
+    for k, v in parse_params(args.space, option="--space").items():
+        if k not in known:
+            raise InputError(
+                f"unknown space field (known: {', '.join(known)})", source=f"--space {k}"
+            )
+        if k == "regimes":
+            out[k] = tuple(x for x in v.replace(",", "+").split("+") if x)
+        elif k == "peak_limit":
+            from fractions import Fraction
+
+            out[k] = Fraction(v)
+        else:
+            val = _auto(v)
+            out[k] = val
+    return out
+
+
+def run(args) -> int:
+    from ..search import search
+
+    policy_params = parse_params(args.policy_param, option="--policy-param")
+    res = search(
+        args.policy,
+        strategy=args.strategy,
+        params=policy_params or None,
+        family=args.family,
+        family_params=family_params(args.param),
+        space=space_overrides(args) or None,
+        claim=args.claim,
+        objective=args.objective,
+        budget=args.budget,
+        seconds=args.seconds,
+        seed=args.seed,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        out=args.out,
+        batch=args.batch,
+        exact_time_limit=args.time_limit,
+        options=parse_params(args.option, option="--option"),
+        progress=args.progress,
+        dask_timeout=args.dask_timeout,
+    )
+    if args.json:
+        emit_json(res.to_dict())
+    else:
+        print(format_result(res))
+    return 130 if res.stopped == "interrupted" else 0
+
+
+def format_result(res) -> str:
+    lines = [
+        f"kvopt search {res.policy} ({res.strategy}, seed {res.seed}, objective {res.objective}): "
+        f"{res.evaluations} evaluations ({res.new_evaluations} new), {res.exact_solves} exact solves, "
+        f"{res.seconds:.1f}s, stopped by {res.stopped}"
+    ]
+    if res.errors:
+        lines.append(
+            f"  {res.errors} evaluation(s) where the policy broke the model: {res.out}/errors/"
+        )
+    b = res.best
+    if b is None:
+        lines.append("  nothing evaluated")
+    else:
+        lines.append(
+            f"  best certified ratio {b.ratio_certified:.4f} (optimistic {b.ratio_optimistic:.4f}, "
+            f"{b.opt_status}) on n={b.n}, M={b.memory}, evaluation {b.evaluation}"
+        )
+        lines.append(f"  record: {b.record}   (kvopt check {b.record}; kvopt plot {b.record})")
+    if res.best_optimistic is not None:
+        lines.append(f"  largest optimistic ratio of any evaluation: {res.best_optimistic:.4f}")
+    summ = res.summary or {}
+    for g in summ.get("growth", []):
+        for fit in g["fits"]:
+            fixed = ", ".join(f"{k}={v}" for k, v in fit["fixed"].items())
+            pts = " ".join(f"{x:g}:{rc:.3f}" for x, rc, _ in fit["points"])
+            lines.append(
+                f"  growth in {g['param']} ({fixed or 'nothing fixed'}): exponent "
+                f"{fit['exponent_certified']:.3f} certified; points {pts}"
+            )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(0)

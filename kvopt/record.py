@@ -1,0 +1,426 @@
+"""Search records (SPEC §8): a policy's schedule beside the best clairvoyant schedule known.
+
+A :class:`Record` holds everything a referee needs to replay and re-check a
+ratio: the instance (inline), the policy with its parameters and seed, the
+policy's schedule, the best clairvoyant schedule known (``opt_schedule``, of
+value ``ub``), the best proven lower bound ``lb`` on Opt, ``opt_status``
+(``optimal`` when the exact solver proved ``ub = lb = Opt``, else
+``feasible``), both ratios and the versions of kvopt, HiGHS, OR-Tools and
+Python.
+
+* ``ratio_certified = alg / ub`` — a lower bound on the true ratio ``alg/Opt``
+  (``ub`` is the value of a schedule that passed the checker);
+* ``ratio_optimistic = alg / lb`` — an upper bound on it.
+
+:func:`verify_record` re-checks a record using nothing but the model (SPEC §1)
+and a fresh simulation: both schedules pass the checker on the inline
+instance, ``alg`` and ``ub`` are their objectives, ``lb ≤ ub`` (equal when
+``optimal``), the ratios are ``alg/ub`` and ``alg/lb``, the policy applies to
+the instance, and re-simulating the policy with the same parameters and seed
+gives the same schedule.  ``kvopt check RECORD`` prints its findings and exits
+1 when one of them fails.
+
+Objectives: ``total`` (``Σ C_i``, SPEC's default), ``makespan`` (``max C_i``)
+and ``latency`` (``Σ (C_i − a_i)``, the objective of the ``online-sqrt-n``
+claim; it differs from ``total`` by the constant ``Σ a_i``, so the same
+schedules are optimal).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from .errors import InputError
+from .fileio import read_json, write_json_atomic
+from .instance import Instance, _describe, _is_int, check_header
+from .schedule import Schedule, check_schedule
+
+FORMAT = "kvopt.record"
+VERSION = 1
+OBJECTIVES = ("total", "makespan", "latency")
+OPT_STATUSES = ("optimal", "feasible")
+
+_KEYS = {
+    "format",
+    "version",
+    "policy",
+    "params",
+    "seed",
+    "objective",
+    "instance",
+    "schedule",
+    "opt_schedule",
+    "alg",
+    "ub",
+    "lb",
+    "opt_status",
+    "ratio_certified",
+    "ratio_optimistic",
+    "found_by",
+    "versions",
+    "meta",
+}
+_REQUIRED = _KEYS - {"meta", "found_by", "versions", "seed"}
+
+#: A stated ratio may differ from ``alg/ub`` by rounding to 4 decimals at most.
+RATIO_TOL = 5e-5
+
+
+def objective_value(inst: Instance, schedule: Schedule, objective: str) -> int:
+    """The objective ``total``, ``makespan`` or ``latency`` of a (complete) schedule."""
+    ct = schedule.completion_times(inst.n)
+    if any(c is None for c in ct):
+        raise ValueError("the schedule does not complete every job")
+    if objective == "total":
+        return int(sum(ct))
+    if objective == "makespan":
+        return int(max(ct, default=0))
+    if objective == "latency":
+        return int(sum(ct) - int(inst.arrivals.sum()))
+    raise InputError(
+        f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}", field="objective"
+    )
+
+
+def ratio(alg: int, ref: int) -> float:
+    """``alg / ref`` (1 when both are 0)."""
+    if ref == 0:
+        return 1.0 if alg == 0 else float("inf")
+    return alg / ref
+
+
+def versions() -> dict[str, str]:
+    """Versions of kvopt, highspy, ortools and Python (read from metadata: nothing is imported)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from . import __version__
+
+    out = {"kvopt": __version__}
+    for pkg in ("highspy", "ortools"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "not installed"
+    out["python"] = platform.python_version()
+    return out
+
+
+@dataclass(frozen=True)
+class Record:
+    """A search record (SPEC §8); see the module docstring."""
+
+    policy: str
+    params: Mapping[str, Any]
+    seed: int | None
+    objective: str
+    instance: Instance
+    schedule: Schedule
+    opt_schedule: Schedule
+    alg: int
+    ub: int
+    lb: int
+    opt_status: str
+    ratio_certified: float
+    ratio_optimistic: float
+    found_by: Mapping[str, Any] = field(default_factory=dict)
+    versions: Mapping[str, str] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("params", "found_by", "versions", "meta"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+
+    @property
+    def optimal(self) -> bool:
+        return self.opt_status == "optimal"
+
+    def to_dict(self) -> dict[str, Any]:
+        n = self.instance.n
+        d: dict[str, Any] = {
+            "format": FORMAT,
+            "version": VERSION,
+            "policy": self.policy,
+            "params": dict(self.params),
+            "seed": self.seed,
+            "objective": self.objective,
+            "instance": self.instance.to_dict(),
+            "schedule": self.schedule.to_dict(n),
+            "opt_schedule": self.opt_schedule.to_dict(n),
+            "alg": self.alg,
+            "ub": self.ub,
+            "lb": self.lb,
+            "opt_status": self.opt_status,
+            "ratio_certified": self.ratio_certified,
+            "ratio_optimistic": self.ratio_optimistic,
+            "found_by": dict(self.found_by),
+            "versions": dict(self.versions),
+        }
+        if self.meta:
+            d["meta"] = dict(self.meta)
+        return d
+
+    def summary(self) -> str:
+        inst = self.instance
+        return (
+            f"{self.policy} on n={inst.n}, M={inst.memory}: {self.objective} {self.alg} vs "
+            f"{'Opt' if self.optimal else 'UB'} {self.ub} (LB {self.lb}): certified ratio "
+            f"{self.ratio_certified:.4f}, optimistic {self.ratio_optimistic:.4f}"
+        )
+
+    def __repr__(self) -> str:
+        return f"Record({self.summary()})"
+
+    # ------------------------------------------------------------------ reading
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str | None = None) -> Record:
+        """Parse a record (structure only; :func:`verify_record` checks the content)."""
+        try:
+            return cls._from_dict(data)
+        except InputError as err:
+            raise err.with_source(source) if source else err from None
+
+    @classmethod
+    def _from_dict(cls, data: Any) -> Record:
+        check_header(data, FORMAT, VERSION, _KEYS)
+        missing = sorted(_REQUIRED - set(data))
+        if missing:
+            raise InputError("missing required field", field=missing[0])
+        if not isinstance(data["policy"], str):
+            raise InputError(f"must be a string, got {_describe(data['policy'])}", field="policy")
+        for key in ("params", "found_by", "versions", "meta"):
+            if key in data and not isinstance(data[key], dict):
+                raise InputError(f"must be an object, got {_describe(data[key])}", field=key)
+        seed = data.get("seed")
+        if seed is not None and not _is_int(seed):
+            raise InputError(f"must be an integer or null, got {_describe(seed)}", field="seed")
+        if data["objective"] not in OBJECTIVES:
+            raise InputError(
+                f"must be one of {', '.join(OBJECTIVES)}, got {data['objective']!r}",
+                field="objective",
+            )
+        if data["opt_status"] not in OPT_STATUSES:
+            raise InputError(
+                f"must be one of {', '.join(OPT_STATUSES)}, got {data['opt_status']!r}",
+                field="opt_status",
+            )
+        for key in ("alg", "ub", "lb"):
+            if not _is_int(data[key]) or data[key] < 0:
+                raise InputError(f"must be an integer >= 0, got {_describe(data[key])}", field=key)
+        for key in ("ratio_certified", "ratio_optimistic"):
+            v = data[key]
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                raise InputError(f"must be a number, got {_describe(v)}", field=key)
+        inst = Instance.from_dict(data["instance"], source="instance")
+        sched = Schedule.from_dict(data["schedule"], source="schedule")
+        opt = Schedule.from_dict(data["opt_schedule"], source="opt_schedule")
+        return cls(
+            policy=data["policy"],
+            params=data["params"],
+            seed=None if seed is None else int(seed),
+            objective=data["objective"],
+            instance=inst,
+            schedule=sched,
+            opt_schedule=opt,
+            alg=int(data["alg"]),
+            ub=int(data["ub"]),
+            lb=int(data["lb"]),
+            opt_status=data["opt_status"],
+            ratio_certified=float(data["ratio_certified"]),
+            ratio_optimistic=float(data["ratio_optimistic"]),
+            found_by=data.get("found_by", {}),
+            versions=data.get("versions", {}),
+            meta=data.get("meta", {}),
+        )
+
+
+def is_record_data(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("format") == FORMAT
+
+
+def load_record(path: str | os.PathLike) -> Record:
+    """Read a record file; :class:`InputError` names the file and the field."""
+    return Record.from_dict(read_json(path), source=str(path))
+
+
+def save_record(record: Record, path: str | os.PathLike) -> None:
+    """Write a record atomically."""
+    write_json_atomic(path, record.to_dict())
+
+
+def make_record(
+    instance: Instance,
+    policy: str,
+    params: Mapping[str, Any],
+    seed: int | None,
+    objective: str,
+    schedule: Schedule,
+    opt_schedule: Schedule,
+    lb: int,
+    opt_status: str,
+    *,
+    found_by: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> Record:
+    """A record from the two schedules (both are checked here; ``alg``, ``ub`` and ratios derived)."""
+    for name, s in (("schedule", schedule), ("opt_schedule", opt_schedule)):
+        res = check_schedule(instance, s)
+        if not res.valid:
+            raise ValueError(f"{name} fails the checker: {res.errors[0].message}")
+    alg = objective_value(instance, schedule, objective)
+    ub = objective_value(instance, opt_schedule, objective)
+    lb = min(int(lb), ub)
+    if opt_status == "optimal" and lb != ub:
+        raise ValueError(f"opt_status optimal needs lb = ub, got {lb} and {ub}")
+    return Record(
+        policy=policy,
+        params=dict(params),
+        seed=seed,
+        objective=objective,
+        instance=instance,
+        schedule=schedule,
+        opt_schedule=opt_schedule,
+        alg=alg,
+        ub=ub,
+        lb=lb,
+        opt_status=opt_status,
+        ratio_certified=ratio(alg, ub),
+        ratio_optimistic=ratio(alg, lb),
+        found_by=dict(found_by or {}),
+        versions=versions(),
+        meta=dict(meta or {}),
+    )
+
+
+# --------------------------------------------------------------------------- verification
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One failed check of a record: the rule, a message, and where (schedule, job, round)."""
+
+    rule: str
+    message: str
+    schedule: str | None = None
+    job: int | None = None
+    round: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "message": self.message,
+            "schedule": self.schedule,
+            "job": self.job,
+            "round": self.round,
+        }
+
+
+def verify_record(record: Record, *, resimulate: bool = True) -> list[Problem]:
+    """Every check of SPEC §8 on ``record``; an empty list means the record is valid.
+
+    Rules: ``schedule`` / ``opt_schedule`` (the checker's rules, prefixed),
+    ``alg`` and ``ub`` (the stated objectives), ``lb`` (``lb ≤ ub``; ``lb = ub``
+    when ``optimal``), ``ratio_certified`` / ``ratio_optimistic``, ``policy``
+    (known and applicable to the instance), ``replay`` (re-simulating the
+    policy gives the same schedule).
+    """
+    inst = record.instance
+    out: list[Problem] = []
+    valid = {}
+    for name, sched in (("schedule", record.schedule), ("opt_schedule", record.opt_schedule)):
+        res = check_schedule(inst, sched)
+        valid[name] = res.valid
+        for e in res.errors:
+            out.append(Problem(f"{name}:{e.rule}", e.message, name, e.job, e.round))
+    values = {}
+    for name, key, sched in (
+        ("schedule", "alg", record.schedule),
+        ("opt_schedule", "ub", record.opt_schedule),
+    ):
+        if valid[name]:
+            values[key] = objective_value(inst, sched, record.objective)
+            stated = getattr(record, key)
+            if values[key] != stated:
+                out.append(
+                    Problem(
+                        key,
+                        f"{key} = {stated} but the {record.objective} objective of "
+                        f"{name} is {values[key]}",
+                        name,
+                    )  # fmt: skip
+                )
+    if record.lb > record.ub:
+        out.append(Problem("lb", f"lb = {record.lb} exceeds ub = {record.ub}"))
+    if record.optimal and record.lb != record.ub:
+        out.append(Problem("lb", f"opt_status optimal but lb = {record.lb} != ub = {record.ub}"))
+    for key, den in (("ratio_certified", record.ub), ("ratio_optimistic", record.lb)):
+        want = ratio(record.alg, den)
+        got = getattr(record, key)
+        if not abs(got - want) <= RATIO_TOL * max(1.0, abs(want)):
+            den_name = "ub" if key == "ratio_certified" else "lb"
+            out.append(Problem(key, f"{key} = {got} but alg/{den_name} = {want}"))
+    out.extend(_check_policy(record, resimulate))
+    return out
+
+
+def _check_policy(record: Record, resimulate: bool) -> list[Problem]:
+    from .engine import simulate
+    from .errors import PolicyError
+    from .policies import get_policy
+
+    try:
+        spec = get_policy(record.policy)
+        params = spec.resolve_params(record.params)
+    except InputError as err:
+        return [Problem("policy", str(err))]
+    rule = spec.check(record.instance, params) if spec.check else None
+    if rule:
+        return [Problem("policy", f"policy {record.policy!r} does not apply: {rule}")]
+    if not resimulate:
+        return []
+    seed = record.seed if spec.seeded else None
+    if spec.seeded and seed is None:
+        return [Problem("replay", f"policy {record.policy!r} is seeded but the record has no seed")]
+    try:
+        res = simulate(record.instance, record.policy, params=dict(record.params), seed=seed)
+    except (PolicyError, InputError) as err:
+        return [Problem("replay", f"re-simulating the policy fails: {err}")]
+    got = sorted((a.start, a.job, a.rounds, a.completed) for a in res.schedule.attempts)
+    stated = sorted((a.start, a.job, a.rounds, a.completed) for a in record.schedule.attempts)
+    if got != stated:
+        diff = next((x for x, y in zip(got, stated) if x != y), None)
+        if diff is None:
+            diff = (got if len(got) > len(stated) else stated)[min(len(got), len(stated))]
+        start, job, rounds, _ = diff
+        return [
+            Problem(
+                "replay",
+                f"re-simulating {record.policy} gives a different schedule (first difference: "
+                f"job {job}'s attempt at round {start} of {rounds} rounds; {len(got)} attempts "
+                f"re-simulated, {len(stated)} in the record)",
+                "schedule",
+                job,
+                start,
+            )
+        ]
+    return []
+
+
+__all__ = [
+    "FORMAT",
+    "OBJECTIVES",
+    "Problem",
+    "Record",
+    "is_record_data",
+    "load_record",
+    "make_record",
+    "objective_value",
+    "ratio",
+    "save_record",
+    "verify_record",
+    "versions",
+]

@@ -1,0 +1,236 @@
+"""Adversarial search for the worst certified ratio of a policy (``kvopt search``, SPEC §4, §8).
+
+:func:`search` is the one entry point (the command line and notebooks call
+it).  A campaign proposes candidates with a strategy
+(:mod:`kvopt.search.strategies`) inside the policy's class, evaluates them —
+simulate, screen with cheap bounds, solve exactly only what could beat the
+best (:mod:`kvopt.search.evaluate`) — logs every evaluation and keeps the
+best record (:mod:`kvopt.search.campaign`).  :func:`shrink` makes a worst
+case small (:mod:`kvopt.search.shrink`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..space import Space, policy_space
+from .campaign import Best, CampaignResult, read_history, read_log, record_from_log, run_campaign
+from .strategies import STRATEGIES, SearchContext, make_strategy
+
+OBJECTIVES = ("total", "makespan", "latency")
+
+
+def _policy_and_params(policy: str, params: Mapping[str, Any] | None):
+    from ..compare import parse_policy
+    from ..policies import get_policy
+
+    name, inline = parse_policy(policy)
+    spec = get_policy(name)
+    merged = {**inline, **dict(params or {})}
+    return spec, spec.resolve_params(merged), {k: v for k, v in merged.items()}
+
+
+def search(
+    policy: str,
+    *,
+    strategy: str = "anneal",
+    params: Mapping[str, Any] | None = None,
+    family: str | None = None,
+    family_params: Mapping[str, Any] | None = None,
+    space: Space | Mapping[str, Any] | None = None,
+    claim: str | None = None,
+    objective: str | None = None,
+    budget: int | None = None,
+    seconds: float | None = None,
+    seed: int = 0,
+    workers: int = 1,
+    scheduler: str | None = None,
+    out: str | os.PathLike | None = None,
+    batch: int = 8,
+    exact_time_limit: float = 10.0,
+    options: Mapping[str, Any] | None = None,
+    progress: bool | None = None,
+    dask_timeout: float = 10.0,
+) -> CampaignResult:
+    """Search for instances on which ``policy`` is far from Opt; return the campaign's result.
+
+    ``policy`` is a registry name, optionally with parameters
+    (``"route[compact=true]"``, or ``params=``).  ``strategy`` is one of
+    :data:`STRATEGIES`; ``family``/``family_params`` draw instances from a
+    ``kvopt gen`` family (lists in ``family_params`` span the ``family``
+    strategy's grid); ``space`` bounds the instances (a :class:`Space` or a
+    dict of its fields overriding the policy's default space); ``claim``
+    restricts the search to a SPEC §7 claim's class and records its bound.
+    ``budget`` counts evaluations (the whole campaign), ``seconds`` this run;
+    with neither, the budget is 200.  ``workers`` local processes or a Dask
+    ``scheduler`` address evaluate batches of ``batch`` candidates; every
+    exact solve has ``exact_time_limit`` seconds on one thread.  ``out`` is
+    the campaign folder (default ``kvopt-search/<policy>-<strategy>-s<seed>``);
+    rerunning with the same folder resumes.
+
+    >>> res = search("fcfs", budget=8, seed=1, out=tmp / "fcfs", progress=False)
+    >>> res.evaluations, res.best.ratio_certified >= 1
+    (8, True)
+    """
+    from ..claims import get_claim
+
+    # ---- every input check, in one place (InputError names the option and the rule)
+    spec, resolved, given = _policy_and_params(policy, params)
+    if strategy not in STRATEGIES:
+        raise InputError(
+            f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})", source="--strategy"
+        )
+    cl = get_claim(claim) if claim else None
+    if cl is not None and spec.name not in cl.policies:
+        raise InputError(
+            f"claim {cl.id!r} is about {', '.join(cl.policies) or 'no policy'}, not {spec.name!r}",
+            source="--claim",
+        )
+    if objective is None:
+        objective = cl.objective if cl else "total"
+    if objective not in OBJECTIVES:
+        raise InputError(
+            f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}", source="--objective"
+        )
+    if budget is not None and (
+        isinstance(budget, bool) or not isinstance(budget, int) or budget < 1
+    ):
+        raise InputError(f"must be an integer >= 1, got {budget!r}", source="--budget")
+    if seconds is not None and not (
+        isinstance(seconds, int | float) and seconds > 0 and math.isfinite(seconds)
+    ):
+        raise InputError(
+            f"must be a positive number of seconds, got {seconds!r}", source="--seconds"
+        )
+    if budget is None and seconds is None:
+        budget = 200
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InputError(f"must be an integer >= 0, got {seed!r}", source="--seed")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"must be an integer >= 1, got {workers!r}", source="--workers")
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise InputError(f"must be an integer >= 1, got {batch!r}", source="--batch")
+    if not (exact_time_limit > 0):
+        raise InputError(f"must be > 0, got {exact_time_limit!r}", source="--time-limit")
+    fam_params = dict(family_params or {})
+    if family is not None:
+        from ..generators import GENERATORS
+
+        if family not in GENERATORS:
+            raise InputError(
+                f"unknown family {family!r} (known: {', '.join(GENERATORS)})", source="--family"
+            )
+        gen = GENERATORS[family]
+        for k in fam_params:
+            if k not in gen.defaults and not gen.passthrough:
+                raise InputError(
+                    f"unknown parameter for family {family!r} (known: {', '.join(gen.defaults)})",
+                    source=f"--param {k}",
+                )
+        if strategy != "family" and any(isinstance(v, list | tuple) for v in fam_params.values()):
+            raise InputError("list values are for --strategy family", source="--param")
+    elif fam_params:
+        raise InputError("--param needs --family", source="--param")
+    base = cl.space if (cl is not None and cl.space is not None) else policy_space(spec.name)
+    if isinstance(space, Space):
+        sp = space
+    else:
+        try:
+            sp = base.replace(**dict(space or {}))
+        except TypeError as exc:
+            raise InputError(f"unknown space field ({exc})", source="--space") from None
+    if out is None:
+        out = Path("kvopt-search") / f"{spec.name}-{strategy}-s{seed}"
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError("is a file, expected a folder for the campaign", source=f"--out {out}")
+    if out.exists() and not os.access(out, os.W_OK):
+        raise InputError("is not writable", source=f"--out {out}")
+
+    def rule(inst):
+        r = spec.check(inst, resolved) if spec.check else None
+        if r is None and cl is not None and cl.space is not None:
+            r = cl.rule(inst)
+        return r
+
+    ctx = SearchContext(
+        policy=spec.name,
+        params=resolved,
+        space=sp,
+        rule=rule,
+        seed=seed,
+        family=family,
+        family_params=fam_params,
+    )
+    strat = make_strategy(strategy, ctx, options)
+    if strategy in ("random", "anneal"):
+        from .strategies import probe
+
+        probe(ctx)
+    header = {
+        "policy": spec.name,
+        "params": {k: resolved[k] for k in sorted(given)} if given else {},
+        "strategy": strategy,
+        "options": dict(options or {}),
+        "family": family,
+        "family_params": fam_params,
+        "space": sp.to_dict() if family is None or strategy in ("anneal",) else None,
+        "claim": cl.id if cl else None,
+        "objective": objective,
+        "seed": seed,
+        "policy_seed": seed if spec.seeded else None,
+        "batch": batch,
+        "exact_time_limit": float(exact_time_limit),
+    }
+
+    def make(rec, where):
+        from ..record import save_record
+
+        meta = None
+        if cl is not None:
+            b = cl.bound_for(record_instance(rec))
+            meta = {"claim": cl.id, "bound": b, "bound_text": cl.bound_text()}
+        record = record_from_log(header, rec, meta=meta)
+        save_record(record, where["path"])
+        return record
+
+    from .campaign import progress_enabled
+
+    return run_campaign(
+        header=header,
+        strategy=strat,
+        rule=rule,
+        budget=budget,
+        seconds=seconds,
+        workers=workers,
+        scheduler=scheduler,
+        out=out,
+        make_record=make,
+        progress=progress_enabled(progress),
+        dask_timeout=dask_timeout,
+    )
+
+
+def record_instance(rec):
+    from .evaluate import expand_instance
+
+    return expand_instance(rec["instance"])
+
+
+from .shrink import shrink  # noqa: E402  (shrink uses search's evaluation pieces)
+
+__all__ = [
+    "Best",
+    "CampaignResult",
+    "OBJECTIVES",
+    "STRATEGIES",
+    "read_history",
+    "read_log",
+    "search",
+    "shrink",
+]

@@ -1,0 +1,267 @@
+"""Shrinking a worst case (``kvopt shrink RECORD --min-ratio R``): delta debugging on instances.
+
+Starting from a record's instance, :func:`shrink` repeatedly tries smaller
+candidates and keeps one whenever its **certified** ratio stays ≥ ``R`` and it
+stays in the class (the policy's registry class, and the claim's class when
+the record names one):
+
+1. *remove jobs* — Zeller's ddmin: remove chunks of ``n/2, n/4, …, 1`` jobs;
+2. *lower numbers* — per job, prompt, response and arrival to ``1`` (or 0),
+   to half, minus one; then the memory budget (to half with every length
+   halved, then minus one);
+
+until a whole pass changes nothing.  A candidate's certified ratio uses the
+cheapest certificate that decides it: ``alg/UB`` with the cheap clairvoyant
+schedules, else (when ``alg/LB ≥ R`` leaves hope) the exact solver's
+incumbent.  The result is a new record of the smallest instance, solved
+exactly, whose ``found_by`` says it was shrunk from which record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from collections.abc import Callable
+
+from ..errors import InputError, PolicyError
+from ..instance import Instance
+from ..record import Record, load_record, make_record, save_record
+from ..schedule import Schedule
+from .evaluate import cheap_lb, cheap_ub, exact_opt, instance_key, value
+
+
+def _class_rule(record: Record) -> Callable[[Instance], str | None]:
+    from ..claims import CLAIMS
+    from ..policies import get_policy
+
+    spec = get_policy(record.policy)
+    params = spec.resolve_params(record.params)
+    claim = CLAIMS.get(str(record.meta.get("claim", ""))) if record.meta else None
+
+    def rule(inst: Instance) -> str | None:
+        r = spec.check(inst, params) if spec.check else None
+        if r is None and claim is not None and claim.space is not None:
+            sp = claim.space
+            # the claim's class without its size limits (shrinking only makes things smaller)
+            sp = sp.replace(n_min=min(sp.n_min, 1), memory_min=2, memory_max=max(inst.memory, 2),
+                            n_max=max(sp.n_max, inst.n), max_response=0)  # fmt: skip
+            r = sp.rule(inst)
+        return r
+
+    return rule
+
+
+class _Judge:
+    """Decides "certified ratio ≥ R" for candidates, caching by instance content."""
+
+    def __init__(self, record: Record, min_ratio: float, time_limit: float, rule):
+        self.rec = record
+        self.R = min_ratio
+        self.time_limit = time_limit
+        self.rule = rule
+        self.cache: dict[str, float | None] = {}
+        self.solves = 0
+        self.tried = 0
+
+    def ratio(self, inst: Instance) -> float | None:
+        """The certified ratio found for ``inst`` (``None`` outside the class or on a policy error)."""
+        from ..engine import simulate
+
+        key = instance_key(inst)
+        if key in self.cache:
+            return self.cache[key]
+        self.tried += 1
+        r: float | None = None
+        if inst.n >= 1 and self.rule(inst) is None:
+            rec = self.rec
+            try:
+                res = simulate(inst, rec.policy, params=dict(rec.params) or None, seed=rec.seed)
+            except (PolicyError, InputError):
+                res = None
+            if res is not None:
+                ct = res.completion_times
+                alg = value(
+                    inst, [c - o for c, o in zip(ct, inst.responses.tolist())], rec.objective
+                )
+                st, ub, _ = cheap_ub(inst, rec.objective)
+                lb, _ = cheap_lb(inst, rec.objective)
+                r = alg / ub
+                if r < self.R and lb > 0 and alg / lb >= self.R:
+                    self.solves += 1
+                    ex = exact_opt(inst, rec.objective, self.time_limit, st)
+                    if ex["objective"] is not None and ex["objective"] < ub:
+                        r = alg / ex["objective"]
+        self.cache[key] = r
+        return r
+
+    def keeps(self, inst: Instance) -> bool:
+        r = self.ratio(inst)
+        return r is not None and r >= self.R
+
+
+def _without(inst: Instance, drop: set[int]) -> Instance | None:
+    jobs = tuple(j for k, j in enumerate(inst.jobs) if k not in drop)
+    return inst.replace(jobs=jobs) if jobs else None
+
+
+def _candidates_numbers(inst: Instance):
+    """Smaller numbers, one change at a time, most aggressive first."""
+    for k, job in enumerate(inst.jobs):
+        for field, low in (("prompt", 1), ("response", 1), ("arrival", 0)):
+            v = getattr(job, field)
+            for new in sorted({low, v // 2, v - 1}, key=lambda x: x):
+                if low <= new < v:
+                    jobs = list(inst.jobs)
+                    jobs[k] = dataclasses.replace(job, **{field: new})
+                    yield (
+                        f"job {k} {field} {v}->{new}",
+                        lambda jobs=jobs: inst.replace(jobs=tuple(jobs)),
+                    )
+    M = inst.memory
+    if M >= 4:
+        yield (
+            f"halve M {M}->{M // 2}",
+            lambda: Instance(
+                memory=M // 2,
+                jobs=tuple(
+                    dataclasses.replace(
+                        j,
+                        prompt=max(1, j.prompt // 2),
+                        response=max(1, j.response // 2),
+                        arrival=j.arrival // 2,
+                    )  # fmt: skip
+                    for j in inst.jobs
+                ),
+            ),
+        )
+    for new_m in (int(inst.peaks.max(initial=1)), M - 1):
+        if 2 <= new_m < M:
+            yield f"memory {M}->{new_m}", lambda new_m=new_m: inst.replace(memory=new_m)
+
+
+def shrink(
+    record: Record | str,
+    *,
+    min_ratio: float,
+    out: str | None = None,
+    exact_time_limit: float = 10.0,
+    seconds: float | None = None,
+    progress: bool | None = None,
+) -> Record:
+    """Shrink ``record``'s instance while its certified ratio stays ≥ ``min_ratio`` (see the module)."""
+    from .campaign import progress_enabled
+
+    if isinstance(record, str):
+        src = record
+        record = load_record(record)
+    else:
+        src = None
+    if not (min_ratio > 0):
+        raise InputError(f"must be > 0, got {min_ratio!r}", source="--min-ratio")
+    if seconds is not None and not seconds > 0:
+        raise InputError(f"must be > 0, got {seconds!r}", source="--seconds")
+    rule = _class_rule(record)
+    judge = _Judge(record, float(min_ratio), exact_time_limit, rule)
+    say = (
+        (lambda m: print(f"[kvopt shrink] {m}", file=sys.stderr, flush=True))
+        if progress_enabled(progress)
+        else (lambda m: None)
+    )
+    cur = record.instance
+    if not judge.keeps(cur):
+        r = judge.ratio(cur)
+        raise InputError(
+            f"the record's own instance has certified ratio {r if r is None else round(r, 4)} "
+            f"< {min_ratio} as re-evaluated here (lower --min-ratio)",
+            source="--min-ratio",
+        )
+    t0 = time.monotonic()
+
+    def out_of_time() -> bool:
+        return seconds is not None and time.monotonic() - t0 >= seconds
+
+    steps = 0
+    changed = True
+    while changed and not out_of_time():
+        changed = False
+        # 1. ddmin over jobs
+        chunk = max(1, cur.n // 2)
+        while chunk >= 1 and cur.n > 1 and not out_of_time():
+            removed = False
+            for start in range(0, cur.n, chunk):
+                drop = set(range(start, min(start + chunk, cur.n)))
+                cand = _without(cur, drop)
+                if cand is not None and judge.keeps(cand):
+                    say(f"removed jobs {sorted(drop)}: n {cur.n} -> {cand.n}")
+                    cur, removed, changed = cand, True, True
+                    steps += 1
+                    break
+            if not removed:
+                chunk //= 2
+        # 2. lower numbers
+        progress_made = True
+        while progress_made and not out_of_time():
+            progress_made = False
+            for what, make in _candidates_numbers(cur):
+                try:
+                    cand = make()
+                except InputError:
+                    continue
+                if judge.keeps(cand):
+                    say(what)
+                    cur, progress_made, changed = cand, True, True
+                    steps += 1
+                    break
+    # the final record, solved exactly (certified as well as the solver can)
+    from ..engine import simulate
+
+    res = simulate(cur, record.policy, params=dict(record.params) or None, seed=record.seed)
+    st, ub, src_name = cheap_ub(cur, record.objective)
+    ex = exact_opt(cur, record.objective, exact_time_limit, st)
+    lb, _ = cheap_lb(cur, record.objective)
+    status = "feasible"
+    if ex["starts"] is not None and ex["objective"] is not None and ex["objective"] <= ub:
+        import numpy as np
+
+        st, ub, src_name = np.asarray(ex["starts"]), ex["objective"], "exact"
+    if ex["bound"] is not None:
+        lb = max(lb, ex["bound"])
+    if ex["status"] == "optimal":
+        status, lb = "optimal", ub
+    cur = cur.replace(name=f"{record.policy}-shrunk", meta={"source": "kvopt shrink"})
+    new = make_record(
+        cur,
+        record.policy,
+        dict(record.params),
+        record.seed,
+        record.objective,
+        res.schedule,
+        Schedule.from_starts(cur, st, producer=f"clairvoyant ({src_name})"),
+        lb,
+        status,
+        found_by={
+            "strategy": "shrink",
+            "min_ratio": float(min_ratio),
+            "steps": steps,
+            "candidates": judge.tried,
+            "exact_solves": judge.solves + 1,
+            "seconds": round(time.monotonic() - t0, 3),
+            "from": {
+                "file": src,
+                "n": record.instance.n,
+                "memory": record.instance.memory,
+                "ratio_certified": record.ratio_certified,
+                "found_by": dict(record.found_by),
+            },  # fmt: skip
+        },
+        meta=dict(record.meta) if record.meta else None,
+    )
+    if out:
+        save_record(new, out)
+    say(f"n {record.instance.n} -> {cur.n}, M {record.instance.memory} -> {cur.memory}; "
+        f"certified ratio {new.ratio_certified:.4f} (>= {min_ratio})")  # fmt: skip
+    return new
+
+
+__all__ = ["shrink"]
