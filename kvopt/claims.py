@@ -99,10 +99,11 @@ class Claim:
         return f"{self.bound:g}"
 
     def rule(self, inst: Instance) -> str | None:
-        """Why ``inst`` is outside the claim's class, or ``None``."""
+        """Why ``inst`` is outside the claim's class, or ``None`` (structural rules of its
+        space; the space's size ranges only bound where validation searches)."""
         if self.space is None:
             return None
-        return self.space.rule(inst)
+        return self.space.rule(inst, sizes=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -158,14 +159,14 @@ CLAIMS: dict[str, Claim] = {
               f"{_MAIN}, Lemma 5", PER_JOB, "any Rect run", _RECT, ("rect",), params=_PAPER),
         Claim("response", "Response <= (236/3) Opt", f"{_MAIN}, Theorem 3", RATIO,
               "all jobs small (s <= M/4) and response-heavy (o > s), no arrivals", _RESP_SMALL,
-              ("response",), bound=236 / 3, params=_PAPER, reconstruction=True),
+              ("response",), bound=236 / 3, params={"base": 2}, reconstruction=True),
         Claim("blackbox-per-job", "C_i <= (2(k+l-1)+1) C_i^l <= (4k-1) C_i^l", f"{_MAIN}, Lemma 10",
               PER_JOB, "any partition (here: the regimes), all at time 0", _ANY, ("blackbox",),
               params=_ROUTE),
         Claim("response-subset",
               "Response on a subset containing i finishes i no later than Response on all",
               f"{_MAIN}, Lemma 15", PER_JOB, "response-heavy jobs, all at time 0", _RESP_ALL,
-              ("response",), params=_PAPER, reconstruction=True),
+              ("response",), params={"base": 2}, reconstruction=True),
         Claim("route-per-job",
               "C_i <= 7 C^P_i (prompt-heavy), 11 C^L_i (large), max(8 C^P_i + C^R_i, 9 C^R_i) "
               "(response-heavy)", f"{_MAIN}, Lemma 11 / proof of Theorem 1", PER_JOB,

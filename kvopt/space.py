@@ -154,14 +154,21 @@ class Space:
         )
 
     # -------------------------------------------------------------- membership
-    def rule(self, inst: Instance) -> str | None:
-        """The first rule of this class that ``inst`` breaks, or ``None`` if it belongs."""
+    def rule(self, inst: Instance, sizes: bool = True) -> str | None:
+        """The first rule of this class that ``inst`` breaks, or ``None`` if it belongs.
+
+        ``sizes=False`` checks only the structural rules (regimes, response-heavy,
+        peak limit, arrivals or not, identical prompts, no predictions) and not
+        the size ranges (n, M, ``max_response``, ``max_arrival``): that is the
+        instance class of a claim, whose space only bounds where search looks.
+        """
         n, M = inst.n, inst.memory
-        if not self.n_min <= n <= self.n_max:
+        if sizes and not self.n_min <= n <= self.n_max:
             return f"has {n} jobs, the class has {self.n_min}..{self.n_max}"
-        if not self.memory_min <= M <= self.memory_max:
+        if sizes and not self.memory_min <= M <= self.memory_max:
             return f"memory {M} outside {self.memory_min}..{self.memory_max}"
-        peak, ocap = self.peak_cap(M), self.response_cap(M)
+        peak = self.peak_cap(M)
+        ocap = self.response_cap(M) if sizes else M
         prompts = set()
         for j, job in enumerate(inst.jobs):
             s, o, a = job.prompt, job.response, job.arrival
@@ -181,7 +188,7 @@ class Space:
                 return f"job {j} has response {o} > max_response {ocap}"
             if a and not self.arrivals:
                 return f"job {j} arrives at round {a}; the class has all jobs at round 0"
-            if a > self.arrival_cap(M):
+            if sizes and a > self.arrival_cap(M):
                 return f"job {j} arrives at round {a} > max_arrival {self.arrival_cap(M)}"
             if job.predicted_response is not None:
                 return f"job {j} carries a predicted_response; the class uses true lengths"

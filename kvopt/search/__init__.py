@@ -56,6 +56,7 @@ def search(
     options: Mapping[str, Any] | None = None,
     progress: bool | None = None,
     dask_timeout: float = 10.0,
+    label: str | None = None,
 ) -> CampaignResult:
     """Search for instances on which ``policy`` is far from Opt; return the campaign's result.
 
@@ -71,7 +72,7 @@ def search(
     ``scheduler`` address evaluate batches of ``batch`` candidates; every
     exact solve has ``exact_time_limit`` seconds on one thread.  ``out`` is
     the campaign folder (default ``kvopt-search/<policy>-<strategy>-s<seed>``);
-    rerunning with the same folder resumes.
+    rerunning with the same folder resumes.  ``label`` names the progress bar.
 
     >>> res = search("fcfs", budget=8, seed=1, out=tmp / "fcfs", progress=False)
     >>> res.evaluations, res.best.ratio_certified >= 1
@@ -213,6 +214,7 @@ def search(
         make_record=make,
         progress=progress_enabled(progress),
         dask_timeout=dask_timeout,
+        label=label,
     )
 
 

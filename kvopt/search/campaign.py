@@ -50,7 +50,7 @@ from ..fileio import write_json_atomic
 from ..instance import Instance
 from ..schedule import Schedule
 from .evaluate import canonical, compact_instance, evaluate, expand_instance, instance_key
-from .strategies import Proposal
+from .strategies import Proposal, score
 
 CAMPAIGN_FORMAT = "kvopt.campaign"
 LOG_NAME = "evaluations.jsonl"
@@ -85,9 +85,11 @@ class Best:
     memory: int
     opt_status: str
     seconds: float
+    score: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "score": self.score,
             "ratio_certified": self.ratio_certified,
             "ratio_optimistic": self.ratio_optimistic,
             "record": self.record,
@@ -378,6 +380,7 @@ def run_campaign(
     make_record: Callable[[dict[str, Any], dict[str, Any]], Any],
     progress: bool = True,
     dask_timeout: float = 10.0,
+    label: str | None = None,
 ) -> CampaignResult:
     """Run (or resume) the campaign described by ``header`` (see the module docstring)."""
     t_start = time.monotonic()
@@ -385,7 +388,7 @@ def run_campaign(
     lock = _lock(out)
     try:
         return _run(header, strategy, rule, budget, seconds, workers, scheduler, out,
-                    make_record, progress, dask_timeout, t_start)  # fmt: skip
+                    make_record, progress, dask_timeout, t_start, label)  # fmt: skip
     finally:
         lock.close()
 
@@ -406,7 +409,7 @@ def _lock(out: Path):
 
 
 def _run(header, strategy, rule, budget, seconds, workers, scheduler, out, make_record, progress,
-         dask_timeout, t_start) -> CampaignResult:  # fmt: skip
+         dask_timeout, t_start, label) -> CampaignResult:  # fmt: skip
     _check_header(out, header)
     log_path = out / LOG_NAME
     logged = read_log(log_path)
@@ -418,7 +421,7 @@ def _run(header, strategy, rule, budget, seconds, workers, scheduler, out, make_
     executor = None
     log = _Log(log_path)
     stopped = "budget"
-    bar = _Progress(progress, header, budget)
+    bar = _Progress(progress, header, budget, label)
     results: dict[int, dict[str, Any]] = {}
     try:
         b = 0
@@ -439,7 +442,7 @@ def _run(header, strategy, rule, budget, seconds, workers, scheduler, out, make_
             want = len(proposals)
             if budget is not None:
                 want = min(want, budget - state.evaluations)
-            threshold = state.best["ratio_certified"] if state.best else 0.0
+            threshold = score(state.best) if state.best else 0.0
             results = {}
             tasks = []
             for i, prop in enumerate(proposals[:want]):
@@ -482,6 +485,7 @@ def _run(header, strategy, rule, budget, seconds, workers, scheduler, out, make_
                         "threshold": threshold,
                         "exact_time_limit": header["exact_time_limit"],
                         "cached": state.cache.get(ckey),
+                        "claim": header.get("claim"),
                     }
                 )
             for k in sorted(results):
@@ -535,6 +539,7 @@ def _run(header, strategy, rule, budget, seconds, workers, scheduler, out, make_
             memory=r["memory"],
             opt_status=r["opt_status"],
             seconds=float(r.get("t", 0.0)),
+            score=r.get("score"),
         )
     return CampaignResult(
         policy=header["policy"],
@@ -583,7 +588,7 @@ def _merge(rec, state: _State, best_path: Path, make_record) -> None:
     state.seen.setdefault(rec["key"], rec)
     ro = rec["ratio_optimistic"]
     state.best_opt = ro if state.best_opt is None else max(state.best_opt, ro)
-    if state.best is None or rec["ratio_certified"] > state.best["ratio_certified"]:
+    if state.best is None or score(rec) > score(state.best):
         state.best = rec
         if not _record_is_for(best_path, rec):
             make_record(rec, {"path": str(best_path)})
@@ -660,7 +665,7 @@ def record_from_log(header: dict[str, Any], rec: dict[str, Any], meta=None):
 class _Progress:
     """A rich progress bar on stderr: evaluations, evaluations/s, best certified/optimistic."""
 
-    def __init__(self, enabled: bool, header: dict[str, Any], budget: int | None):
+    def __init__(self, enabled: bool, header: dict[str, Any], budget: int | None, label=None):
         self.fresh = 0
         self.p = None
         if not enabled:
@@ -687,7 +692,7 @@ class _Progress:
         self.p.start()
         self.t0 = time.monotonic()
         self.task = self.p.add_task(
-            f"search {header['policy']}/{header['strategy']}",
+            label or f"search {header['policy']}/{header['strategy']}",
             total=budget,
             rate="-",
             bc="-",

@@ -13,8 +13,8 @@ and Dask workers) and returns a plain-dict result, one line of
    checked schedule;
 3. **screen**: ``alg/LB`` is an upper estimate of the true ratio, ``alg/UB`` a
    certified lower one.  Only a candidate whose ``alg/LB`` exceeds the
-   task's ``threshold`` (the best certified ratio before its batch) can beat
-   the best, so only those are solved exactly, with ``exact_time_limit``
+   task's ``threshold`` (the best score before its batch) can beat the
+   best, so only those are solved exactly, with ``exact_time_limit``
    seconds on one thread; exact results found earlier for the same job
    multiset (Opt does not depend on job order) come with the task as
    ``cached`` and are not solved again;
@@ -24,6 +24,13 @@ and Dask workers) and returns a plain-dict result, one line of
 
 The starts of the clairvoyant schedule of value ``ub`` are returned
 (``ub_starts``, kill-free), so a record can be rebuilt from the log alone.
+
+With a ``claim`` (validation), the result carries a ``score`` that campaigns
+maximise instead of the certified ratio: for a ratio claim ``ratio / bound``
+(the bound evaluated on the instance, e.g. ``1 + 2/(1−α)``), so a score above
+1 is a certified violation; for a per-job or invariant claim the slack of
+:func:`kvopt.claimchecks.claim_metrics` (no Opt needed, so no exact solve).
+Every result carries the area bound (``area``) for the ``area-lb`` check.
 
 The ``latency`` objective is ``Σ (C_i − a_i)``: the same schedules are optimal
 as for ``total``; its bounds are the total-completion bounds minus ``Σ a_i``.
@@ -39,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..bounds import lower_bounds
+from ..claimchecks import claim_metrics, needs_instrument
 from ..errors import InputError, PolicyError
 from ..instance import Instance
 from ..schedule import Schedule, check_schedule
@@ -191,13 +199,22 @@ def evaluate(task: dict[str, Any]) -> dict[str, Any]:
         "instance": task["instance"],
         "origin": task.get("origin", ""),
     }
+    claim_id = task.get("claim")
     try:
         res = simulate(
-            inst, task["policy"], params=task["params"] or None, seed=task["policy_seed"]
+            inst,
+            task["policy"],
+            params=task["params"] or None,
+            seed=task["policy_seed"],
+            instrument=needs_instrument(claim_id),
         )
+        metrics = claim_metrics(claim_id, inst, res) if claim_id else {}
     except PolicyError as err:
         out.update(error=f"PolicyError: {err}", seconds=round(time.perf_counter() - t0, 4))
         return out
+    per_job = "score" in metrics  # per-job / invariant claims: the score needs no Opt
+    bound = metrics.get("bound")
+    scale = bound if (bound is not None and 0 < bound < float("inf")) else 1.0
     alg = _objective_of(inst, res.completion_times, objective)
     lb, lb_name = cheap_lb(inst, objective)
     ub_starts, ub, ub_source = cheap_ub(inst, objective)
@@ -207,7 +224,8 @@ def evaluate(task: dict[str, Any]) -> dict[str, Any]:
     screen_lb = _ratio(alg, lb)
     screen = {"ratio_lb": screen_lb, "ratio_ub": _ratio(alg, ub)}
     cached = task.get("cached")
-    if cached is None and screen_lb > task["threshold"] and inst.n > 0:
+    could_beat = screen_lb / scale > task["threshold"]
+    if cached is None and not per_job and could_beat and inst.n > 0:
         cached = exact_opt(inst, objective, task["exact_time_limit"], ub_starts)
         cached["key"] = ckey
         # store in canonical job order, so any permutation of these jobs can reuse it
@@ -233,7 +251,16 @@ def evaluate(task: dict[str, Any]) -> dict[str, Any]:
             lb, lb_name = ub, "exact (optimal)"
     if lb > ub:  # cannot happen for correct bounds; never report an inconsistent pair
         raise AssertionError(f"lower bound {lb} ({lb_name}) exceeds a schedule of value {ub}")
+    b = lower_bounds(inst)
+    ratio_certified = _ratio(alg, ub)
+    if per_job:
+        out.update(score=metrics["score"], violation=metrics.get("violation"))
+    elif claim_id:
+        out.update(
+            bound=bound, score=ratio_certified / scale, score_optimistic=_ratio(alg, lb) / scale
+        )
     out.update(
+        area=b.area,
         alg=alg,
         lb=int(lb),
         lb_name=lb_name,
@@ -241,7 +268,7 @@ def evaluate(task: dict[str, Any]) -> dict[str, Any]:
         ub_source=ub_source,
         opt_status=opt_status,
         exact=exact,
-        ratio_certified=_ratio(alg, ub),
+        ratio_certified=ratio_certified,
         ratio_optimistic=_ratio(alg, lb),
         screen=screen,
         kills=res.stats.kills,

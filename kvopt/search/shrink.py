@@ -41,12 +41,8 @@ def _class_rule(record: Record) -> Callable[[Instance], str | None]:
 
     def rule(inst: Instance) -> str | None:
         r = spec.check(inst, params) if spec.check else None
-        if r is None and claim is not None and claim.space is not None:
-            sp = claim.space
-            # the claim's class without its size limits (shrinking only makes things smaller)
-            sp = sp.replace(n_min=min(sp.n_min, 1), memory_min=2, memory_max=max(inst.memory, 2),
-                            n_max=max(sp.n_max, inst.n), max_response=0)  # fmt: skip
-            r = sp.rule(inst)
+        if r is None and claim is not None:
+            r = claim.rule(inst)
         return r
 
     return rule

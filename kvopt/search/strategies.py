@@ -84,8 +84,11 @@ class Strategy(Protocol):
 
 
 def score(result: dict[str, Any]) -> float:
-    """What strategies maximise: the certified ratio (``-inf`` for a failed evaluation)."""
-    r = result.get("ratio_certified")
+    """What strategies maximise: the ``score`` (validation) or else the certified ratio.
+
+    ``-inf`` for a failed evaluation (the policy broke the model).
+    """
+    r = result.get("score", result.get("ratio_certified"))
     return -math.inf if r is None else float(r)
 
 

@@ -1,0 +1,83 @@
+"""``kvopt validate [--claims ID,…] [--quick] [--budget N] [--seconds S] [--seed S]
+[--workers K | --scheduler ADDRESS] [--out DIR] [--report FILE.md] [--json]`` — SPEC §7.
+
+One verdict per claim (``holds``, ``violated``, ``reproduced``,
+``inconclusive``) with the worst certified and optimistic ratios and the
+effort; see :func:`kvopt.validate.validate`.  ``--json`` prints one object
+with ``claims``: a list, each with ``id``, ``verdict``, ``bound``,
+``worst_certified_ratio``, ``worst_optimistic_ratio``, ``instances``,
+``exact_solves``, ``seconds``, ``text``, and ``record`` for ``violated``.
+Exit status 0 whatever the verdicts (a violated claim is a finding, not an
+error), 2 on bad input, 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+from .common import emit_json, nonneg_int, positive_float, positive_int
+
+
+def _budget(text: str) -> int:
+    import argparse
+
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--budget must be an integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"--budget must be >= 1 evaluation, got {v}")
+    return v
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "validate",
+        help="validate the theorem claims of SPEC §7",
+        description="Attack every claim (or --claims) with adversarial search inside its class and "
+        "report a verdict per claim with certified evidence.",
+    )
+    p.add_argument("--claims", metavar="ID,…", help="comma-separated claim ids (default: all)")
+    p.add_argument("--quick", action="store_true", help="small budgets: every claim in ~10 minutes")
+    p.add_argument("--budget", type=_budget, metavar="N", help="evaluations per claim")
+    p.add_argument(
+        "--seconds", type=positive_float("--seconds"), metavar="S", help="seconds per claim"
+    )
+    p.add_argument("--seed", type=nonneg_int("--seed"), default=0, help="seed (default 0)")
+    p.add_argument("--workers", type=positive_int("--workers"), default=1, metavar="K")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (needs kvopt[dask])")
+    p.add_argument("--out", metavar="DIR", help="campaign folder (default kvopt-validate)")
+    p.add_argument("--report", metavar="FILE.md", help="Markdown report with PNG plots beside it")
+    p.add_argument("--progress", action="store_true", default=None, help="force progress output")
+    p.add_argument(
+        "--no-progress", dest="progress", action="store_false", help="no progress output"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..validate import validate
+
+    res = validate(
+        args.claims,
+        quick=args.quick,
+        budget=args.budget,
+        seconds=args.seconds,
+        seed=args.seed,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        out=args.out,
+        report=args.report,
+        progress=args.progress,
+    )
+    if args.json:
+        emit_json(res.to_dict())
+    else:
+        print(res.table())
+        print()
+        for c in res.claims:
+            print(
+                f"{c.id}: {c.verdict} — {c.text}" + (f" [record: {c.record}]" if c.record else "")
+            )
+        if res.report:
+            print(f"\nreport: {res.report}")
+    return 0

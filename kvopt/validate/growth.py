@@ -1,0 +1,181 @@
+"""Lower-bound constructions reproduced: measured ratios and fitted growth exponents.
+
+* :func:`single_priority` — main paper, Proposition 1: jobs X = (1, L) and
+  Y = (L³, 1), M = L³ + 1; case 1 (one X, ⌊√L⌋ Y) and case 2 (L² − L + 1 X,
+  ⌊L^{3/2}⌋ Y), each in both file orders (FCFS breaks ties by order).  For
+  every policy and L the worst certified ratio over the four instances; the
+  claim is that every single-priority rule's ratio grows like √L (exponent
+  ½ in L) while Route stays bounded.
+* :func:`online_sqrt_n` — Jaillet et al.'s adaptive adversary
+  (:class:`kvopt.adversary.SqrtNAdversary`): a memory-filling request
+  (``s = 1, o = M − 1``) at round 0 and, once the policy starts it at ``b``,
+  ``M/2`` one-token requests at ``b + M − √M/2``; ``n = M/2 + 1``.  The
+  ratio is in total **latency** ``Σ (C_i − a_i)`` (SPEC §7); the claim is
+  growth like √n (exponent ½ in n).
+
+Every ratio is certified (SPEC §8): ``ALG / UB`` with ``UB`` the best checked
+clairvoyant schedule (the cheap kill-free schedules of
+:mod:`kvopt.search.evaluate`, and the exact solver's incumbent on instances
+small enough, ``exact_max_n`` jobs), beside the optimistic ``ALG / LB``.  The
+exponent is the least-squares slope on log–log axes, reported with the points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..engine import simulate
+from ..instance import Instance
+from ..search.evaluate import cheap_lb, cheap_ub, exact_opt
+from ..search.strategies import fit_exponent
+
+#: Policies run on the Proposition 1 families (the single-priority rules, then Route).
+SINGLE_PRIORITY_RULES = ("greedy-area", "sjf", "fcfs", "svf")
+#: Policies attacked by the adaptive adversary.
+SQRT_N_POLICIES = ("fcfs", "mcsf", "route-online", "greedy-area")
+
+
+def certified_reference(inst: Instance, objective: str, exact_max_n: int, time_limit: float):
+    """``(ub, lb, status)`` for ``inst``: cheap bounds, tightened by the exact solver on small instances."""
+    st, ub, _ = cheap_ub(inst, objective)
+    lb, _ = cheap_lb(inst, objective)
+    status = "optimal" if lb >= ub else "feasible"
+    if status != "optimal" and inst.n <= exact_max_n:
+        ex = exact_opt(inst, objective, time_limit, st)
+        if ex["objective"] is not None:
+            ub = min(ub, ex["objective"])
+        if ex["bound"] is not None:
+            lb = max(lb, ex["bound"])
+        if ex["status"] == "optimal":
+            status, lb = "optimal", ub
+    return ub, min(lb, ub), status
+
+
+def _fit(points: Sequence[tuple[float, float, float]]) -> dict[str, Any]:
+    xs = [p[0] for p in points]
+    return {
+        "exponent_certified": fit_exponent(xs, [p[1] for p in points]),
+        "exponent_optimistic": fit_exponent(xs, [p[2] for p in points]),
+    }
+
+
+def single_priority(
+    Ls: Sequence[int] = (2, 3, 4, 5, 6, 7, 8),
+    policies: Sequence[str] = (*SINGLE_PRIORITY_RULES, "route"),
+    *,
+    exact_max_n: int = 12,
+    time_limit: float = 10.0,
+    progress=None,
+) -> dict[str, Any]:
+    """Proposition 1's families for growing L (see the module docstring)."""
+    from ..generators import generate
+
+    rows = []
+    refs: dict[tuple[int, int, str], tuple[int, int, str]] = {}
+    for L in Ls:
+        for case in (1, 2):
+            for order in ("x-first", "y-first"):
+                inst = generate("prop1", 0, L=L, case=case, order=order)
+                key = (L, case, order)
+                refs[key] = certified_reference(inst, "total", exact_max_n, time_limit)
+                ub, lb, status = refs[key]
+                for pol in policies:
+                    alg = simulate(inst, pol).objective["total_completion"]
+                    rows.append(
+                        {
+                            "policy": pol,
+                            "L": L,
+                            "case": case,
+                            "order": order,
+                            "n": inst.n,
+                            "memory": inst.memory,
+                            "alg": alg,
+                            "ub": ub,
+                            "lb": lb,
+                            "opt_status": status,
+                            "ratio_certified": alg / ub,
+                            "ratio_optimistic": alg / lb,
+                        }  # fmt: skip
+                    )
+                if progress:
+                    progress(f"prop1 L={L} case={case} {order}")
+    per_policy = {}
+    for pol in policies:
+        pts = []
+        for L in Ls:
+            mine = [r for r in rows if r["policy"] == pol and r["L"] == L]
+            worst = max(mine, key=lambda r: r["ratio_certified"])
+            pts.append(
+                (float(L), worst["ratio_certified"], max(r["ratio_optimistic"] for r in mine))
+            )
+        per_policy[pol] = {"points": [list(p) for p in pts], **_fit(pts)}
+    return {"Ls": list(Ls), "rows": rows, "policies": per_policy}
+
+
+def sqrt_n_memories(max_memory: int) -> list[int]:
+    """``M = (2k)²`` (so that ``√M/2`` is an integer) from 16 up to ``max_memory``."""
+    out, k = [], 2
+    while (2 * k) ** 2 <= max_memory:
+        out.append((2 * k) ** 2)
+        k += 1 if k < 6 else 2
+    return out
+
+
+def online_sqrt_n(
+    memories: Sequence[int] = (16, 36, 64, 100, 144, 256, 400, 576),
+    policies: Sequence[str] = SQRT_N_POLICIES,
+    *,
+    exact_max_n: int = 20,
+    time_limit: float = 10.0,
+    progress=None,
+) -> dict[str, Any]:
+    """Jaillet et al.'s adaptive construction against ``policies`` (see the module docstring)."""
+    from ..adversary import SqrtNAdversary, sqrt_n_instance
+
+    rows = []
+    for M in memories:
+        for pol in policies:
+            res = simulate(sqrt_n_instance(M), pol, adversary=SqrtNAdversary(M))
+            inst = res.instance
+            shift = int(inst.arrivals.sum())
+            alg = int(sum(res.completion_times)) - shift
+            ub, lb, status = certified_reference(inst, "latency", exact_max_n, time_limit)
+            rows.append(
+                {
+                    "policy": pol,
+                    "memory": M,
+                    "n": inst.n,
+                    "alg": alg,
+                    "ub": ub,
+                    "lb": lb,
+                    "opt_status": status,
+                    "ratio_certified": alg / ub,
+                    "ratio_optimistic": alg / lb,
+                    "release_round": int(inst.arrivals.max(initial=0)),
+                    "first_start": _first_start(res),
+                }  # fmt: skip
+            )
+            if progress:
+                progress(f"sqrt-n M={M} {pol}")
+    per_policy = {}
+    for pol in policies:
+        pts = [(float(r["n"]), r["ratio_certified"], r["ratio_optimistic"]) for r in rows
+               if r["policy"] == pol]  # fmt: skip
+        per_policy[pol] = {"points": [list(p) for p in pts], **_fit(pts)}
+    return {"memories": list(memories), "rows": rows, "policies": per_policy}
+
+
+def _first_start(res) -> int | None:
+    starts = [a.start for a in res.schedule.attempts if a.job == 0]
+    return min(starts) if starts else None
+
+
+__all__ = [
+    "SINGLE_PRIORITY_RULES",
+    "SQRT_N_POLICIES",
+    "certified_reference",
+    "online_sqrt_n",
+    "single_priority",
+    "sqrt_n_memories",
+]

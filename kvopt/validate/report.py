@@ -1,0 +1,263 @@
+"""The validation report: a Markdown table and, beside it, PNG plots.
+
+:func:`write_report` writes ``FILE.md`` with the verdict table, the text of
+every verdict, the growth data (points and fitted exponents) and these
+pictures in the same folder:
+
+* ``FILE-ratios.png`` — per ratio claim, the certified ratios of every
+  instance evaluated (dots; optimistic ratios as small crosses) against the
+  claim's bound (a red bar; per-instance bounds are drawn as ratio/bound
+  against 1), log scale;
+* ``FILE-perjob.png`` — per per-job/invariant claim, the distribution of
+  ``max_i lhs_i/rhs_i`` against 1;
+* ``FILE-prop1.png`` — Proposition 1: worst certified ratio against L per
+  policy (log–log) with the least-squares lines and exponents;
+* ``FILE-sqrtn.png`` — the adaptive adversary: latency ratio against n per
+  policy (log–log) with fitted lines and a √n reference;
+* ``FILE-scaling.png`` — Route's (and Route-online's) worst ratio against n
+  and M over the scaling sweep.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..fileio import write_bytes_atomic
+
+
+def _fig():
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path: Path) -> None:
+    from ..plotting import save_figure
+
+    save_figure(fig, path)
+
+
+def _plain_log_ticks(ax, which: str) -> None:
+    """Log axes labelled 2, 3, 5, 10 … instead of 2×10⁰."""
+    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
+    for name in which:
+        axis = ax.xaxis if name == "x" else ax.yaxis
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        fmt = ScalarFormatter()
+        fmt.set_scientific(False)
+        axis.set_major_formatter(fmt)
+        axis.set_minor_formatter(NullFormatter())
+
+
+def plot_ratio_claims(result, path: Path) -> bool:
+    claims = [c for c in result.claims if c.kind == "ratio" and c.data.get("distribution")]
+    claims += [
+        c for c in result.claims if c.kind == "ratio" and c.data.get("scaling") and c not in claims
+    ]
+    if not claims:
+        return False
+    plt = _fig()
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(claims) + 2), 4.8))
+    rng = np.random.default_rng(0)
+    for k, c in enumerate(claims):
+        dist = c.data.get("distribution") or {}
+        per_instance = c.bound_text.startswith("1 + 2/")
+        ys = dist.get("score") if per_instance else dist.get("ratio_certified")
+        if not ys and c.data.get("scaling"):
+            ys = [r["ratio_certified"] for r in c.data["scaling"]["rows"]]
+        ys = np.asarray(ys or [], dtype=float)
+        if len(ys):
+            x = k + rng.uniform(-0.25, 0.25, len(ys))
+            ax.scatter(
+                x, ys, s=9, alpha=0.45, color="tab:blue", label="certified" if k == 0 else None
+            )
+        yo = dist.get("ratio_optimistic")
+        if yo and not per_instance:
+            ax.scatter(k + rng.uniform(-0.25, 0.25, len(yo)), yo, s=7, marker="x", alpha=0.3,
+                       color="tab:gray", label="optimistic" if k == 0 else None)  # fmt: skip
+        bound = 1.0 if per_instance else (c.bound if isinstance(c.bound, int | float) else None)
+        if bound:
+            ax.plot([k - 0.4, k + 0.4], [bound, bound], color="tab:red", lw=2.5,
+                    label="bound" if k == 0 else None)  # fmt: skip
+        ax.text(k, 1.01, c.verdict, ha="center", va="bottom", fontsize=8,
+                transform=ax.get_xaxis_transform(),
+                color="darkgreen" if c.verdict == "holds" else "darkred")  # fmt: skip
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(claims)))
+    ax.set_xticklabels(
+        [c.id + ("\n(ratio/bound)" if c.bound_text.startswith("1 + 2/") else "") for c in claims],
+        rotation=30, ha="right", fontsize=8,
+    )  # fmt: skip
+    ax.set_ylabel("ALG / Opt (certified: ALG/UB), log scale")
+    ax.set_title("Ratio claims: every instance evaluated against the claim's bound", pad=18)
+    ax.grid(True, which="both", axis="y", alpha=0.3)
+    _plain_log_ticks(ax, "y")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)
+    return True
+
+
+def plot_per_job(result, path: Path) -> bool:
+    claims = [
+        c for c in result.claims if c.kind in ("per-job", "invariant") and c.data.get("scores")
+    ]
+    if not claims:
+        return False
+    plt = _fig()
+    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(claims) + 2), 4.2))
+    data = [np.asarray(c.data["scores"], dtype=float) for c in claims]
+    ax.boxplot(data, whis=(0, 100))
+    ax.axhline(1.0, color="tab:red", lw=2, label="claim: lhs/rhs <= 1")
+    ax.set_xticks(range(1, len(claims) + 1))
+    ax.set_xticklabels([f"{c.id}\n({c.verdict}, {c.instances} runs)" for c in claims], fontsize=8)
+    ax.set_ylabel("max over jobs / states of lhs / rhs")
+    ax.set_title("Per-job and invariant claims: slack of every run")
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)
+    return True
+
+
+def _growth_plot(per_policy: dict, xlabel: str, title: str, path: Path, ref: float | None) -> None:
+    plt = _fig()
+    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    for k, (pol, d) in enumerate(per_policy.items()):
+        pts = np.asarray(d["points"], dtype=float)
+        if not len(pts):
+            continue
+        color = f"C{k}"
+        e = d.get("exponent_certified")
+        ax.loglog(pts[:, 0], pts[:, 1], "o", color=color,
+                  label=f"{pol} (exponent {e:.2f})" if e is not None else pol)  # fmt: skip
+        if e is not None and len(pts) >= 2:
+            lx, ly = np.log(pts[:, 0]), np.log(pts[:, 1])
+            slope, icpt = np.polyfit(lx, ly, 1)
+            xs = np.linspace(lx.min(), lx.max(), 20)
+            ax.loglog(np.exp(xs), np.exp(icpt + slope * xs), "-", color=color, lw=1)
+    if ref is not None:
+        allx = np.concatenate(
+            [np.asarray(d["points"], float)[:, 0] for d in per_policy.values() if d["points"]]
+        )
+        ally = np.concatenate(
+            [np.asarray(d["points"], float)[:, 1] for d in per_policy.values() if d["points"]]
+        )
+        x0, y0 = allx.min(), ally.min()
+        xs = np.geomspace(allx.min(), allx.max(), 20)
+        ax.loglog(xs, y0 * (xs / x0) ** ref, "k--", lw=1, label=f"reference slope {ref}")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("worst certified ratio (log)")
+    _plain_log_ticks(ax, "xy")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)
+
+
+def plot_scaling(result, path: Path) -> bool:
+    claims = [c for c in result.claims if c.data.get("scaling")]
+    if not claims:
+        return False
+    plt = _fig()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    for k, c in enumerate(claims):
+        sc = c.data["scaling"]
+        for ax, key, ek, lab in ((axes[0], "points_n", "exponent_n", "n (jobs)"),
+                                 (axes[1], "points_memory", "exponent_memory", "M (memory, tokens)")):  # fmt: skip
+            pts = np.asarray(sc[key], dtype=float)
+            if len(pts):
+                e = sc.get(ek)
+                ax.loglog(pts[:, 0], pts[:, 1], "o-", color=f"C{k}",
+                          label=f"{c.id} (exponent {e:.2f})" if e is not None else c.id)  # fmt: skip
+            ax.set_xlabel(lab)
+            ax.set_ylabel("worst certified ratio (log)")
+            _plain_log_ticks(ax, "xy")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+    axes[0].set_title("Constant-free claims: worst ratio against n")
+    axes[1].set_title("... and against M")
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)
+    return True
+
+
+def write_report(result, path: str | os.PathLike) -> list[str]:
+    """Write the Markdown report and its PNGs; return the files written."""
+    from . import format_table
+
+    path = Path(path)
+    stem = path.with_suffix("")
+    pics: list[tuple[str, str]] = []
+    written = []
+    for suffix, fn, caption in (
+        ("ratios", plot_ratio_claims, "Ratio claims: certified ratios against the bound"),
+        ("perjob", plot_per_job, "Per-job and invariant claims: slack of every run"),
+        ("scaling", plot_scaling, "Constant-free claims: worst ratio against n and M"),
+    ):
+        p = Path(f"{stem}-{suffix}.png")
+        if fn(result, p):
+            pics.append((p.name, caption))
+            written.append(str(p))
+    growth = {c.id: c for c in result.claims if c.kind == "growth"}
+    if "single-priority" in growth:
+        p = Path(f"{stem}-prop1.png")
+        _growth_plot(growth["single-priority"].data["policies"], "L (Proposition 1 parameter)",
+                     "Proposition 1: worst certified ratio against L", p, 0.5)  # fmt: skip
+        pics.append((p.name, "Proposition 1 families: ratio against L with fitted exponents"))
+        written.append(str(p))
+    if "online-sqrt-n" in growth:
+        p = Path(f"{stem}-sqrtn.png")
+        _growth_plot(growth["online-sqrt-n"].data["policies"], "n (jobs released)",
+                     "Adaptive adversary (Jaillet et al.): latency ratio against n", p, 0.5)  # fmt: skip
+        pics.append((p.name, "Ω(√n) construction: latency ratio against n with fitted exponents"))
+        written.append(str(p))
+    lines = [
+        "# kvopt validate report",
+        "",
+        f"Seed {result.seed}, {'quick' if result.quick else 'full'} effort, {result.seconds:.0f} s, "
+        f"campaigns in `{result.out}`.",
+        "",
+        format_table(result.claims),
+        "",
+        "## Verdicts",
+        "",
+    ]
+    for c in result.claims:
+        rec = f" Record: `{c.record}`." if c.record else ""
+        lines.append(f"* **`{c.id}`** ({c.source}) — **{c.verdict}**: {c.text}.{rec}")
+    for cid, c in growth.items():
+        lines += ["", f"## Growth data: `{cid}`", ""]
+        for pol, d in c.data["policies"].items():
+            pts = ", ".join(f"({x:g}, {y:.3f})" for x, y, _ in d["points"])
+            e = d.get("exponent_certified")
+            lines.append(f"* {pol}: exponent {'-' if e is None else f'{e:.3f}'}; points {pts}")
+    for c in result.claims:
+        sc = c.data.get("scaling")
+        if sc:
+            lines += ["", f"## Scaling: `{c.id}`", ""]
+            for key, ek in (("points_n", "exponent_n"), ("points_memory", "exponent_memory")):
+                pts = ", ".join(f"({x:g}, {y:.3f})" for x, y in sc[key])
+                e = sc.get(ek)
+                lines.append(
+                    f"* {key[7:]}: exponent {'-' if e is None else f'{e:.3f}'}; worst ratio by value: {pts}"
+                )
+    if pics:
+        lines += ["", "## Pictures", ""]
+        for name, caption in pics:
+            lines += [f"![{caption}]({name})", "", f"*{caption}.*", ""]
+    write_bytes_atomic(path, ("\n".join(lines) + "\n").encode())
+    written.insert(0, str(path))
+    return written

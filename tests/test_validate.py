@@ -1,0 +1,142 @@
+"""Theorem validation (issue 9): verdict rules, records of violations, per-job checks, growth, CLI."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from kvopt import claims as claims_mod
+from kvopt.claimchecks import claim_metrics
+from kvopt.claims import CLAIMS, RATIO, Claim, claims_for_policy
+from kvopt.engine import simulate
+from kvopt.instance import Instance
+from kvopt.policies import POLICIES
+from kvopt.record import load_record, verify_record
+from kvopt.space import Space
+from kvopt.validate import QUICK, VERDICTS, validate
+
+SMOKE = replace(QUICK, budget=10, prop1_Ls=(2, 3, 4), sqrt_memories=(16, 36, 64), area_solves=3,
+                scaling_ns=(4, 8), scaling_memories=(24,))  # fmt: skip
+
+
+def test_registry_covers_spec_and_policies():
+    spec_ids = ["area-lb", "rect-large", "rect-prompt", "rect-monotone", "rect-per-job", "response",
+                "blackbox-per-job", "response-subset", "route-per-job", "route", "route-makespan",
+                "greedy-area", "svf", "route-online", "clairvoyant-mix", "pack-and-schedule", "gsa",
+                "gba", "mcsf", "single-priority", "online-sqrt-n"]  # fmt: skip
+    assert list(CLAIMS) == spec_ids
+    for c in CLAIMS.values():
+        for p in c.policies:
+            assert p in POLICIES
+            assert c.id in POLICIES[p].claims  # kvopt policies reads the same registry
+    assert claims_for_policy("svf") == ("svf", "single-priority")
+
+
+def test_claim_classes():
+    c = CLAIMS["mcsf"]
+    ok = Instance.from_arrays(20, [3, 3, 3], [4, 7, 2])
+    assert c.rule(ok) is None
+    assert "identical" in c.rule(Instance.from_arrays(20, [3, 4], [4, 2]))
+    assert "peak" in c.rule(Instance.from_arrays(20, [3, 3], [4, 8]))
+    assert CLAIMS["greedy-area"].rule(Instance.from_arrays(10, [3], [7])) is not None  # alpha = 1
+    assert CLAIMS["greedy-area"].bound_for(Instance.from_arrays(10, [3], [2])) == pytest.approx(
+        1 + 2 / 0.5
+    )
+    assert CLAIMS["response"].rule(Instance.from_arrays(16, [5], [8])) is not None  # s > M/4
+
+
+def test_smoke_validation_verdicts(tmp_path):
+    ids = ["rect-large", "greedy-area", "rect-per-job", "rect-monotone", "route-per-job",
+           "response-subset", "area-lb", "single-priority"]  # fmt: skip
+    res = validate(ids, out=tmp_path / "v", progress=False, effort=SMOKE, report=tmp_path / "r.md")
+    assert [c.id for c in res.claims] == ids
+    for c in res.claims:
+        assert c.verdict in VERDICTS
+        d = c.to_dict()
+        for key in ("id", "verdict", "bound", "worst_certified_ratio", "worst_optimistic_ratio",
+                    "instances", "exact_solves", "seconds", "text"):  # fmt: skip
+            assert key in d
+        if c.kind == RATIO and c.verdict == "holds" and isinstance(c.bound, float):
+            assert c.worst_certified_ratio <= c.bound
+        if c.verdict == "violated":
+            assert c.record and verify_record(load_record(c.record)) == []
+    assert res.verdict("single-priority").data["policies"]["sjf"]["points"]
+    md = (tmp_path / "r.md").read_text()
+    assert "| `rect-large` |" in md
+    for png in ("r-ratios.png", "r-perjob.png", "r-prop1.png"):
+        assert (tmp_path / png).stat().st_size > 5000
+    # the campaigns resume: a rerun evaluates nothing new
+    again = validate(["rect-large"], out=tmp_path / "v", progress=False, effort=SMOKE)
+    assert again.claims[0].instances == res.verdict("rect-large").instances
+
+
+def test_certified_violation_gives_a_checked_record(tmp_path, monkeypatch):
+    """A claim that is false (FCFS within 1.05 of Opt) must come out violated, with a valid record."""
+    fake = Claim("fcfs-tight", "FCFS <= 1.05 Opt (false on purpose)", "test", RATIO, "all at time 0",
+                 Space(n_min=2, n_max=5, memory_min=8, memory_max=16, max_response=8), ("fcfs",),
+                 bound=1.05)  # fmt: skip
+    monkeypatch.setitem(claims_mod.CLAIMS, fake.id, fake)
+    res = validate([fake.id], out=tmp_path / "v", progress=False, effort=replace(SMOKE, budget=24))
+    v = res.claims[0]
+    assert v.verdict == "violated"
+    rec = load_record(v.record)
+    assert verify_record(rec) == []
+    assert rec.ratio_certified > 1.05 and rec.meta["claim"] == fake.id
+
+
+def test_per_job_violation_is_detected(monkeypatch):
+    """Tighten Lemma 5 by a factor 100: the check must report the job, round and both sides."""
+    inst = Instance.from_arrays(20, [5, 4, 6, 3], [3, 4, 5, 2])
+    res = simulate(inst, "rect")
+    m = claim_metrics("rect-per-job", inst, res)
+    assert m["violation"] is None and 0 < m["score"] <= 1
+    import kvopt.policies.rect as rect
+
+    real = rect.lemma5_bounds
+    monkeypatch.setattr(
+        rect, "lemma5_bounds", lambda M, w, p: ([v / 100 for v in real(M, w, p)[0]], 1)
+    )
+    m = claim_metrics("rect-per-job", inst, res)
+    v = m["violation"]
+    assert m["score"] > 1 and v["job"] in range(4) and v["lhs"] == res.completion_times[v["job"]]
+    assert v["rhs"] < v["lhs"]
+
+
+def test_response_subset_and_blackbox_checks():
+    inst = Instance.from_arrays(32, [2, 3, 1, 4], [6, 9, 5, 12])
+    m = claim_metrics("response-subset", inst, simulate(inst, "response"))
+    assert m["violation"] is None and m["subsets"] >= 4
+    inst = Instance.from_arrays(32, [2, 9, 1, 4], [1, 9, 5, 3])
+    m = claim_metrics("blackbox-per-job", inst, simulate(inst, "blackbox", instrument=True))
+    assert m["violation"] is None and m["score"] > 0
+
+
+def test_bad_input(cli, tmp_path):
+    r = cli("validate", "--claims", "nope", "--quick")
+    assert r.code == 2 and "valid:" in r.err and "area-lb" in r.err
+    r = cli("validate", "--budget", "0")
+    assert r.code == 2 and "--budget" in r.err
+    f = tmp_path / "f"
+    f.write_text("x")
+    r = cli("validate", "--claims", "area-lb", "--out", f)
+    assert r.code == 2 and "--out" in r.err
+    assert len(r.err.strip().splitlines()) == 1
+
+
+def test_cli_json(cli, tmp_path):
+    r = cli("validate", "--claims", "area-lb", "--quick", "--out", tmp_path / "v", "--json",
+            "--no-progress")  # fmt: skip
+    assert r.code == 0, r.err
+    d = r.json()
+    assert d["claims"][0]["id"] == "area-lb" and d["claims"][0]["verdict"] == "holds"
+    assert json.loads((tmp_path / "v" / "validation.json").read_text())["claims"]
+
+
+def test_fit_exponent():
+    from kvopt.search.strategies import fit_exponent
+
+    xs = [2, 4, 8, 16]
+    assert fit_exponent(xs, [x**0.5 for x in xs]) == pytest.approx(0.5)
+    assert fit_exponent([3], [1.0]) is None
