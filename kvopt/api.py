@@ -1,0 +1,290 @@
+"""The public Python API: what a notebook imports (``import kvopt``).
+
+Every function takes an :class:`~kvopt.instance.Instance` or a path to an
+instance file, and returns a result object with a readable ``repr``,
+``to_dict()`` (the same object the command line prints with ``--json``) and,
+where a table is natural, ``to_dataframe()`` (only if pandas is installed; it
+is not a dependency).
+
+============================  =====================================================
+:func:`load_instance`         read an instance file (SPEC §3)
+:func:`generate`              an instance of a ``kvopt gen`` family
+:func:`bounds`                lower bounds on Opt (area, processing, LP)
+:func:`solve`                 exact clairvoyant Opt with its proven bound
+:func:`simulate`              run one policy (checked schedule, statistics)
+:func:`compare`               every policy against Opt and the bounds
+:func:`search`                adversarial search with certified records
+:func:`validate`              verdicts on the theorem claims of SPEC §7
+:func:`plot_schedule`         memory over time and the Gantt chart
+:func:`policies`, :func:`claims`  the registries, as tables
+============================  =====================================================
+
+Heavy solver packages are imported only when :func:`solve` (or an exact
+comparison, search or validation) runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .instance import Instance
+from .instance import load_instance as _load_instance
+
+
+def _inst(instance: Instance | str | os.PathLike) -> Instance:
+    return instance if isinstance(instance, Instance) else _load_instance(instance)
+
+
+class Table(tuple):
+    """Rows (dicts) with a text ``repr``, ``to_dict()`` and ``to_dataframe()``."""
+
+    def __new__(cls, rows: Iterable[Mapping[str, Any]], columns: Sequence[str], title: str = ""):
+        obj = super().__new__(cls, tuple(dict(r) for r in rows))
+        obj.columns = tuple(columns)
+        obj.title = title
+        return obj
+
+    def to_dict(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self]
+
+    def to_dataframe(self):
+        """A pandas DataFrame of the rows (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas is optional
+            raise ImportError("to_dataframe() needs pandas: pip install pandas") from None
+        return pd.DataFrame(self.to_dict())
+
+    def __repr__(self) -> str:
+        def cell(v):
+            if isinstance(v, list | tuple):
+                return ", ".join(map(str, v))
+            return "" if v is None else str(v)
+
+        cols = self.columns
+        widths = [max([len(c)] + [min(len(cell(r.get(c))), 60) for r in self]) for c in cols]
+        lines = [self.title] if self.title else []
+        lines.append("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
+        for r in self:
+            lines.append("  ".join(cell(r.get(c))[:60].ljust(w) for c, w in zip(cols, widths)))
+        return "\n".join(lines)
+
+
+def load_instance(path: str | os.PathLike) -> Instance:
+    """Read an instance file (SPEC §3); errors name the file, the field and the rule.
+
+    >>> inst = load_instance("instances/random/mixed-n10.json")
+    >>> inst.n, inst.memory
+    (10, 48)
+    """
+    return _load_instance(path)
+
+
+def generate(family: str, seed: int = 0, **params: Any) -> Instance:
+    """An instance of a ``kvopt gen`` family (deterministic per seed; provenance in ``meta``).
+
+    >>> inst = generate("random", seed=1, n=6, memory=32)
+    >>> inst.n, inst.memory, inst.meta["family"]
+    (6, 32, 'random')
+    """
+    from .generators import generate as _generate
+
+    return _generate(family, seed, **params)
+
+
+def bounds(instance: Instance | str | os.PathLike, *, lp: bool = False):
+    """Lower bounds on Opt (SPEC §2): area (Lemma 1), processing (Lemma 3), optionally the LP.
+
+    >>> b = bounds(generate("random", seed=1, n=6, memory=32))
+    >>> b.best >= b.area and b.best_name in ("area", "processing")
+    True
+    """
+    from .bounds import lower_bounds
+
+    inst = _inst(instance)
+    value = None
+    if lp:
+        from .exact import lp_bound
+
+        value = lp_bound(inst)
+    return lower_bounds(inst, lp=value)
+
+
+def solve(instance: Instance | str | os.PathLike, **options: Any):
+    """Exact clairvoyant Opt (SPEC §5) with its proven bound and a checked schedule.
+
+    Options as :func:`kvopt.exact.solve`: ``objective`` (``"total"`` or
+    ``"makespan"``), ``solver``, ``time_limit``, ``threads``, ``seed``.
+
+    >>> res = solve(generate("random", seed=1, n=5, memory=24), time_limit=20)
+    >>> res.status.value, res.objective == res.bound
+    ('optimal', True)
+    """
+    from .exact import solve as _solve
+
+    return _solve(_inst(instance), **options)
+
+
+def simulate(
+    instance: Instance | str | os.PathLike,
+    policy: str,
+    params: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+    **options: Any,
+):
+    """Run one policy (SPEC §6) with the event engine; the schedule has passed the checker.
+
+    >>> res = simulate(generate("random", seed=1, n=6, memory=32), "fcfs")
+    >>> res.policy, res.stats.kills >= 0
+    ('fcfs', True)
+    """
+    from .engine import simulate as _simulate
+
+    return _simulate(_inst(instance), policy, params=params, seed=seed, **options)
+
+
+def compare(
+    instances: Instance | str | os.PathLike | Sequence[Instance | str | os.PathLike],
+    policies: Sequence[str] | None = None,
+    **options: Any,
+):
+    """Every policy (or ``policies``) against the bounds and, with ``exact=True``, against Opt.
+
+    Instances may be :class:`Instance` objects, files or folders.
+
+    >>> cmp = compare(generate("random", seed=1, n=5, memory=24), ["fcfs", "sjf"])
+    >>> sorted(cmp.summary())
+    ['fcfs', 'sjf']
+    """
+    from .compare import compare as _compare
+
+    if isinstance(instances, Instance | str | os.PathLike):
+        instances = [instances]
+    items = [str(x) if isinstance(x, os.PathLike) else x for x in instances]
+    return _compare(items, policies, **options)
+
+
+def search(policy: str, **options: Any):
+    """Adversarial search for ``policy``'s worst certified ratio (:func:`kvopt.search.search`).
+
+    >>> import tempfile, os
+    >>> out = os.path.join(tempfile.mkdtemp(), "fcfs")
+    >>> res = search("fcfs", budget=8, seed=1, out=out, progress=False,
+    ...              space={"n_max": 4, "memory_max": 16})
+    >>> res.evaluations, res.best.ratio_certified >= 1
+    (8, True)
+    """
+    from .search import search as _search
+
+    return _search(policy, **options)
+
+
+def validate(claims: Sequence[str] | str | None = None, **options: Any):
+    """Verdicts on SPEC §7's claims (:func:`kvopt.validate.validate`).
+
+    >>> import tempfile, os
+    >>> res = validate(["rect-monotone"], quick=True, budget=6, progress=False,
+    ...                out=os.path.join(tempfile.mkdtemp(), "v"))
+    >>> res.claims[0].verdict
+    'holds'
+    """
+    from .validate import validate as _validate
+
+    return _validate(claims, **options)
+
+
+def plot_schedule(
+    instance: Instance | str | os.PathLike,
+    schedule,
+    vs=None,
+    *,
+    labels: Sequence[str] | None = None,
+    title: str | None = None,
+    out: str | os.PathLike | None = None,
+):
+    """Memory over time above the Gantt chart; ``vs`` draws a second schedule beside it.
+
+    ``schedule``/``vs`` may be a :class:`~kvopt.schedule.Schedule`, a result
+    with a ``schedule`` (simulate, solve) or a record (then ``vs`` defaults to
+    its clairvoyant schedule).  Returns the matplotlib Figure (also saved to
+    ``out`` when given).
+
+    >>> inst = generate("random", seed=1, n=4, memory=24)
+    >>> fig = plot_schedule(inst, simulate(inst, "fcfs"), solve(inst, time_limit=20))
+    >>> len(fig.axes)
+    4
+    """
+    from .plotting import save_figure, schedule_figure
+    from .record import Record
+
+    inst = _inst(instance)
+    items = []
+    names = []
+    if isinstance(schedule, Record):
+        inst = schedule.instance
+        items += [schedule.schedule] + ([] if vs is not None else [schedule.opt_schedule])
+        names += [f"{schedule.policy}: {schedule.alg}"] + (
+            [] if vs is not None else [f"clairvoyant: {schedule.ub}"]
+        )
+    else:
+        items.append(getattr(schedule, "schedule", schedule))
+        names.append(getattr(schedule, "policy", None) or getattr(schedule, "solver", None))
+    if vs is not None:
+        items.append(getattr(vs, "schedule", vs))
+        names.append(getattr(vs, "policy", None) or getattr(vs, "solver", None))
+    fig = schedule_figure(inst, items, list(labels) if labels else names, title=title)
+    if out is not None:
+        save_figure(fig, out)
+    return fig
+
+
+def policies() -> Table:
+    """Every policy of the registry: name, clairvoyant or not, parameters, claims, source.
+
+    >>> t = policies()
+    >>> "route" in [r["name"] for r in t]
+    True
+    """
+    from .policies import POLICIES
+
+    rows = []
+    for s in POLICIES.values():
+        d = s.to_dict()
+        d["params"] = [f"{k}={v['default']}" for k, v in d["params"].items()]
+        rows.append(d)
+    return Table(rows, ("name", "clairvoyant", "params", "claims", "summary"), "policies")
+
+
+def claims() -> Table:
+    """Every claim of SPEC §7: id, kind, policies, bound, class and source.
+
+    >>> t = claims()
+    >>> [r["id"] for r in t][:3]
+    ['area-lb', 'rect-large', 'rect-prompt']
+    """
+    from .claims import CLAIMS
+
+    rows = []
+    for c in CLAIMS.values():
+        d = c.to_dict()
+        d["bound"] = c.bound_text()
+        rows.append(d)
+    return Table(rows, ("id", "kind", "policies", "bound", "class", "source"), "claims")
+
+
+__all__ = [
+    "Table",
+    "bounds",
+    "claims",
+    "compare",
+    "generate",
+    "load_instance",
+    "plot_schedule",
+    "policies",
+    "search",
+    "simulate",
+    "solve",
+    "validate",
+]

@@ -1,0 +1,61 @@
+"""The public API (issue 10): every docstring example runs (doctest), names resolve, results print."""
+
+from __future__ import annotations
+
+import doctest
+import os
+
+import matplotlib
+import pytest
+from conftest import REPO
+
+import kvopt
+import kvopt.api
+
+
+def test_docstring_examples_run(monkeypatch):
+    matplotlib.use("Agg")
+    monkeypatch.chdir(REPO)  # examples read bundled instances by relative path
+    res = doctest.testmod(kvopt.api, optionflags=doctest.ELLIPSIS, raise_on_error=False)
+    assert res.attempted >= 12
+    assert res.failed == 0
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "load_instance",
+        "generate",
+        "solve",
+        "simulate",
+        "compare",
+        "bounds",
+        "search",
+        "validate",
+        "plot_schedule",
+        "policies",
+        "claims",
+    ],  # fmt: skip
+)
+def test_public_names_are_callable_with_docs(name):
+    obj = getattr(kvopt, name)
+    assert callable(obj)
+    assert getattr(obj, "__call__", obj).__doc__ or obj.__doc__
+
+
+def test_modules_stay_reachable():
+    from kvopt.search import shrink  # noqa: F401
+
+    assert "fcfs" in kvopt.policies.POLICIES
+    assert "route" in kvopt.claims.CLAIMS
+    assert callable(kvopt.compare.compare_instance)
+
+
+def test_tables_and_reprs():
+    t = kvopt.policies()
+    assert "route" in repr(t) and t.to_dict()[0]["name"] == "rect"
+    pd = pytest.importorskip("pandas")
+    assert isinstance(kvopt.claims().to_dataframe(), pd.DataFrame)
+    inst = kvopt.generate("random", seed=2, n=4, memory=24)
+    assert "fcfs" in repr(kvopt.simulate(inst, "fcfs"))
+    assert os.path.exists(REPO / "instances")
