@@ -26,6 +26,10 @@ from . import search as _search_module
 from . import validate as _validate_module
 from ._callable import make_callable
 from .api import Table, generate, load_instance, plot_schedule, simulate, solve
+from .bounds import Bounds, lower_bounds
+from .instance import Instance, Job, Regime, save_instance
+from .record import Record, load_record, save_record, verify_record
+from .schedule import Attempt, CheckResult, Schedule, check_schedule, load_schedule, save_schedule
 
 # kvopt.bounds(...), kvopt.search(...) … call the API; the modules stay reachable (see _callable)
 bounds = make_callable(_bounds_module.__name__, api.bounds)
@@ -35,10 +39,6 @@ policies = make_callable(_policies_module.__name__, api.policies)
 search = make_callable(_search_module.__name__, api.search)
 validate = make_callable(_validate_module.__name__, api.validate)
 
-from .bounds import Bounds, lower_bounds
-from .instance import Instance, Job, Regime, save_instance
-from .record import Record, load_record, save_record, verify_record
-from .schedule import Attempt, CheckResult, Schedule, check_schedule, load_schedule, save_schedule
 
 __version__ = "0.2.0"
 
