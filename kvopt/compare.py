@@ -487,6 +487,48 @@ def plot_comparison(cmp: Comparison, path: str) -> str:
     return plot_ratios(ratios, path, reference=ref, title="total completion time ratio")
 
 
+def plot_policy_summary(cmp: Comparison, path: str, title: str | None = None) -> str:
+    """One bar per policy: its worst ratio over the instances (mean as a dot), log scale.
+
+    The reference is Opt where certified, else the best lower bound (then the
+    ratio is an upper estimate).  Policies that apply to no instance are left out.
+    """
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    from .plotting import save_figure
+
+    summ = cmp.summary()
+    names = [p for p in cmp.policies if summ[p]["instances"]]
+    worst = np.array([summ[p]["max_ratio"] for p in names], dtype=float)
+    mean = np.array([summ[p]["mean_ratio"] for p in names], dtype=float)
+    fig = Figure(figsize=(8.0, 0.32 * len(names) + 1.6))
+    fig.set_layout_engine("constrained")
+    ax = fig.subplots()
+    y = np.arange(len(names))[::-1]
+    ax.barh(y, worst - 1.0, left=1.0, color="tab:blue", alpha=0.75, label="worst ratio")
+    ax.plot(mean, y, "o", color="k", ms=4, label="mean ratio")
+    for yy, w, p in zip(y, worst, names):
+        na = summ[p]["not_applicable"]
+        ax.text(w * 1.03, yy, f"{w:.2f}" + (f"  ({na} n/a)" if na else ""), va="center", fontsize=7)
+    ax.set_xscale("log")
+    ax.set_yticks(y)
+    ax.set_yticklabels(names, fontsize=8)
+    ax.axvline(1.0, color="k", lw=0.8)
+    ax.set_xlim(0.95, max(2.0, float(np.nanmax(worst)) * 1.6))
+    ax.set_xlabel(
+        "total completion time / Opt (certified; '<=' instances: / best lower bound), log"
+    )
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(True, axis="x", which="both", alpha=0.3)
+    ax.set_title(
+        title or f"every policy on {len(cmp.instances)} instances: worst and mean ratio",
+        fontsize=10,
+    )
+    save_figure(fig, path)
+    return str(path)
+
+
 def plot_worst_vs_opt(ic: InstanceComparison, path: str) -> str | None:
     """Side-by-side picture of the worst applicable policy and Opt's schedule (needs ``exact``)."""
     from .plotting import plot_schedules

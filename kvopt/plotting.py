@@ -12,6 +12,8 @@ never changes the user's matplotlib backend.
   the reader sees where one loses to the other.
 * :func:`plot_ratios` — bar chart of each policy's ratio to the reference
   (Opt or the best lower bound) per instance.
+* :func:`plot_best_so_far` — a search campaign's best certified and optimistic
+  ratio against evaluations and against seconds (from its log's rows).
 """
 
 from __future__ import annotations
@@ -205,7 +207,7 @@ def plot_ratios(
                 policies.append(p)
     k = max(len(instances), 1)
     width = 0.8 / k
-    fig = Figure(figsize=(max(6.0, 0.55 * len(policies) * max(1, k) ** 0.5 + 2), 4.2))
+    fig = Figure(figsize=(min(16.0, max(6.0, 0.16 * len(policies) * k + 2)), 4.2))
     fig.set_layout_engine("constrained")
     ax = fig.subplots()
     colors = _colors(k)
@@ -235,5 +237,54 @@ def plot_ratios(
         ax.legend(fontsize=7)
     if title:
         ax.set_title(title, fontsize=10)
+    save_figure(fig, path)
+    return str(path)
+
+
+def plot_best_so_far(
+    rows: Sequence[Mapping[str, float | None]],
+    path: str | os.PathLike,
+    *,
+    title: str | None = None,
+) -> str:
+    """A search's best certified and optimistic ratio so far, against evaluations and seconds.
+
+    ``rows`` are the evaluations in index order with ``best_certified``,
+    ``best_optimistic``, ``ratio_certified`` and ``t`` (seconds), as
+    :func:`kvopt.search.read_history` gives them.
+    """
+    fig = Figure(figsize=(10.5, 4.0))
+    fig.set_layout_engine("constrained")
+    axes = fig.subplots(1, 2, sharey=True)
+    k = np.arange(1, len(rows) + 1)
+    t = np.array([r.get("t") or 0.0 for r in rows], dtype=float)
+    order = np.argsort(t, kind="stable")  # by time: the running maximum in finishing order
+    for ax, x, xlabel in ((axes[0], k, "evaluations"), (axes[1], None, "seconds (wall clock)")):
+        bc = np.array(
+            [np.nan if r.get("best_certified") is None else r["best_certified"] for r in rows]
+        )
+        bo = np.array(
+            [np.nan if r.get("best_optimistic") is None else r["best_optimistic"] for r in rows]
+        )
+        rc = np.array(
+            [np.nan if r.get("ratio_certified") is None else r["ratio_certified"] for r in rows]
+        )
+        if x is None:
+            x = t[order]
+            rc_t = rc[order]
+            bc = np.fmax.accumulate(np.nan_to_num(rc_t, nan=-np.inf))
+            ro = np.array([np.nan if r.get("ratio_optimistic") is None else r["ratio_optimistic"]
+                           for r in rows])[order]  # fmt: skip
+            bo = np.fmax.accumulate(np.nan_to_num(ro, nan=-np.inf))
+            rc = rc_t
+        ax.plot(x, rc, ".", ms=3, color="0.6", label="each evaluation (certified)")
+        ax.step(x, bo, where="post", color="tab:orange", lw=1.2, label="best optimistic ALG/LB")
+        ax.step(x, bc, where="post", color="tab:blue", lw=2, label="best certified ALG/UB")
+        ax.set_xlabel(xlabel)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("ratio to Opt")
+    axes[0].legend(fontsize=8, loc="lower right")
+    if title:
+        fig.suptitle(title, fontsize=11)
     save_figure(fig, path)
     return str(path)

@@ -5,6 +5,10 @@ the budget ``M`` drawn) above a Gantt chart of the attempts.  ``--vs`` draws a
 second schedule (typically Opt's, from ``kvopt solve --out``) beside the first
 with the same axis limits.
 
+A search campaign folder (``kvopt search --out DIR``) gives ``DIR/progress.png``
+(best certified and optimistic ratio so far against evaluations and seconds) and
+``DIR/best.png`` (the best record's schedule beside the clairvoyant one).
+
 Accepted inputs: a schedule file (``kvopt.schedule``, as written by ``simulate``
 and ``solve``), the ``--json`` output of ``simulate``/``solve`` (an object with a
 ``schedule`` member), or a search record (``kvopt.record``), whose embedded
@@ -39,7 +43,10 @@ def add_parser(sub) -> None:
             "Gantt chart; --vs draws a second schedule beside the first on the same axes."
         ),
     )
-    p.add_argument("schedule", help="schedule JSON file, simulate/solve --json output, or record")
+    p.add_argument(
+        "schedule",
+        help="schedule JSON file, simulate/solve --json output, record, or a search campaign folder",
+    )
     p.add_argument("--vs", metavar="SCHEDULE", help="second schedule drawn beside the first")
     p.add_argument(
         "--instance", metavar="FILE", help="instance JSON file (required unless a record holds it)"
@@ -64,10 +71,7 @@ def _read(path: str) -> tuple[list[tuple[str, Schedule]], Instance | None]:
 
         rec = Record.from_dict(data, source=path)
         opt_label = "Opt" if rec.optimal else "best clairvoyant (UB)"
-        return [
-            (f"{rec.policy}: {rec.objective} {rec.alg}", rec.schedule),
-            (f"{opt_label}: {rec.ub} (ratio {rec.ratio_certified:.3f})", rec.opt_schedule),
-        ], rec.instance
+        return [(rec.policy, rec.schedule), (opt_label, rec.opt_schedule)], rec.instance
     if fmt is None and isinstance(data.get("schedule"), dict):
         s = Schedule.from_dict(data["schedule"], source=f"{path}: schedule")
         label = data.get("policy") or data.get("solver") or s.producer or os.path.basename(path)
@@ -80,7 +84,59 @@ def _read(path: str) -> tuple[list[tuple[str, Schedule]], Instance | None]:
     )
 
 
+def _plot_campaign(args) -> int:
+    """``kvopt plot DIR``: the campaign's best-so-far curves (and its best record beside Opt)."""
+    import json
+
+    from ..plotting import plot_best_so_far
+    from ..search import read_history
+
+    folder = args.schedule
+    log = os.path.join(folder, "evaluations.jsonl")
+    if not os.path.exists(log):
+        raise InputError("folder holds no search campaign (evaluations.jsonl)", source=folder)
+    rows = read_history(folder)
+    if not rows:
+        raise InputError("the campaign has no evaluation yet", source=log)
+    head = {}
+    try:
+        head = json.loads(open(os.path.join(folder, "campaign.json")).read())
+    except (OSError, ValueError):
+        pass
+    title = (
+        f"search {head.get('policy', '?')} ({head.get('strategy', '?')}, seed {head.get('seed', '?')}, "
+        f"objective {head.get('objective', 'total')}): best ratio so far"
+    )
+    out = args.out or os.path.join(folder, "progress.png")
+    plot_best_so_far(rows, out, title=args.title or title)
+    written = [out]
+    best = os.path.join(folder, "best.json")
+    if os.path.exists(best) and not args.out:
+        from ..plotting import plot_schedules
+        from ..record import load_record
+
+        rec = load_record(best)
+        p = os.path.join(folder, "best.png")
+        plot_schedules(
+            rec.instance,
+            [rec.schedule, rec.opt_schedule],
+            p,
+            [rec.policy, "Opt" if rec.optimal else "best clairvoyant (UB)"],
+            title=f"{rec.policy} on its worst case found (n={rec.instance.n}, M={rec.instance.memory}): "
+            f"ratio {rec.ratio_certified:.3f}",
+        )
+        written.append(p)
+    if args.json:
+        emit_json({"out": written, "evaluations": len(rows)})
+    else:
+        for p in written:
+            print(f"wrote {p}")
+    return 0
+
+
 def run(args) -> int:
+    if os.path.isdir(args.schedule):
+        return _plot_campaign(args)
     items, embedded = _read(args.schedule)
     if args.instance:
         inst = load_instance(args.instance)
