@@ -10,7 +10,7 @@ Two tables, every campaign in a fresh temporary folder with seed 0:
    (n ≤ 2, M ≤ 8).
 2. **Best certified ratio per policy** — ``anneal`` with ``--budget``
    evaluations on every policy of the registry in its default space
-   (:func:`kvopt.space.policy_space`): certified and optimistic ratio,
+   (:func:`kvopt.search.policy_space`): certified and optimistic ratio,
    n and M of the best find, evaluations/s.
 
 The figures depend on the machine and its load (printed first); exact

@@ -25,6 +25,7 @@ from . import policies as _policies_module
 from . import search as _search_module
 from . import validate as _validate_module
 from ._callable import make_callable
+from ._version import __version__
 from .api import Table, generate, load_instance, plot_schedule, simulate, solve
 from .bounds import Bounds, lower_bounds
 from .instance import Instance, Job, Regime, save_instance
@@ -39,8 +40,6 @@ policies = make_callable(_policies_module.__name__, api.policies)
 search = make_callable(_search_module.__name__, api.search)
 validate = make_callable(_validate_module.__name__, api.validate)
 
-
-__version__ = "0.2.0"
 
 __all__ = [
     "Attempt",

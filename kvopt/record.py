@@ -98,7 +98,7 @@ def versions() -> dict[str, str]:
     """Versions of kvopt, highspy, ortools and Python (read from metadata: nothing is imported)."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from . import __version__
+    from ._version import __version__
 
     out = {"kvopt": __version__}
     for pkg in ("highspy", "ortools"):

@@ -8,7 +8,7 @@ both *decide* membership (:meth:`Space.rule`, the broken rule or ``None``) and
 moves that stay inside), :meth:`Space.enumerate` (every member of a small
 grid).  The instance classes of SPEC §7 are spaces (:mod:`kvopt.claims`), and
 every policy has a default space inside its registry class
-(:func:`policy_space`).  Spaces only hold numbers and strings, so they pickle
+(:func:`kvopt.search.policy_space`).  Spaces only hold numbers and strings, so they pickle
 to worker processes.
 
 Every random choice takes a ``numpy.random.Generator``; the same generator
@@ -423,34 +423,4 @@ def _nudge(rng: np.random.Generator, value: int, lo: int, hi: int) -> int:
     return int(min(max(new, lo), hi))
 
 
-# --------------------------------------------------------------------------- per policy
-
-
-def policy_space(policy: str, *, n_max: int = 8, memory_max: int = 48) -> Space:
-    """A default space inside ``policy``'s registry class (kvopt.policies), for search.
-
-    Offline policies get all jobs at round 0; ``rect`` small jobs prompt-heavy;
-    ``response`` every job response-heavy; ``gsa``/``gba`` identical prompts
-    (the setting of their paper); online policies get arrivals.  Responses
-    are capped at 16 so that exact Opt stays cheap; widen with
-    :meth:`Space.replace`.
-    """
-    from .policies import get_policy
-
-    spec = get_policy(policy)
-    base = Space(n_min=2, n_max=n_max, memory_min=8, memory_max=memory_max, max_response=16)
-    probe = Instance(memory=8, jobs=(Job(1, 2, arrival=1),))
-    rule = spec.check(probe, spec.resolve_params({})) if spec.check else None
-    offline = rule is not None and "arriv" in rule
-    if policy == "rect":
-        return base.replace(regimes=("large", "prompt-heavy"))
-    if policy == "response":
-        return base.replace(regimes=("large", "response-heavy"), all_response_heavy=True)
-    if policy in ("gsa", "gba"):
-        return base.replace(identical_prompts=True)
-    if offline:
-        return base
-    return base.replace(arrivals=True, max_arrival=16)
-
-
-__all__ = ["MUTATIONS", "REGIMES", "Space", "policy_space", "regime_of"]
+__all__ = ["MUTATIONS", "REGIMES", "Space", "regime_of"]

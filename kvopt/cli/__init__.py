@@ -43,7 +43,7 @@ def _available_commands():
 
 
 def build_parser() -> Parser:
-    from .. import __version__
+    from .._version import __version__
 
     parser = Parser(
         prog="kvopt", description="KV-cache scheduling: exact Opt, bounds, policies, search."
