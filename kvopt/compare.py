@@ -166,6 +166,24 @@ class Comparison:
             }
         return out
 
+    def to_dataframe(self):
+        """One row per (instance, policy): the numbers of :class:`PolicyRow` (needs pandas)."""
+        import pandas as pd
+
+        rows = []
+        for ic in self.instances:
+            for r in ic.rows:
+                d = r.to_dict()
+                d.pop("params", None)
+                rows.append({"instance": ic.instance.name or ic.source, "n": ic.instance.n,
+                             "memory": ic.instance.memory, "opt": ic.opt, **d})  # fmt: skip
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        kind = "exact Opt" if self.exact else "lower bounds"
+        return (f"Comparison({len(self.instances)} instance(s) x {len(self.policies)} policies, "
+                f"ratios to {kind})\n" + format_summary(self))  # fmt: skip
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "policies": list(self.policies),
