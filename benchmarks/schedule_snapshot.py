@@ -58,13 +58,13 @@ def instances() -> list[Instance]:
     rng = np.random.default_rng(20260101)
     seed = 0
     for fam in ("random", "large", "prompt-heavy", "response-heavy", "identical-prompt"):
-        for k in range(24 if fam == "random" else 16):
+        for _k in range(24 if fam == "random" else 16):
             seed += 1
             n = int(rng.integers(1, 13))
             M = int(rng.choice([8, 12, 16, 32, 64, 100]))
             out.append(generate(fam, seed, n=n, memory=M))
     for base in ("random", "large", "prompt-heavy", "response-heavy", "identical-prompt"):
-        for k in range(22):
+        for _k in range(22):
             seed += 1
             n = int(rng.integers(1, 16))
             M = int(rng.choice([8, 16, 32, 64]))
@@ -76,7 +76,7 @@ def instances() -> list[Instance]:
                 if L == 4 and case == 2 and order == "y-first":
                     continue
                 out.append(generate("prop1", 0, L=L, case=case, order=order))
-    for k in range(40):
+    for _k in range(40):
         seed += 1
         M = int(rng.choice([8, 16, 32, 64]))
         out.append(
@@ -107,7 +107,7 @@ def instances() -> list[Instance]:
         M = int(rng.choice([8, 10, 16, 24, 40]))
         n = int(rng.integers(1, 11))
         jobs = []
-        for i in range(n):
+        for _i in range(n):
             s = int(rng.integers(1, M))
             o = int(rng.integers(1, M - s + 1))
             a = 0
