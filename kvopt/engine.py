@@ -1,4 +1,4 @@
-"""Event-driven simulation of scheduling policies (SPEC §1, §6), with enforced non-clairvoyance.
+"""Event-driven simulation of scheduling policies (SPEC §1, §6), with enforced visibility.
 
 The engine never loops over rounds.  It keeps a heap of future events and jumps
 from one event time to the next.  Event kinds (:data:`EVENT_KINDS`):
@@ -22,25 +22,37 @@ index), arrivals (by job index), one wake, one overflow*.  A policy that wants
 is always called at time 0 (possibly with an empty list) and otherwise only when
 there is at least one event.
 
-**What a policy may know.**  A non-clairvoyant policy (:class:`BlindPolicy`)
-receives only a :class:`View`: ``memory``, ``n``, every prompt, the arrived
-jobs, the running attempts (start, cap, hence progress), and the response
-length of *finished* jobs.  The view simply does not hold the other response
-lengths, so a blind policy cannot read them (nothing reachable through the
-attributes of the view or of the actions object holds the instance; only
-interpreter introspection of the engine's frame could).  A clairvoyant policy
-(:class:`ClairvoyantPolicy`) is handed the :class:`~kvopt.instance.Instance`
-explicitly in :meth:`ClairvoyantPolicy.setup`; the difference is in the type.
+**What a policy may know (SPEC §1), enforced by the types.**  A job — its
+index, its prompt, its existence — becomes visible when its arrival round is
+reached; before that nothing of it is in the view, and with arrivals the total
+number of jobs is not visible either.  A non-clairvoyant policy
+(:class:`BlindPolicy`) receives a :class:`View`: ``memory``, ``n`` (the number
+of jobs visible *so far*; without arrivals the instance's ``n``), the visible
+jobs (``jobs``, ``arrival(j)``, ``prompts[j]``), the running attempts (start,
+cap, hence progress) and the response length of *finished* jobs.  The view is
+filled by the engine on each arrival and completion and simply does not hold
+anything else: ``view.prompts[j]`` of a job that has not arrived raises
+:class:`~kvopt.errors.PolicyError` (naming the job and the round), and
+``view.prompts`` has no length and cannot be iterated (iterate ``view.jobs``).
+A clairvoyant policy (:class:`ClairvoyantPolicy`) receives a
+:class:`ClairvoyantView`, which adds ``responses[j]`` and ``predicted[j]`` for
+*arrived* jobs, with the same guard, and ``instance`` — the whole
+:class:`~kvopt.instance.Instance` — only when every job is visible at round 0
+(no arrivals).  Nothing reachable through the attributes of a
+view or of the actions object holds data of a job that has not arrived (only
+interpreter introspection of the engine's frame could reach it).
 
 **What the engine enforces.**  Decisions go through an :class:`Actions` object:
 ``start(job, cap=None)``, ``kill(job)``, ``wake(time)``.  Starting a job that
-has not arrived, is finished or already running, killing a job that is not
-running (or in the round it started), a cap < 1, a wake-up in the past, a
-decision after which the running set exceeds ``M`` in the current round, and
-a policy that stops while jobs are unfinished all raise
+is not visible (not arrived, or no job at all), is finished or already running,
+killing a job that is not running (or in the round it started), a cap < 1, a
+wake-up in the past, a decision after which the running set exceeds ``M`` in
+the current round, and a policy that stops while jobs are unfinished all raise
 :class:`~kvopt.errors.PolicyError` naming the policy, the job and the round.
-Nothing is repaired silently.  Every schedule is re-checked by
-:func:`kvopt.schedule.checked` before it is returned.
+A policy cannot probe with bad decisions: once a decision was refused the run
+fails, even if the policy catches the error.  Nothing is repaired silently.
+Every schedule is re-checked by :func:`kvopt.schedule.checked` before it is
+returned.
 """
 
 from __future__ import annotations
@@ -84,15 +96,74 @@ class Event(NamedTuple):
 # The view a policy sees
 
 
+class VisibleData:
+    """Per-job data of the *visible* (arrived) jobs, read as ``data[j]`` (SPEC §1 visibility).
+
+    ``view.prompts`` of every view, and ``view.responses`` / ``view.predicted`` of a
+    :class:`ClairvoyantView`, are of this type.  ``data[j]`` returns the value (an
+    ``int``) for a job that has arrived and raises :class:`~kvopt.errors.PolicyError`
+    naming the job and the round for any other index — a job that has not arrived
+    yet and an index that is no job at all are indistinguishable.  It holds the
+    values of arrived jobs only (the engine adds a job's value on its arrival), and
+    it is deliberately not a sequence: ``len`` and iteration raise, since they would
+    reveal the number of jobs; iterate :attr:`View.jobs` instead.  ``j in data``
+    tells whether job ``j`` is visible.
+    """
+
+    __slots__ = ("_d", "_view", "_what")
+
+    def __init__(self, view: View, what: str):
+        self._d: dict[int, int] = {}
+        self._view = view
+        self._what = what
+
+    def __getitem__(self, job: int) -> int:
+        try:
+            return self._d[job]
+        except KeyError:
+            raise PolicyError(
+                f"{self._what} of job {job} is not visible at round {self._view.now} "
+                "(the job has not arrived)"
+            ) from None
+
+    def __contains__(self, job: object) -> bool:
+        return job in self._d
+
+    def __iter__(self):
+        raise PolicyError(
+            f"{self._what}: cannot iterate over jobs (that would reveal jobs that have not "
+            "arrived); iterate view.jobs and index by job"
+        )
+
+    def __len__(self) -> int:
+        raise PolicyError(
+            f"{self._what}: has no length (the number of jobs is not visible); "
+            "use view.n, the number of jobs visible so far"
+        )
+
+    def __repr__(self) -> str:
+        return f"<{self._what} of {len(self._d)} visible job(s)>"
+
+
 class View:
     """The state a policy may see (SPEC §1, non-clairvoyant information).
 
-    Holds ``memory`` (M), ``n``, ``prompts`` (all prompt lengths, read-only), the
-    current round ``now``, the jobs visible so far (``jobs``, in arrival order),
-    the running attempts (``running``: job → start round; ``caps``: job → cap or
-    ``None``) and the finished jobs (``done``: job → completion time) with their
-    revealed response lengths (:meth:`response`).  It holds no other response
-    length.  Policies must treat it as read-only; the engine (or a slot host,
+    * ``memory`` — the budget ``M``;
+    * ``n`` — the number of jobs **visible so far** (arrived by round ``now``).
+      Without arrivals every job is visible at round 0 and ``n`` is the
+      instance's ``n``; with arrivals the total number of jobs is not visible;
+    * ``prompts[j]`` — the prompt length of a visible job (:class:`VisibleData`:
+      raises :class:`~kvopt.errors.PolicyError` for any other index; no ``len``,
+      no iteration);
+    * ``now`` — the current round; ``jobs`` — the visible jobs in arrival order;
+      ``arrival(j)`` — a visible job's arrival round;
+    * ``running`` (job → start round), ``caps`` (job → cap or ``None``), and the
+      finished jobs ``done`` (job → completion time) with their revealed response
+      lengths (:meth:`response`).
+
+    It holds no other response length and nothing of a job before its arrival:
+    the engine adds a job (index, prompt, arrival) when its arrival round is
+    reached.  Policies must treat it as read-only; the engine (or a slot host,
     see :mod:`kvopt.policies.blackbox`) updates it between calls.
     """
 
@@ -101,6 +172,7 @@ class View:
         "n",
         "prompts",
         "now",
+        "_ps",
         "_jobs",
         "_jobs_t",
         "_arrival",
@@ -115,14 +187,11 @@ class View:
         "done",
     )
 
-    def __init__(self, memory: int, n: int, prompts: np.ndarray):
+    def __init__(self, memory: int):
         self.memory = int(memory)
-        self.n = int(n)
-        p = np.asarray(prompts, dtype=np.int64)
-        if p.flags.writeable:
-            p = p.copy()
-            p.setflags(write=False)
-        self.prompts = p
+        self.n = 0
+        self.prompts = VisibleData(self, "prompt length")
+        self._ps = self.prompts._d  # the engine's fast path to the visible prompts
         self.now = 0
         self._jobs: list[int] = []
         self._jobs_t: tuple[int, ...] | None = None
@@ -189,20 +258,22 @@ class View:
         return self._K
 
     # ------------------------------------------------------- updates (engine)
-    def _arrive(self, job: int, t: int) -> None:
+    def _arrive(self, job: int, t: int, prompt: int) -> None:
         self._jobs.append(job)
         self._arrival[job] = t
+        self._ps[job] = prompt
+        self.n += 1
 
     def _start(self, job: int, t: int, cap: int | None) -> None:
         self._running[job] = t
         self._caps[job] = cap
-        self._C += int(self.prompts[job]) + 1 - t
+        self._C += self._ps[job] + 1 - t
         self._K += 1
 
     def _stop(self, job: int) -> int:
         start = self._running.pop(job)
         del self._caps[job]
-        self._C -= int(self.prompts[job]) + 1 - start
+        self._C -= self._ps[job] + 1 - start
         self._K -= 1
         return start
 
@@ -210,6 +281,52 @@ class View:
         self._stop(job)
         self._done[job] = t
         self._revealed[job] = response
+
+
+class ClairvoyantView(View):
+    """What a clairvoyant policy sees: a :class:`View` plus the lengths of *arrived* jobs.
+
+    * ``responses[j]`` — the true response length ``o_j`` of a visible job;
+    * ``predicted[j]`` — its ``predicted_response`` where the instance gives one,
+      else ``o_j`` (what prediction-based policies use);
+
+    both :class:`VisibleData` with the same guard as ``prompts`` (SPEC §1: online
+    clairvoyant policies such as ``mcsf`` with arrivals still see a job only from
+    ``a_j`` on).  :attr:`instance` is the whole :class:`~kvopt.instance.Instance`,
+    available only when every job is visible at round 0 (no arrivals): the
+    offline clairvoyant policies (restricted to such instances by
+    their registry ``check``) may plan with it.
+    """
+
+    __slots__ = ("responses", "predicted", "_rs", "_pr", "_instance")
+
+    def __init__(self, memory: int, instance: Instance | None = None):
+        super().__init__(memory)
+        self.responses = VisibleData(self, "response length")
+        self.predicted = VisibleData(self, "predicted response length")
+        self._rs = self.responses._d
+        self._pr = self.predicted._d
+        self._instance = instance
+
+    @property
+    def instance(self) -> Instance:
+        """The whole instance; :class:`~kvopt.errors.PolicyError` unless all jobs are visible
+        at round 0 (an instance without arrivals)."""
+        if self._instance is None:
+            raise PolicyError(
+                f"the whole instance is not visible at round {self.now}: jobs arrive over "
+                "time, so a policy sees each job only from its "
+                "arrival on (view.jobs, view.prompts/responses/predicted[j])"
+            )
+        return self._instance
+
+    def _arrive_c(self, job: int, t: int, prompt: int, response: int, predicted: int) -> None:
+        self._jobs.append(job)
+        self._arrival[job] = t
+        self._ps[job] = prompt
+        self._rs[job] = response
+        self._pr[job] = predicted
+        self.n += 1
 
 
 # ---------------------------------------------------------------------------
@@ -263,12 +380,18 @@ class BlindPolicy(_Policy):
 
 
 class ClairvoyantPolicy(_Policy):
-    """A clairvoyant policy: it receives the full instance explicitly."""
+    """A clairvoyant policy: it sees a :class:`ClairvoyantView` (lengths of arrived jobs).
+
+    ``on_events`` receives the same :class:`ClairvoyantView` as ``setup``.  An
+    online clairvoyant policy learns each job's data on its arrival event
+    (``view.prompts[j]``, ``view.responses[j]``, ``view.predicted[j]``); an
+    offline one may plan with ``view.instance`` (instances without arrivals only).
+    """
 
     clairvoyant = True
 
-    def setup(self, instance: Instance, view: View) -> None:  # noqa: B027 - optional hook
-        """Called once at round 0 with the whole instance."""
+    def setup(self, view: ClairvoyantView) -> None:  # noqa: B027 - optional hook
+        """Called once at round 0, after the jobs arriving at 0 became visible."""
 
 
 Policy = BlindPolicy | ClairvoyantPolicy
@@ -335,11 +458,14 @@ class SimulationResult:
 class _EngineActions(Actions):
     """Validates each decision at once against the view and logs it for the engine.
 
-    It holds only the view (no response lengths) and a log, so a blind policy
-    reaches no hidden data through it.
+    It holds only the view (nothing of unarrived jobs, no response lengths of
+    unfinished ones) and a log, so a policy reaches no hidden data through it.
+    It cannot tell "not arrived yet" from "no such job" (the engine words the
+    final error), and the first refused decision fails the run even if the
+    policy catches the error, so refusals cannot be used to probe.
     """
 
-    __slots__ = ("_view", "_pname", "_log")
+    __slots__ = ("_view", "_pname", "_log", "_refused", "_unseen")
 
     def __init__(self, view: View, pname: str):
         self._view = view
@@ -347,19 +473,26 @@ class _EngineActions(Actions):
         self._log: list[
             tuple[int, int, int]
         ] = []  # (0=start/1=kill/2=wake, job or time, cap/start)
+        self._refused: PolicyError | None = None
+        self._unseen: int | None = None
 
     def _err(self, msg: str, job: int | None = None) -> PolicyError:
         now = self._view.now
         where = f"job {job}, round {now}" if job is not None else f"round {now}"
-        return PolicyError(f"policy {self._pname!r}: {where}: {msg}")
+        err = PolicyError(f"policy {self._pname!r}: {where}: {msg}")
+        if self._refused is None:
+            self._refused = err
+        return err
 
     def start(self, job: int, cap: int | None = None) -> None:
         v = self._view
-        if not isinstance(job, int | np.integer) or not 0 <= job < v.n:
+        if not isinstance(job, int | np.integer) or job < 0:
             raise self._err(f"start of unknown job {job!r}")
         job = int(job)
         if job not in v._arrival:
-            raise self._err("started before its arrival", job)
+            if self._refused is None:
+                self._unseen = job
+            raise self._err("started but not visible (it has not arrived)", job)
         if job in v._done:
             raise self._err("started after it finished", job)
         if job in v._running:
@@ -390,14 +523,27 @@ class _EngineActions(Actions):
         self._log.append((2, time, 0))
 
 
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int | np.integer) and not isinstance(x, bool | np.bool_)
+
+
 class _Engine:
     def __init__(self, instance: Instance, policy: _Policy, trace: bool):
         self.inst = instance
         self.policy = policy
         self.pname = getattr(policy, "name", type(policy).__name__)
         self.M = instance.memory
-        self.resp = instance.responses.tolist()
-        self.view = View(instance.memory, instance.n, instance.prompts)
+        # per-job data
+        self.resp: list[int] = instance.responses.tolist()
+        self.prom: list[int] = instance.prompts.tolist()
+        self.pred: list[int] = instance.predicted.tolist()
+        self.arrq = [(a, j) for j, a in enumerate(instance.arrivals.tolist())]
+        heapq.heapify(self.arrq)
+        if policy.clairvoyant:
+            whole = None if instance.has_arrivals else instance
+            self.view: View = ClairvoyantView(instance.memory, whole)
+        else:
+            self.view = View(instance.memory)
         self.heap: list[tuple[int, int, int, int]] = []
         self.seq: dict[int, int] = {}
         self.counter = 0
@@ -408,6 +554,17 @@ class _Engine:
     def _err(self, t: int, msg: str, job: int | None = None) -> PolicyError:
         where = f"job {job}, round {t}" if job is not None else f"round {t}"
         return PolicyError(f"policy {self.pname!r}: {where}: {msg}")
+
+    def _refusal(self, act: _EngineActions) -> PolicyError:
+        """The error of the first refused decision, worded with what the engine knows."""
+        err = act._refused
+        assert err is not None
+        j = act._unseen
+        if j is None:
+            return err
+        if j < len(self.resp):
+            return self._err(self.view.now, "started before its arrival", j)
+        return self._err(self.view.now, f"start of unknown job {j}")
 
     def _apply(self, t: int, log: list[tuple[int, int, int]]) -> int | None:
         """Turn the logged decisions into heap events and attempts; return the last started job."""
@@ -437,12 +594,17 @@ class _Engine:
 
     # --- main loop ---------------------------------------------------------
     def run(self) -> int:
-        inst, v, heap, resp = self.inst, self.view, self.heap, self.resp
-        n, M = inst.n, self.M
-        arr = inst.arrivals.tolist()
-        order = sorted(range(n), key=lambda j: (arr[j], j))
-        ap = 0  # next arrival in `order`
+        v, heap, resp, prom, pred, arrq = (
+            self.view,
+            self.heap,
+            self.resp,
+            self.prom,
+            self.pred,
+            self.arrq,
+        )
+        M = self.M
         policy = self.policy
+        clair = bool(policy.clairvoyant)
         act = _EngineActions(v, self.pname)
         log = act._log
         trace = self.trace
@@ -470,11 +632,13 @@ class _Engine:
                         v._stop(job)
                         self.attempts.append(Attempt(job, start, t - start, False))
                         events.append(Event(t, EXPIRY, job, t - start))
-            while ap < n and arr[order[ap]] == t:
-                j = order[ap]
-                v._arrive(j, t)
+            while arrq and arrq[0][0] == t:
+                j = heapq.heappop(arrq)[1]
+                if clair:
+                    v._arrive_c(j, t, prom[j], resp[j], pred[j])  # type: ignore[attr-defined]
+                else:
+                    v._arrive(j, t, prom[j])
                 events.append(Event(t, ARRIVAL, j))
-                ap += 1
             if len(events) > 1:
                 events.sort(key=_event_key)
             if has_wake:
@@ -484,16 +648,19 @@ class _Engine:
             if trace is not None:
                 trace.extend((t, EVENT_KINDS[e.kind], e.job, e.info) for e in events)
             v.now = t
-            if first:
-                first = False
-                if policy.clairvoyant:
-                    policy.setup(inst, v)  # type: ignore[call-arg]
-                else:
-                    policy.setup(v)  # type: ignore[call-arg]
-                policy.on_events(t, events, v, act)
-                n_times += 1
-            elif events:  # stale internal wake-ups (nothing happened) do not call the policy
-                policy.on_events(t, events, v, act)
+            called = first or bool(events)  # stale internal wake-ups do not call the policy
+            if called:
+                try:
+                    if first:
+                        first = False
+                        policy.setup(v)  # type: ignore[call-arg]
+                    policy.on_events(t, events, v, act)
+                except PolicyError as err:
+                    if act._refused is err:
+                        raise self._refusal(act) from None
+                    raise
+                if act._refused is not None:  # the policy caught a refusal and went on
+                    raise self._refusal(act)
                 n_times += 1
             n_events += len(events)
             culprit = self._apply(t, log) if log else None
@@ -508,6 +675,7 @@ class _Engine:
                     + (" after this start" if log_started else " (overflow not resolved)"),
                     culprit,
                 )
+            n = len(resp)
             if len(v._done) == n:
                 break
             if v._K:  # first future round in which the running set overflows
@@ -515,8 +683,8 @@ class _Engine:
                 if not heap or t_over < heap[0][0]:
                     heapq.heappush(heap, (t_over, OVERFLOW, -1, 0))
             nxt = heap[0][0] if heap else None
-            if ap < n and (nxt is None or arr[order[ap]] < nxt):
-                nxt = arr[order[ap]]
+            if arrq and (nxt is None or arrq[0][0] < nxt):
+                nxt = arrq[0][0]
             if nxt is None:
                 left = n - len(v._done)
                 raise self._err(
@@ -609,10 +777,12 @@ __all__ = [
     "Actions",
     "BlindPolicy",
     "ClairvoyantPolicy",
+    "ClairvoyantView",
     "Event",
     "Policy",
     "SimulationResult",
     "Stats",
     "View",
+    "VisibleData",
     "simulate",
 ]
