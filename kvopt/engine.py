@@ -38,7 +38,7 @@ A clairvoyant policy (:class:`ClairvoyantPolicy`) receives a
 :class:`ClairvoyantView`, which adds ``responses[j]`` and ``predicted[j]`` for
 *arrived* jobs, with the same guard, and ``instance`` — the whole
 :class:`~kvopt.instance.Instance` — only when every job is visible at round 0
-(no arrivals).  Nothing reachable through the attributes of a
+(no arrivals, no adversary).  Nothing reachable through the attributes of a
 view or of the actions object holds data of a job that has not arrived (only
 interpreter introspection of the engine's frame could reach it).
 
@@ -53,6 +53,13 @@ A policy cannot probe with bad decisions: once a decision was refused the run
 fails, even if the policy catches the error.  Nothing is repaired silently.
 Every schedule is re-checked by :func:`kvopt.schedule.checked` before it is
 returned.
+
+**Adversaries.**  ``simulate(..., adversary=A)`` runs an adaptive adversary
+(:class:`Adversary`) beside the policy: after every policy call it sees the
+decisions of that call and may release new jobs at *future* rounds; the job set
+grows during the run, and released jobs are invisible until their arrival like
+any other job.  :attr:`SimulationResult.instance` is the final instance (input
+jobs and released jobs), which replays as a normal instance.
 """
 
 from __future__ import annotations
@@ -61,15 +68,15 @@ import gc
 import heapq
 import time as _time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from .errors import PolicyError
-from .instance import Instance
+from .errors import InputError, PolicyError
+from .instance import Instance, Job
 from .schedule import Attempt, Schedule, checked
 
 COMPLETION, EXPIRY, ARRIVAL, WAKE, OVERFLOW = 0, 1, 2, 3, 4
@@ -293,8 +300,8 @@ class ClairvoyantView(View):
     both :class:`VisibleData` with the same guard as ``prompts`` (SPEC §1: online
     clairvoyant policies such as ``mcsf`` with arrivals still see a job only from
     ``a_j`` on).  :attr:`instance` is the whole :class:`~kvopt.instance.Instance`,
-    available only when every job is visible at round 0 (no arrivals): the
-    offline clairvoyant policies (restricted to such instances by
+    available only when every job is visible at round 0 (no arrivals, no
+    adversary): the offline clairvoyant policies (restricted to such instances by
     their registry ``check``) may plan with it.
     """
 
@@ -311,11 +318,11 @@ class ClairvoyantView(View):
     @property
     def instance(self) -> Instance:
         """The whole instance; :class:`~kvopt.errors.PolicyError` unless all jobs are visible
-        at round 0 (an instance without arrivals)."""
+        at round 0 (an instance without arrivals, simulated without an adversary)."""
         if self._instance is None:
             raise PolicyError(
                 f"the whole instance is not visible at round {self.now}: jobs arrive over "
-                "time, so a policy sees each job only from its "
+                "time (arrivals or an adversary), so a policy sees each job only from its "
                 "arrival on (view.jobs, view.prompts/responses/predicted[j])"
             )
         return self._instance
@@ -366,7 +373,7 @@ class _Policy(ABC):
         """React to the events at round ``now`` (see the module docstring for their order)."""
 
     def report(self, instance: Instance) -> Mapping[str, Any] | None:
-        """Instrumentation after the run (the run is over, so the instance may be used)."""
+        """Instrumentation after the run (the run is over, so the final instance may be used)."""
         return None
 
 
@@ -395,6 +402,43 @@ class ClairvoyantPolicy(_Policy):
 
 
 Policy = BlindPolicy | ClairvoyantPolicy
+
+
+# ---------------------------------------------------------------------------
+# Adversaries
+
+#: ``release(prompt, response, arrival, id=None, predicted_response=None) -> job index``
+Release = Callable[..., int]
+
+
+@runtime_checkable
+class Adversary(Protocol):
+    """An adaptive adversary that releases jobs in reaction to the policy's decisions.
+
+    ``setup(instance)`` is called once before round 0 with the input instance.
+    After every policy call at round ``now`` the engine calls
+    ``on_decisions(now, starts, kills, release, events)``: ``starts`` and
+    ``kills`` are the job indices started / killed in that call (in decision
+    order), ``events`` the events the policy was called with.  ``release(prompt,
+    response, arrival, id=None, predicted_response=None)`` appends a job (its
+    index is the next free one) arriving at round ``arrival > now``; it is
+    invisible to the policy until then, like any other job.  A release with
+    ``arrival <= now``, a job that does not fit (``prompt + response > M``) or
+    any other invalid field raises :class:`~kvopt.errors.InputError`; so does
+    a release after the run ended.  The run ends when every known job is
+    finished (after the adversary's call for that round).
+    """
+
+    def setup(self, instance: Instance) -> None: ...
+
+    def on_decisions(
+        self,
+        now: int,
+        starts: Sequence[int],
+        kills: Sequence[int],
+        release: Release,
+        events: Sequence[Event],
+    ) -> None: ...
 
 
 # ---------------------------------------------------------------------------
@@ -428,7 +472,10 @@ class SimulationResult:
     ``trace`` (when requested) is a tuple of ``(time, what, job, info)`` rows:
     events (``what`` = event kind) and decisions (``start`` with ``info`` = cap or
     −1, ``kill`` with ``info`` = rounds run).  ``instrumentation`` is whatever the
-    policy reported (see each policy's docstring), else ``None``.
+    policy reported (see each policy's docstring), else ``None``.  ``instance`` is
+    the final instance: the input itself, or — with an adversary — the input jobs
+    followed by the released jobs (with their arrivals), against which the
+    schedule was checked; it replays as a normal instance.
     """
 
     policy: str
@@ -439,6 +486,7 @@ class SimulationResult:
     completion_times: tuple[int, ...]
     trace: tuple[tuple[int, str, int, int], ...] | None = None
     instrumentation: Mapping[str, Any] | None = field(default=None, compare=False)
+    instance: Instance | None = field(default=None, compare=False)
 
     def to_dict(self, n: int | None = None) -> dict[str, Any]:
         """The JSON form of ``kvopt simulate --json`` (SPEC §4)."""
@@ -528,19 +576,26 @@ def _is_int(x: Any) -> bool:
 
 
 class _Engine:
-    def __init__(self, instance: Instance, policy: _Policy, trace: bool):
+    def __init__(
+        self, instance: Instance, policy: _Policy, trace: bool, adversary: Adversary | None
+    ):
         self.inst = instance
         self.policy = policy
         self.pname = getattr(policy, "name", type(policy).__name__)
         self.M = instance.memory
-        # per-job data
+        # per-job data, growable (an adversary appends released jobs)
         self.resp: list[int] = instance.responses.tolist()
         self.prom: list[int] = instance.prompts.tolist()
         self.pred: list[int] = instance.predicted.tolist()
         self.arrq = [(a, j) for j, a in enumerate(instance.arrivals.tolist())]
         heapq.heapify(self.arrq)
+        self.adversary = adversary
+        self.released: list[Job] = []
+        self.ids = {j.id for j in instance.jobs if j.id is not None} if adversary else set()
+        self.now = 0
+        self.ended = False
         if policy.clairvoyant:
-            whole = None if instance.has_arrivals else instance
+            whole = instance if adversary is None and not instance.has_arrivals else None
             self.view: View = ClairvoyantView(instance.memory, whole)
         else:
             self.view = View(instance.memory)
@@ -565,6 +620,69 @@ class _Engine:
         if j < len(self.resp):
             return self._err(self.view.now, "started before its arrival", j)
         return self._err(self.view.now, f"start of unknown job {j}")
+
+    # --- adversary -----------------------------------------------------------
+    def release(
+        self,
+        prompt: int,
+        response: int,
+        arrival: int,
+        id: str | int | None = None,
+        predicted_response: int | None = None,
+    ) -> int:
+        """Append a job arriving at ``arrival > now`` (the adversary's ``release``)."""
+        name = getattr(self.adversary, "name", type(self.adversary).__name__)
+        where = f"adversary {name!r}, release at round {self.now}"
+        if self.ended:
+            raise InputError("the run has ended; no job can be released any more", source=where)
+        for key, value, low in (
+            ("prompt", prompt, 1),
+            ("response", response, 1),
+            ("arrival", arrival, 0),
+            ("predicted_response", 1 if predicted_response is None else predicted_response, 1),
+        ):
+            if not _is_int(value) or value < low:
+                raise InputError(
+                    f"must be an integer >= {low}, got {value!r}", field=key, source=where
+                )
+        prompt, response, arrival = int(prompt), int(response), int(arrival)
+        if arrival <= self.now:
+            raise InputError(
+                f"must be after the current round {self.now} (a release is for a future "
+                f"round), got {arrival}",
+                field="arrival",
+                source=where,
+            )
+        if prompt + response > self.M:
+            raise InputError(
+                f"prompt + response = {prompt} + {response} = {prompt + response} exceeds memory {self.M}",
+                field="prompt",
+                source=where,
+            )
+        if id is not None:
+            if not (isinstance(id, str) or _is_int(id)) or id in self.ids:
+                raise InputError(
+                    f"must be a new string or integer, got {id!r}", field="id", source=where
+                )
+            self.ids.add(id)
+        pr = None if predicted_response is None else int(predicted_response)
+        j = len(self.resp)
+        self.released.append(Job(prompt, response, arrival, id, pr))
+        self.resp.append(response)
+        self.prom.append(prompt)
+        self.pred.append(response if pr is None else pr)
+        heapq.heappush(self.arrq, (arrival, j))
+        return j
+
+    def final_instance(self) -> Instance:
+        if not self.released:
+            return self.inst
+        meta = dict(self.inst.meta)
+        meta["adversary"] = str(getattr(self.adversary, "name", type(self.adversary).__name__))
+        meta["released"] = len(self.released)
+        return Instance(
+            self.inst.memory, self.inst.jobs + tuple(self.released), name=self.inst.name, meta=meta
+        )
 
     def _apply(self, t: int, log: list[tuple[int, int, int]]) -> int | None:
         """Turn the logged decisions into heap events and attempts; return the last started job."""
@@ -605,6 +723,7 @@ class _Engine:
         M = self.M
         policy = self.policy
         clair = bool(policy.clairvoyant)
+        adversary = self.adversary
         act = _EngineActions(v, self.pname)
         log = act._log
         trace = self.trace
@@ -663,6 +782,9 @@ class _Engine:
                     raise self._refusal(act)
                 n_times += 1
             n_events += len(events)
+            if adversary is not None and called:
+                starts = [a for w, a, _ in log if w == 0]
+                kills = [a for w, a, _ in log if w == 1]
             culprit = self._apply(t, log) if log else None
             log_started = culprit is not None
             # the decision must leave round t within memory
@@ -675,6 +797,9 @@ class _Engine:
                     + (" after this start" if log_started else " (overflow not resolved)"),
                     culprit,
                 )
+            if adversary is not None and called:
+                self.now = t
+                adversary.on_decisions(t, starts, kills, self.release, events)
             n = len(resp)
             if len(v._done) == n:
                 break
@@ -693,12 +818,32 @@ class _Engine:
                     f"(e.g. job {next(j for j in range(n) if j not in v._done)})",
                 )
             t = nxt
+        self.ended = True
         self.n_events = n_events
         return n_times
 
 
 def _event_key(e: Event) -> tuple[int, int]:
     return (e.kind, e.job)
+
+
+def _check_admits_releases(spec: Any, instance: Instance, params: Mapping[str, Any] | None) -> None:
+    """With an adversary, refuse at once a policy whose class excludes later arrivals.
+
+    The probe is the instance plus a copy of its first job arriving after every
+    job: it breaks no per-job rule the instance satisfies, only "no arrivals".
+    (Run anyway, an offline policy would not see released jobs at all.)
+    """
+    j0 = instance.jobs[0]
+    later = Job(j0.prompt, j0.response, int(instance.arrivals.max()) + 1)
+    try:
+        spec.check_applies(instance.replace(jobs=(*instance.jobs, later)), params)
+    except InputError as err:
+        raise InputError(
+            f"{err.rule} (an adversary releases jobs at later rounds)",
+            field=err.field,
+            source=err.source,
+        ) from None
 
 
 def simulate(
@@ -708,6 +853,7 @@ def simulate(
     seed: int | None = None,
     trace: bool = False,
     instrument: bool = False,
+    adversary: Adversary | None = None,
 ) -> SimulationResult:
     """Run ``policy`` (a registry name or a policy object) on ``instance``.
 
@@ -716,14 +862,20 @@ def simulate(
     policy's instance class first (:class:`~kvopt.errors.InputError` naming
     ``--policy`` and the rule).  ``trace=True`` records every event and
     decision; ``instrument=True`` asks the policy for its instrumentation
-    (e.g. Rect's queue states, Route's per-job branch bounds).  The returned
-    schedule has passed the checker.
+    (e.g. Rect's queue states, Route's per-job branch bounds).  ``adversary``
+    (an :class:`Adversary`) may release jobs during the run in reaction to the
+    policy's decisions; a named policy's class is then checked again on the
+    final instance (``result.instance``).  The returned schedule has passed the
+    checker against the final instance.
     """
     from .policies import get_policy, make_policy
 
+    spec = None
     if isinstance(policy, str):
         spec = get_policy(policy)
         spec.check_applies(instance, params)
+        if adversary is not None and instance.n:
+            _check_admits_releases(spec, instance, params)
         obj = make_policy(policy, params, seed)
         used = spec.resolve_params(params)
         name = spec.name
@@ -735,7 +887,9 @@ def simulate(
         used = dict(getattr(policy, "params", {}) or {})
     obj.instrument = bool(instrument)
     t0 = _time.perf_counter()
-    eng = _Engine(instance, obj, trace)
+    eng = _Engine(instance, obj, trace, adversary)
+    if adversary is not None:
+        adversary.setup(instance)
     # the run allocates many small long-lived objects; cyclic GC passes over them
     # would make the cost grow faster than the number of events
     gc_was = gc.isenabled()
@@ -743,18 +897,29 @@ def simulate(
     try:
         n_times = eng.run() if instance.n else 0
     finally:
+        eng.ended = True
         if gc_was:
             gc.enable()
     seconds = _time.perf_counter() - t0
+    final = eng.final_instance()
+    if spec is not None and final is not instance:
+        try:
+            spec.check_applies(final, params)
+        except InputError as err:
+            raise InputError(
+                f"{err.rule} (in the instance after the adversary's releases)",
+                field=err.field,
+                source=err.source,
+            ) from None
     attempts = sorted(eng.attempts, key=lambda a: (a.start, a.job))
-    sched = Schedule(tuple(attempts), instance.memory, instance.name, name)
-    checked(instance, sched, what=f"schedule of policy {name!r}")
-    ct = sched.completion_times(instance.n)
+    sched = Schedule(tuple(attempts), final.memory, final.name, name)
+    checked(final, sched, what=f"schedule of policy {name!r}")
+    ct = sched.completion_times(final.n)
     objective = {"total_completion": int(sum(ct)), "makespan": int(max(ct, default=0))}
     kills = sum(1 for a in attempts if not a.completed)
     wasted = sum(a.rounds for a in attempts if not a.completed)
     stats = Stats(kills, wasted, getattr(eng, "n_events", 0), n_times, seconds)
-    report = obj.report(instance) if instrument else None
+    report = obj.report(final) if instrument else None
     return SimulationResult(
         policy=name,
         params=MappingProxyType(dict(used)),
@@ -764,6 +929,7 @@ def simulate(
         completion_times=tuple(int(c) for c in ct),  # type: ignore[arg-type]
         trace=tuple(eng.trace) if eng.trace is not None else None,
         instrumentation=report,
+        instance=final,
     )
 
 
@@ -775,11 +941,13 @@ __all__ = [
     "OVERFLOW",
     "WAKE",
     "Actions",
+    "Adversary",
     "BlindPolicy",
     "ClairvoyantPolicy",
     "ClairvoyantView",
     "Event",
     "Policy",
+    "Release",
     "SimulationResult",
     "Stats",
     "View",
