@@ -176,7 +176,18 @@ def main(argv: list[str]) -> int:
             if (o or {}).get("trace") != (nw or {}).get("trace"):
                 print("  trace rows differ")
         ran = sum(1 for v in new.values() if "attempts" in v)
-        print(f"{len(new)} pairs ({ran} simulated), {len(diff)} differences")
+        sched = sum(
+            1
+            for k in diff
+            if any(
+                (old.get(k) or {}).get(p) != (new.get(k) or {}).get(p)
+                for p in ("n/a", "error", "attempts")
+            )
+        )
+        print(
+            f"{len(new)} pairs ({ran} simulated), {len(diff)} differences "
+            f"({sched} in schedules or errors, {len(diff) - sched} in trace rows only)"
+        )
         return 1 if diff else 0
     print(__doc__)
     return 2

@@ -382,7 +382,7 @@ class BlackBoxMeta(SlotMeta, ClairvoyantPolicy):
             self.name = name
         self.params = dict(params or {"base": base, "compact": compact})
 
-    def setup(self, view: ClairvoyantView) -> None:  # type: ignore[override]
+    def setup(self, view: ClairvoyantView) -> None:
         instance = view.instance
         self.instance = instance
         parts = [sorted(int(j) for j in p) for p in self._parts_fn(instance)]
@@ -498,7 +498,7 @@ class RegimeBlackBox(BlackBoxMeta):
     def _regimes(self, instance: Instance) -> list[list[int]]:
         return [p for p in regime_parts(instance, self.lamf) if p]
 
-    def setup(self, view: ClairvoyantView) -> None:  # type: ignore[override]
+    def setup(self, view: ClairvoyantView) -> None:
         kinds = [i for i, p in enumerate(regime_parts(view.instance, self.lamf)) if p]
         self._subs = [self._factories[i] for i in kinds]
         super().setup(view)
