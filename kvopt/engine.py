@@ -1,4 +1,4 @@
-"""Event-driven simulation of scheduling policies (SPEC §1, §6), with enforced non-clairvoyance.
+"""Event-driven simulation of scheduling policies (SPEC §1, §6), with enforced visibility.
 
 The engine never loops over rounds.  It keeps a heap of future events and jumps
 from one event time to the next.  Event kinds (:data:`EVENT_KINDS`):
@@ -22,25 +22,44 @@ index), arrivals (by job index), one wake, one overflow*.  A policy that wants
 is always called at time 0 (possibly with an empty list) and otherwise only when
 there is at least one event.
 
-**What a policy may know.**  A non-clairvoyant policy (:class:`BlindPolicy`)
-receives only a :class:`View`: ``memory``, ``n``, every prompt, the arrived
-jobs, the running attempts (start, cap, hence progress), and the response
-length of *finished* jobs.  The view simply does not hold the other response
-lengths, so a blind policy cannot read them (nothing reachable through the
-attributes of the view or of the actions object holds the instance; only
-interpreter introspection of the engine's frame could).  A clairvoyant policy
-(:class:`ClairvoyantPolicy`) is handed the :class:`~kvopt.instance.Instance`
-explicitly in :meth:`ClairvoyantPolicy.setup`; the difference is in the type.
+**What a policy may know (SPEC §1), enforced by the types.**  A job — its
+index, its prompt, its existence — becomes visible when its arrival round is
+reached; before that nothing of it is in the view, and with arrivals the total
+number of jobs is not visible either.  A non-clairvoyant policy
+(:class:`BlindPolicy`) receives a :class:`View`: ``memory``, ``n`` (the number
+of jobs visible *so far*; without arrivals the instance's ``n``), the visible
+jobs (``jobs``, ``arrival(j)``, ``prompts[j]``), the running attempts (start,
+cap, hence progress) and the response length of *finished* jobs.  The view is
+filled by the engine on each arrival and completion and simply does not hold
+anything else: ``view.prompts[j]`` of a job that has not arrived raises
+:class:`~kvopt.errors.PolicyError` (naming the job and the round), and
+``view.prompts`` has no length and cannot be iterated (iterate ``view.jobs``).
+A clairvoyant policy (:class:`ClairvoyantPolicy`) receives a
+:class:`ClairvoyantView`, which adds ``responses[j]`` and ``predicted[j]`` for
+*arrived* jobs, with the same guard, and ``instance`` — the whole
+:class:`~kvopt.instance.Instance` — only when every job is visible at round 0
+(no arrivals, no adversary).  Nothing reachable through the attributes of a
+view or of the actions object holds data of a job that has not arrived (only
+interpreter introspection of the engine's frame could reach it).
 
 **What the engine enforces.**  Decisions go through an :class:`Actions` object:
 ``start(job, cap=None)``, ``kill(job)``, ``wake(time)``.  Starting a job that
-has not arrived, is finished or already running, killing a job that is not
-running (or in the round it started), a cap < 1, a wake-up in the past, a
-decision after which the running set exceeds ``M`` in the current round, and
-a policy that stops while jobs are unfinished all raise
+is not visible (not arrived, or no job at all), is finished or already running,
+killing a job that is not running (or in the round it started), a cap < 1, a
+wake-up in the past, a decision after which the running set exceeds ``M`` in
+the current round, and a policy that stops while jobs are unfinished all raise
 :class:`~kvopt.errors.PolicyError` naming the policy, the job and the round.
-Nothing is repaired silently.  Every schedule is re-checked by
-:func:`kvopt.schedule.checked` before it is returned.
+A policy cannot probe with bad decisions: once a decision was refused the run
+fails, even if the policy catches the error.  Nothing is repaired silently.
+Every schedule is re-checked by :func:`kvopt.schedule.checked` before it is
+returned.
+
+**Adversaries.**  ``simulate(..., adversary=A)`` runs an adaptive adversary
+(:class:`Adversary`) beside the policy: after every policy call it sees the
+decisions of that call and may release new jobs at *future* rounds; the job set
+grows during the run, and released jobs are invisible until their arrival like
+any other job.  :attr:`SimulationResult.instance` is the final instance (input
+jobs and released jobs), which replays as a normal instance.
 """
 
 from __future__ import annotations
@@ -49,15 +68,15 @@ import gc
 import heapq
 import time as _time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from .errors import PolicyError
-from .instance import Instance
+from .errors import InputError, PolicyError
+from .instance import Instance, Job
 from .schedule import Attempt, Schedule, checked
 
 COMPLETION, EXPIRY, ARRIVAL, WAKE, OVERFLOW = 0, 1, 2, 3, 4
@@ -84,15 +103,74 @@ class Event(NamedTuple):
 # The view a policy sees
 
 
+class VisibleData:
+    """Per-job data of the *visible* (arrived) jobs, read as ``data[j]`` (SPEC §1 visibility).
+
+    ``view.prompts`` of every view, and ``view.responses`` / ``view.predicted`` of a
+    :class:`ClairvoyantView`, are of this type.  ``data[j]`` returns the value (an
+    ``int``) for a job that has arrived and raises :class:`~kvopt.errors.PolicyError`
+    naming the job and the round for any other index — a job that has not arrived
+    yet and an index that is no job at all are indistinguishable.  It holds the
+    values of arrived jobs only (the engine adds a job's value on its arrival), and
+    it is deliberately not a sequence: ``len`` and iteration raise, since they would
+    reveal the number of jobs; iterate :attr:`View.jobs` instead.  ``j in data``
+    tells whether job ``j`` is visible.
+    """
+
+    __slots__ = ("_d", "_view", "_what")
+
+    def __init__(self, view: View, what: str):
+        self._d: dict[int, int] = {}
+        self._view = view
+        self._what = what
+
+    def __getitem__(self, job: int) -> int:
+        try:
+            return self._d[job]
+        except KeyError:
+            raise PolicyError(
+                f"{self._what} of job {job} is not visible at round {self._view.now} "
+                "(the job has not arrived)"
+            ) from None
+
+    def __contains__(self, job: object) -> bool:
+        return job in self._d
+
+    def __iter__(self):
+        raise PolicyError(
+            f"{self._what}: cannot iterate over jobs (that would reveal jobs that have not "
+            "arrived); iterate view.jobs and index by job"
+        )
+
+    def __len__(self) -> int:
+        raise PolicyError(
+            f"{self._what}: has no length (the number of jobs is not visible); "
+            "use view.n, the number of jobs visible so far"
+        )
+
+    def __repr__(self) -> str:
+        return f"<{self._what} of {len(self._d)} visible job(s)>"
+
+
 class View:
     """The state a policy may see (SPEC §1, non-clairvoyant information).
 
-    Holds ``memory`` (M), ``n``, ``prompts`` (all prompt lengths, read-only), the
-    current round ``now``, the jobs visible so far (``jobs``, in arrival order),
-    the running attempts (``running``: job → start round; ``caps``: job → cap or
-    ``None``) and the finished jobs (``done``: job → completion time) with their
-    revealed response lengths (:meth:`response`).  It holds no other response
-    length.  Policies must treat it as read-only; the engine (or a slot host,
+    * ``memory`` — the budget ``M``;
+    * ``n`` — the number of jobs **visible so far** (arrived by round ``now``).
+      Without arrivals every job is visible at round 0 and ``n`` is the
+      instance's ``n``; with arrivals the total number of jobs is not visible;
+    * ``prompts[j]`` — the prompt length of a visible job (:class:`VisibleData`:
+      raises :class:`~kvopt.errors.PolicyError` for any other index; no ``len``,
+      no iteration);
+    * ``now`` — the current round; ``jobs`` — the visible jobs in arrival order;
+      ``arrival(j)`` — a visible job's arrival round;
+    * ``running`` (job → start round), ``caps`` (job → cap or ``None``), and the
+      finished jobs ``done`` (job → completion time) with their revealed response
+      lengths (:meth:`response`).
+
+    It holds no other response length and nothing of a job before its arrival:
+    the engine adds a job (index, prompt, arrival) when its arrival round is
+    reached.  Policies must treat it as read-only; the engine (or a slot host,
     see :mod:`kvopt.policies.blackbox`) updates it between calls.
     """
 
@@ -101,6 +179,7 @@ class View:
         "n",
         "prompts",
         "now",
+        "_ps",
         "_jobs",
         "_jobs_t",
         "_arrival",
@@ -115,14 +194,11 @@ class View:
         "done",
     )
 
-    def __init__(self, memory: int, n: int, prompts: np.ndarray):
+    def __init__(self, memory: int):
         self.memory = int(memory)
-        self.n = int(n)
-        p = np.asarray(prompts, dtype=np.int64)
-        if p.flags.writeable:
-            p = p.copy()
-            p.setflags(write=False)
-        self.prompts = p
+        self.n = 0
+        self.prompts = VisibleData(self, "prompt length")
+        self._ps = self.prompts._d  # the engine's fast path to the visible prompts
         self.now = 0
         self._jobs: list[int] = []
         self._jobs_t: tuple[int, ...] | None = None
@@ -189,20 +265,22 @@ class View:
         return self._K
 
     # ------------------------------------------------------- updates (engine)
-    def _arrive(self, job: int, t: int) -> None:
+    def _arrive(self, job: int, t: int, prompt: int) -> None:
         self._jobs.append(job)
         self._arrival[job] = t
+        self._ps[job] = prompt
+        self.n += 1
 
     def _start(self, job: int, t: int, cap: int | None) -> None:
         self._running[job] = t
         self._caps[job] = cap
-        self._C += int(self.prompts[job]) + 1 - t
+        self._C += self._ps[job] + 1 - t
         self._K += 1
 
     def _stop(self, job: int) -> int:
         start = self._running.pop(job)
         del self._caps[job]
-        self._C -= int(self.prompts[job]) + 1 - start
+        self._C -= self._ps[job] + 1 - start
         self._K -= 1
         return start
 
@@ -210,6 +288,52 @@ class View:
         self._stop(job)
         self._done[job] = t
         self._revealed[job] = response
+
+
+class ClairvoyantView(View):
+    """What a clairvoyant policy sees: a :class:`View` plus the lengths of *arrived* jobs.
+
+    * ``responses[j]`` — the true response length ``o_j`` of a visible job;
+    * ``predicted[j]`` — its ``predicted_response`` where the instance gives one,
+      else ``o_j`` (what prediction-based policies use);
+
+    both :class:`VisibleData` with the same guard as ``prompts`` (SPEC §1: online
+    clairvoyant policies such as ``mcsf`` with arrivals still see a job only from
+    ``a_j`` on).  :attr:`instance` is the whole :class:`~kvopt.instance.Instance`,
+    available only when every job is visible at round 0 (no arrivals, no
+    adversary): the offline clairvoyant policies (restricted to such instances by
+    their registry ``check``) may plan with it.
+    """
+
+    __slots__ = ("responses", "predicted", "_rs", "_pr", "_instance")
+
+    def __init__(self, memory: int, instance: Instance | None = None):
+        super().__init__(memory)
+        self.responses = VisibleData(self, "response length")
+        self.predicted = VisibleData(self, "predicted response length")
+        self._rs = self.responses._d
+        self._pr = self.predicted._d
+        self._instance = instance
+
+    @property
+    def instance(self) -> Instance:
+        """The whole instance; :class:`~kvopt.errors.PolicyError` unless all jobs are visible
+        at round 0 (an instance without arrivals, simulated without an adversary)."""
+        if self._instance is None:
+            raise PolicyError(
+                f"the whole instance is not visible at round {self.now}: jobs arrive over "
+                "time (arrivals or an adversary), so a policy sees each job only from its "
+                "arrival on (view.jobs, view.prompts/responses/predicted[j])"
+            )
+        return self._instance
+
+    def _arrive_c(self, job: int, t: int, prompt: int, response: int, predicted: int) -> None:
+        self._jobs.append(job)
+        self._arrival[job] = t
+        self._ps[job] = prompt
+        self._rs[job] = response
+        self._pr[job] = predicted
+        self.n += 1
 
 
 # ---------------------------------------------------------------------------
@@ -249,7 +373,7 @@ class _Policy(ABC):
         """React to the events at round ``now`` (see the module docstring for their order)."""
 
     def report(self, instance: Instance) -> Mapping[str, Any] | None:
-        """Instrumentation after the run (the run is over, so the instance may be used)."""
+        """Instrumentation after the run (the run is over, so the final instance may be used)."""
         return None
 
 
@@ -263,15 +387,58 @@ class BlindPolicy(_Policy):
 
 
 class ClairvoyantPolicy(_Policy):
-    """A clairvoyant policy: it receives the full instance explicitly."""
+    """A clairvoyant policy: it sees a :class:`ClairvoyantView` (lengths of arrived jobs).
+
+    ``on_events`` receives the same :class:`ClairvoyantView` as ``setup``.  An
+    online clairvoyant policy learns each job's data on its arrival event
+    (``view.prompts[j]``, ``view.responses[j]``, ``view.predicted[j]``); an
+    offline one may plan with ``view.instance`` (instances without arrivals only).
+    """
 
     clairvoyant = True
 
-    def setup(self, instance: Instance, view: View) -> None:  # noqa: B027 - optional hook
-        """Called once at round 0 with the whole instance."""
+    def setup(self, view: ClairvoyantView) -> None:  # noqa: B027 - optional hook
+        """Called once at round 0, after the jobs arriving at 0 became visible."""
 
 
 Policy = BlindPolicy | ClairvoyantPolicy
+
+
+# ---------------------------------------------------------------------------
+# Adversaries
+
+#: ``release(prompt, response, arrival, id=None, predicted_response=None) -> job index``
+Release = Callable[..., int]
+
+
+@runtime_checkable
+class Adversary(Protocol):
+    """An adaptive adversary that releases jobs in reaction to the policy's decisions.
+
+    ``setup(instance)`` is called once before round 0 with the input instance.
+    After every policy call at round ``now`` the engine calls
+    ``on_decisions(now, starts, kills, release, events)``: ``starts`` and
+    ``kills`` are the job indices started / killed in that call (in decision
+    order), ``events`` the events the policy was called with.  ``release(prompt,
+    response, arrival, id=None, predicted_response=None)`` appends a job (its
+    index is the next free one) arriving at round ``arrival > now``; it is
+    invisible to the policy until then, like any other job.  A release with
+    ``arrival <= now``, a job that does not fit (``prompt + response > M``) or
+    any other invalid field raises :class:`~kvopt.errors.InputError`; so does
+    a release after the run ended.  The run ends when every known job is
+    finished (after the adversary's call for that round).
+    """
+
+    def setup(self, instance: Instance) -> None: ...
+
+    def on_decisions(
+        self,
+        now: int,
+        starts: Sequence[int],
+        kills: Sequence[int],
+        release: Release,
+        events: Sequence[Event],
+    ) -> None: ...
 
 
 # ---------------------------------------------------------------------------
@@ -305,7 +472,10 @@ class SimulationResult:
     ``trace`` (when requested) is a tuple of ``(time, what, job, info)`` rows:
     events (``what`` = event kind) and decisions (``start`` with ``info`` = cap or
     −1, ``kill`` with ``info`` = rounds run).  ``instrumentation`` is whatever the
-    policy reported (see each policy's docstring), else ``None``.
+    policy reported (see each policy's docstring), else ``None``.  ``instance`` is
+    the final instance: the input itself, or — with an adversary — the input jobs
+    followed by the released jobs (with their arrivals), against which the
+    schedule was checked; it replays as a normal instance.
     """
 
     policy: str
@@ -316,6 +486,7 @@ class SimulationResult:
     completion_times: tuple[int, ...]
     trace: tuple[tuple[int, str, int, int], ...] | None = None
     instrumentation: Mapping[str, Any] | None = field(default=None, compare=False)
+    instance: Instance | None = field(default=None, compare=False)
 
     def to_dict(self, n: int | None = None) -> dict[str, Any]:
         """The JSON form of ``kvopt simulate --json`` (SPEC §4)."""
@@ -335,11 +506,14 @@ class SimulationResult:
 class _EngineActions(Actions):
     """Validates each decision at once against the view and logs it for the engine.
 
-    It holds only the view (no response lengths) and a log, so a blind policy
-    reaches no hidden data through it.
+    It holds only the view (nothing of unarrived jobs, no response lengths of
+    unfinished ones) and a log, so a policy reaches no hidden data through it.
+    It cannot tell "not arrived yet" from "no such job" (the engine words the
+    final error), and the first refused decision fails the run even if the
+    policy catches the error, so refusals cannot be used to probe.
     """
 
-    __slots__ = ("_view", "_pname", "_log")
+    __slots__ = ("_view", "_pname", "_log", "_refused", "_unseen")
 
     def __init__(self, view: View, pname: str):
         self._view = view
@@ -347,19 +521,26 @@ class _EngineActions(Actions):
         self._log: list[
             tuple[int, int, int]
         ] = []  # (0=start/1=kill/2=wake, job or time, cap/start)
+        self._refused: PolicyError | None = None
+        self._unseen: int | None = None
 
     def _err(self, msg: str, job: int | None = None) -> PolicyError:
         now = self._view.now
         where = f"job {job}, round {now}" if job is not None else f"round {now}"
-        return PolicyError(f"policy {self._pname!r}: {where}: {msg}")
+        err = PolicyError(f"policy {self._pname!r}: {where}: {msg}")
+        if self._refused is None:
+            self._refused = err
+        return err
 
     def start(self, job: int, cap: int | None = None) -> None:
         v = self._view
-        if not isinstance(job, int | np.integer) or not 0 <= job < v.n:
+        if not isinstance(job, int | np.integer) or job < 0:
             raise self._err(f"start of unknown job {job!r}")
         job = int(job)
         if job not in v._arrival:
-            raise self._err("started before its arrival", job)
+            if self._refused is None:
+                self._unseen = job
+            raise self._err("started but not visible (it has not arrived)", job)
         if job in v._done:
             raise self._err("started after it finished", job)
         if job in v._running:
@@ -390,14 +571,34 @@ class _EngineActions(Actions):
         self._log.append((2, time, 0))
 
 
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int | np.integer) and not isinstance(x, bool | np.bool_)
+
+
 class _Engine:
-    def __init__(self, instance: Instance, policy: _Policy, trace: bool):
+    def __init__(
+        self, instance: Instance, policy: _Policy, trace: bool, adversary: Adversary | None
+    ):
         self.inst = instance
         self.policy = policy
         self.pname = getattr(policy, "name", type(policy).__name__)
         self.M = instance.memory
-        self.resp = instance.responses.tolist()
-        self.view = View(instance.memory, instance.n, instance.prompts)
+        # per-job data, growable (an adversary appends released jobs)
+        self.resp: list[int] = instance.responses.tolist()
+        self.prom: list[int] = instance.prompts.tolist()
+        self.pred: list[int] = instance.predicted.tolist()
+        self.arrq = [(a, j) for j, a in enumerate(instance.arrivals.tolist())]
+        heapq.heapify(self.arrq)
+        self.adversary = adversary
+        self.released: list[Job] = []
+        self.ids = {j.id for j in instance.jobs if j.id is not None} if adversary else set()
+        self.now = 0
+        self.ended = False
+        if policy.clairvoyant:
+            whole = instance if adversary is None and not instance.has_arrivals else None
+            self.view: View = ClairvoyantView(instance.memory, whole)
+        else:
+            self.view = View(instance.memory)
         self.heap: list[tuple[int, int, int, int]] = []
         self.seq: dict[int, int] = {}
         self.counter = 0
@@ -408,6 +609,80 @@ class _Engine:
     def _err(self, t: int, msg: str, job: int | None = None) -> PolicyError:
         where = f"job {job}, round {t}" if job is not None else f"round {t}"
         return PolicyError(f"policy {self.pname!r}: {where}: {msg}")
+
+    def _refusal(self, act: _EngineActions) -> PolicyError:
+        """The error of the first refused decision, worded with what the engine knows."""
+        err = act._refused
+        assert err is not None
+        j = act._unseen
+        if j is None:
+            return err
+        if j < len(self.resp):
+            return self._err(self.view.now, "started before its arrival", j)
+        return self._err(self.view.now, f"start of unknown job {j}")
+
+    # --- adversary -----------------------------------------------------------
+    def release(
+        self,
+        prompt: int,
+        response: int,
+        arrival: int,
+        id: str | int | None = None,
+        predicted_response: int | None = None,
+    ) -> int:
+        """Append a job arriving at ``arrival > now`` (the adversary's ``release``)."""
+        name = getattr(self.adversary, "name", type(self.adversary).__name__)
+        where = f"adversary {name!r}, release at round {self.now}"
+        if self.ended:
+            raise InputError("the run has ended; no job can be released any more", source=where)
+        for key, value, low in (
+            ("prompt", prompt, 1),
+            ("response", response, 1),
+            ("arrival", arrival, 0),
+            ("predicted_response", 1 if predicted_response is None else predicted_response, 1),
+        ):
+            if not _is_int(value) or value < low:
+                raise InputError(
+                    f"must be an integer >= {low}, got {value!r}", field=key, source=where
+                )
+        prompt, response, arrival = int(prompt), int(response), int(arrival)
+        if arrival <= self.now:
+            raise InputError(
+                f"must be after the current round {self.now} (a release is for a future "
+                f"round), got {arrival}",
+                field="arrival",
+                source=where,
+            )
+        if prompt + response > self.M:
+            raise InputError(
+                f"prompt + response = {prompt} + {response} = {prompt + response} exceeds memory {self.M}",
+                field="prompt",
+                source=where,
+            )
+        if id is not None:
+            if not (isinstance(id, str) or _is_int(id)) or id in self.ids:
+                raise InputError(
+                    f"must be a new string or integer, got {id!r}", field="id", source=where
+                )
+            self.ids.add(id)
+        pr = None if predicted_response is None else int(predicted_response)
+        j = len(self.resp)
+        self.released.append(Job(prompt, response, arrival, id, pr))
+        self.resp.append(response)
+        self.prom.append(prompt)
+        self.pred.append(response if pr is None else pr)
+        heapq.heappush(self.arrq, (arrival, j))
+        return j
+
+    def final_instance(self) -> Instance:
+        if not self.released:
+            return self.inst
+        meta = dict(self.inst.meta)
+        meta["adversary"] = str(getattr(self.adversary, "name", type(self.adversary).__name__))
+        meta["released"] = len(self.released)
+        return Instance(
+            self.inst.memory, self.inst.jobs + tuple(self.released), name=self.inst.name, meta=meta
+        )
 
     def _apply(self, t: int, log: list[tuple[int, int, int]]) -> int | None:
         """Turn the logged decisions into heap events and attempts; return the last started job."""
@@ -437,12 +712,18 @@ class _Engine:
 
     # --- main loop ---------------------------------------------------------
     def run(self) -> int:
-        inst, v, heap, resp = self.inst, self.view, self.heap, self.resp
-        n, M = inst.n, self.M
-        arr = inst.arrivals.tolist()
-        order = sorted(range(n), key=lambda j: (arr[j], j))
-        ap = 0  # next arrival in `order`
+        v, heap, resp, prom, pred, arrq = (
+            self.view,
+            self.heap,
+            self.resp,
+            self.prom,
+            self.pred,
+            self.arrq,
+        )
+        M = self.M
         policy = self.policy
+        clair = bool(policy.clairvoyant)
+        adversary = self.adversary
         act = _EngineActions(v, self.pname)
         log = act._log
         trace = self.trace
@@ -470,11 +751,13 @@ class _Engine:
                         v._stop(job)
                         self.attempts.append(Attempt(job, start, t - start, False))
                         events.append(Event(t, EXPIRY, job, t - start))
-            while ap < n and arr[order[ap]] == t:
-                j = order[ap]
-                v._arrive(j, t)
+            while arrq and arrq[0][0] == t:
+                j = heapq.heappop(arrq)[1]
+                if clair:
+                    v._arrive_c(j, t, prom[j], resp[j], pred[j])  # type: ignore[attr-defined]
+                else:
+                    v._arrive(j, t, prom[j])
                 events.append(Event(t, ARRIVAL, j))
-                ap += 1
             if len(events) > 1:
                 events.sort(key=_event_key)
             if has_wake:
@@ -484,18 +767,24 @@ class _Engine:
             if trace is not None:
                 trace.extend((t, EVENT_KINDS[e.kind], e.job, e.info) for e in events)
             v.now = t
-            if first:
-                first = False
-                if policy.clairvoyant:
-                    policy.setup(inst, v)  # type: ignore[call-arg]
-                else:
-                    policy.setup(v)  # type: ignore[call-arg]
-                policy.on_events(t, events, v, act)
-                n_times += 1
-            elif events:  # stale internal wake-ups (nothing happened) do not call the policy
-                policy.on_events(t, events, v, act)
+            called = first or bool(events)  # stale internal wake-ups do not call the policy
+            if called:
+                try:
+                    if first:
+                        first = False
+                        policy.setup(v)  # type: ignore[call-arg]
+                    policy.on_events(t, events, v, act)
+                except PolicyError as err:
+                    if act._refused is err:
+                        raise self._refusal(act) from None
+                    raise
+                if act._refused is not None:  # the policy caught a refusal and went on
+                    raise self._refusal(act)
                 n_times += 1
             n_events += len(events)
+            if adversary is not None and called:
+                starts = [a for w, a, _ in log if w == 0]
+                kills = [a for w, a, _ in log if w == 1]
             culprit = self._apply(t, log) if log else None
             log_started = culprit is not None
             # the decision must leave round t within memory
@@ -508,6 +797,10 @@ class _Engine:
                     + (" after this start" if log_started else " (overflow not resolved)"),
                     culprit,
                 )
+            if adversary is not None and called:
+                self.now = t
+                adversary.on_decisions(t, starts, kills, self.release, events)
+            n = len(resp)
             if len(v._done) == n:
                 break
             if v._K:  # first future round in which the running set overflows
@@ -515,8 +808,8 @@ class _Engine:
                 if not heap or t_over < heap[0][0]:
                     heapq.heappush(heap, (t_over, OVERFLOW, -1, 0))
             nxt = heap[0][0] if heap else None
-            if ap < n and (nxt is None or arr[order[ap]] < nxt):
-                nxt = arr[order[ap]]
+            if arrq and (nxt is None or arrq[0][0] < nxt):
+                nxt = arrq[0][0]
             if nxt is None:
                 left = n - len(v._done)
                 raise self._err(
@@ -525,12 +818,32 @@ class _Engine:
                     f"(e.g. job {next(j for j in range(n) if j not in v._done)})",
                 )
             t = nxt
+        self.ended = True
         self.n_events = n_events
         return n_times
 
 
 def _event_key(e: Event) -> tuple[int, int]:
     return (e.kind, e.job)
+
+
+def _check_admits_releases(spec: Any, instance: Instance, params: Mapping[str, Any] | None) -> None:
+    """With an adversary, refuse at once a policy whose class excludes later arrivals.
+
+    The probe is the instance plus a copy of its first job arriving after every
+    job: it breaks no per-job rule the instance satisfies, only "no arrivals".
+    (Run anyway, an offline policy would not see released jobs at all.)
+    """
+    j0 = instance.jobs[0]
+    later = Job(j0.prompt, j0.response, int(instance.arrivals.max()) + 1)
+    try:
+        spec.check_applies(instance.replace(jobs=(*instance.jobs, later)), params)
+    except InputError as err:
+        raise InputError(
+            f"{err.rule} (an adversary releases jobs at later rounds)",
+            field=err.field,
+            source=err.source,
+        ) from None
 
 
 def simulate(
@@ -540,6 +853,7 @@ def simulate(
     seed: int | None = None,
     trace: bool = False,
     instrument: bool = False,
+    adversary: Adversary | None = None,
 ) -> SimulationResult:
     """Run ``policy`` (a registry name or a policy object) on ``instance``.
 
@@ -548,14 +862,20 @@ def simulate(
     policy's instance class first (:class:`~kvopt.errors.InputError` naming
     ``--policy`` and the rule).  ``trace=True`` records every event and
     decision; ``instrument=True`` asks the policy for its instrumentation
-    (e.g. Rect's queue states, Route's per-job branch bounds).  The returned
-    schedule has passed the checker.
+    (e.g. Rect's queue states, Route's per-job branch bounds).  ``adversary``
+    (an :class:`Adversary`) may release jobs during the run in reaction to the
+    policy's decisions; a named policy's class is then checked again on the
+    final instance (``result.instance``).  The returned schedule has passed the
+    checker against the final instance.
     """
     from .policies import get_policy, make_policy
 
+    spec = None
     if isinstance(policy, str):
         spec = get_policy(policy)
         spec.check_applies(instance, params)
+        if adversary is not None and instance.n:
+            _check_admits_releases(spec, instance, params)
         obj = make_policy(policy, params, seed)
         used = spec.resolve_params(params)
         name = spec.name
@@ -567,7 +887,9 @@ def simulate(
         used = dict(getattr(policy, "params", {}) or {})
     obj.instrument = bool(instrument)
     t0 = _time.perf_counter()
-    eng = _Engine(instance, obj, trace)
+    eng = _Engine(instance, obj, trace, adversary)
+    if adversary is not None:
+        adversary.setup(instance)
     # the run allocates many small long-lived objects; cyclic GC passes over them
     # would make the cost grow faster than the number of events
     gc_was = gc.isenabled()
@@ -575,18 +897,29 @@ def simulate(
     try:
         n_times = eng.run() if instance.n else 0
     finally:
+        eng.ended = True
         if gc_was:
             gc.enable()
     seconds = _time.perf_counter() - t0
+    final = eng.final_instance()
+    if spec is not None and final is not instance:
+        try:
+            spec.check_applies(final, params)
+        except InputError as err:
+            raise InputError(
+                f"{err.rule} (in the instance after the adversary's releases)",
+                field=err.field,
+                source=err.source,
+            ) from None
     attempts = sorted(eng.attempts, key=lambda a: (a.start, a.job))
-    sched = Schedule(tuple(attempts), instance.memory, instance.name, name)
-    checked(instance, sched, what=f"schedule of policy {name!r}")
-    ct = sched.completion_times(instance.n)
+    sched = Schedule(tuple(attempts), final.memory, final.name, name)
+    checked(final, sched, what=f"schedule of policy {name!r}")
+    ct = sched.completion_times(final.n)
     objective = {"total_completion": int(sum(ct)), "makespan": int(max(ct, default=0))}
     kills = sum(1 for a in attempts if not a.completed)
     wasted = sum(a.rounds for a in attempts if not a.completed)
     stats = Stats(kills, wasted, getattr(eng, "n_events", 0), n_times, seconds)
-    report = obj.report(instance) if instrument else None
+    report = obj.report(final) if instrument else None
     return SimulationResult(
         policy=name,
         params=MappingProxyType(dict(used)),
@@ -596,6 +929,7 @@ def simulate(
         completion_times=tuple(int(c) for c in ct),  # type: ignore[arg-type]
         trace=tuple(eng.trace) if eng.trace is not None else None,
         instrumentation=report,
+        instance=final,
     )
 
 
@@ -607,12 +941,16 @@ __all__ = [
     "OVERFLOW",
     "WAKE",
     "Actions",
+    "Adversary",
     "BlindPolicy",
     "ClairvoyantPolicy",
+    "ClairvoyantView",
     "Event",
     "Policy",
+    "Release",
     "SimulationResult",
     "Stats",
     "View",
+    "VisibleData",
     "simulate",
 ]

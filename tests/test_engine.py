@@ -209,8 +209,10 @@ def test_clairvoyant_policy_receives_instance():
     class Clair(ClairvoyantPolicy):
         name = "clair"
 
-        def setup(self, instance, view):
-            self.order = list(np.argsort(instance.responses, kind="stable"))
+        def setup(self, view):
+            # offline (no arrivals): the whole instance is visible through the view
+            self.order = list(np.argsort(view.instance.responses, kind="stable"))
+            assert [view.responses[j] for j in view.jobs] == [5, 2]
 
         def on_events(self, now, events, view, act):
             if not view.running and self.order:

@@ -40,8 +40,8 @@ class InOrder(ClairvoyantPolicy):
 
     name = "in-order"
 
-    def setup(self, instance, view):
-        self.order = sorted(view.jobs, key=lambda j: (int(instance.responses[j]), j))
+    def setup(self, view):
+        self.order = sorted(view.jobs, key=lambda j: (view.responses[j], j))
 
     def on_events(self, now, events, view, act):
         if not view.running:

@@ -8,14 +8,28 @@ How to add a policy
 
    * :class:`~kvopt.engine.BlindPolicy` (non-clairvoyant): ``setup(view)`` and
      ``on_events(now, events, view, act)``.  The :class:`~kvopt.engine.View`
-     holds ``memory``, ``n``, ``prompts``, the arrived jobs, the running
+     holds ``memory``, ``n`` (the number of jobs visible *so far*), the visible
+     jobs (``view.jobs``, ``view.arrival(j)``, ``view.prompts[j]``), the running
      attempts (``view.running``: job → start, ``view.caps``) and the finished
      jobs (``view.done``, ``view.response(j)``).  It does **not** hold the
      response lengths of unfinished jobs — a completion reveals one — so a blind
      policy cannot read them.
-   * :class:`~kvopt.engine.ClairvoyantPolicy`: ``setup(instance, view)`` receives
-     the :class:`~kvopt.instance.Instance` explicitly (``instance.responses``,
-     ``instance.predicted`` …); ``on_events`` as above.
+   * :class:`~kvopt.engine.ClairvoyantPolicy`: ``setup(view)`` and
+     ``on_events`` receive a :class:`~kvopt.engine.ClairvoyantView`, which adds
+     ``view.responses[j]`` and ``view.predicted[j]`` (``predicted_response``
+     where given, else the true length) of *arrived* jobs, and
+     ``view.instance`` — the whole :class:`~kvopt.instance.Instance` — only
+     when every job is visible at round 0 (no arrivals, no adversary; an
+     offline policy restricts itself to such instances with its ``check``).
+
+   **Visibility (SPEC §1) is enforced, not a convention.**  A job — index,
+   prompt, existence — becomes visible at its arrival round; before that the
+   view holds nothing of it.  ``view.prompts[j]`` (and ``responses[j]``,
+   ``predicted[j]``) of a job that has not arrived raises
+   :class:`~kvopt.errors.PolicyError`; these have no ``len`` and cannot be
+   iterated (use ``for j in view.jobs``), and with arrivals ``view.n`` grows
+   as jobs arrive, so an online policy must learn each job's data on its
+   ``arrival`` event (or from ``view.jobs`` in ``setup``), never read ahead.
 
    ``on_events`` is called at round 0 and at every event time with the events
    in a fixed order (completions, expiries, arrivals — each by job index — then
@@ -26,11 +40,13 @@ How to add a policy
    Set ``name`` (used in errors) and ``params`` (the values used).
 
 2. **What the engine enforces** (raising :class:`~kvopt.errors.PolicyError`
-   with the policy, job and round, never repairing): no start before arrival,
-   of a finished job, or of a running job (two attempts); no kill of a job not
+   with the policy, job and round, never repairing): no start before arrival
+   (or of no job), of a finished job, or of a running job (two attempts); no
+   reading of a job that has not arrived; no kill of a job not
    running or in its first round; caps ≥ 1; wake-ups in the future; after each
    call the running set fits ``M`` in the current round (on ``overflow`` you
-   must kill); a policy may not stall with unfinished jobs.  The final
+   must kill); a policy may not stall with unfinished jobs.  A refused
+   decision fails the run even if the policy catches the error.  The final
    schedule is re-checked by :func:`kvopt.schedule.checked`.
 
 3. **Register it** below in :data:`POLICIES` with a :class:`PolicySpec`:
@@ -50,10 +66,13 @@ How to add a policy
 
 5. **Composition**: slot-based meta-policies reuse
    :class:`kvopt.policies.blackbox.SlotMeta` / :class:`~kvopt.policies.blackbox.BlackBoxMeta`
-   (a fresh sub-policy per slot on a pool, finished jobs as dummies).
+   (a fresh sub-policy per slot on a pool, finished jobs as dummies; the
+   sub-policy's view holds only its pool).
 
 Add a test module ``tests/test_policy_<name>.py`` (checker, completion,
-blindness for blind policies).
+blindness for blind policies).  A policy that accepts arrivals is also checked
+by ``tests/test_visibility.py``: changing a job that has not arrived yet must
+not change any decision before its arrival.
 """
 
 from __future__ import annotations

@@ -48,6 +48,7 @@ from ..engine import (
     WAKE,
     Actions,
     ClairvoyantPolicy,
+    ClairvoyantView,
     Event,
     View,
     _Policy,
@@ -76,9 +77,14 @@ class SlotHost:
     """Run ``sub`` afresh on ``pool`` in the window ``[t0, end)`` of the outer run.
 
     ``dummies`` maps finished pool jobs to the length their virtual attempt
-    needs to complete in the sub-policy's instance.  ``instance`` is passed to
-    a clairvoyant sub-policy.  Call :meth:`deliver` at every outer event time
-    ``t0 ≤ now < end`` with the outer events of this call.
+    needs to complete in the sub-policy's instance.  The sub-policy gets its
+    own view restricted to the pool (every pool job visible at slot round 0,
+    ``n`` = pool size): a :class:`View` for a blind sub-policy, a
+    :class:`ClairvoyantView` (prompts, responses and predictions of the pool
+    jobs, read from the outer policy's clairvoyant view; no ``instance``) for a
+    clairvoyant one, which needs a clairvoyant outer policy.  Call
+    :meth:`deliver` at every outer event time ``t0 ≤ now < end`` with the
+    outer events of this call.
     """
 
     def __init__(
@@ -90,16 +96,32 @@ class SlotHost:
         end: int,
         outer_view: View,
         outer_act: Actions,
-        instance: Instance | None = None,
     ):
         self.sub = sub
         self.t0, self.end = t0, end
         self.outer_act = outer_act
         self.dummies = dict(dummies)
         self.M = outer_view.memory
-        v = View(outer_view.memory, outer_view.n, outer_view.prompts)
-        for j in sorted(pool):
-            v._arrive(j, 0)
+        self.pname = getattr(sub, "name", type(sub).__name__)
+        v: View
+        if sub.clairvoyant:
+            if not isinstance(outer_view, ClairvoyantView):
+                raise PolicyError(
+                    f"clairvoyant sub-policy {self.pname!r} needs a clairvoyant outer policy"
+                )
+            v = cv = ClairvoyantView(outer_view.memory)
+            for j in sorted(pool):
+                cv._arrive_c(
+                    j,
+                    0,
+                    outer_view.prompts[j],
+                    outer_view.responses[j],
+                    outer_view.predicted[j],
+                )
+        else:
+            v = View(outer_view.memory)
+            for j in sorted(pool):
+                v._arrive(j, 0, outer_view.prompts[j])
         self.view = v
         self.vheap: list[tuple[int, int, int, int]] = []
         self.vseq: dict[int, int] = {}
@@ -108,14 +130,8 @@ class SlotHost:
         self.ends: list[tuple[int, int, int]] = []  # (slot round an attempt ends by, job, seq)
         self.aseq: dict[int, int] = {}
         self.act = _HostActions(self)
-        self.pname = getattr(sub, "name", type(sub).__name__)
         v.now = 0
-        if sub.clairvoyant:
-            if instance is None:
-                raise PolicyError(f"clairvoyant sub-policy {self.pname!r} needs the instance")
-            sub.setup(instance, v)  # type: ignore[call-arg]
-        else:
-            sub.setup(v)  # type: ignore[call-arg]
+        sub.setup(v)  # type: ignore[call-arg]
         self._call(0, [])
 
     # --- the sub-policy's actions -------------------------------------------
@@ -250,16 +266,22 @@ class SlotMeta:
     Subclass hooks: :meth:`n_parts`, :meth:`pool` (jobs and dummies of part
     ``ℓ`` at a slot start), :meth:`live` (does part ``ℓ``'s current pool still
     need its slot), :meth:`make_sub`, :meth:`on_real_event` (bookkeeping for
-    every outer event), and ``self.instance`` for clairvoyant sub-policies.
+    every outer event).
+
+    ``online``: with arrivals the total number of jobs is not visible, so an
+    online meta-policy keeps opening slots while every visible job is finished
+    (the slot clock keeps running until more jobs arrive; the engine ends the
+    run once all jobs are done).  An offline one (all jobs visible at round 0)
+    stops opening slots when every job is finished.
     """
 
     name = "slots"
     instrument = False
+    online = False
 
     def __init__(self, base: int = 2, compact: bool = False):
         self.base = int(base)
         self.compact = bool(compact)
-        self.instance: Instance | None = None
 
     # hooks -------------------------------------------------------------------
     def n_parts(self) -> int:
@@ -308,7 +330,7 @@ class SlotMeta:
             if alive:
                 jobs, dummies = self.pool(ell, view)
                 self.host = SlotHost(
-                    self.make_sub(ell), jobs, dummies, now, self.slot_end, view, act, self.instance
+                    self.make_sub(ell), jobs, dummies, now, self.slot_end, view, act
                 )
             return
         # compact and no part has work now: wait for an arrival, resume in sequence
@@ -328,7 +350,7 @@ class SlotMeta:
                         self.slot_end = now
             if now < self.slot_end:
                 return
-        if len(view.done) == view.n:
+        if not self.online and len(view.done) == view.n:
             return
         self._next_slot(now, view, act)
 
@@ -337,9 +359,9 @@ class BlackBoxMeta(SlotMeta, ClairvoyantPolicy):
     """BlackBoxMeta (Algorithm 3) with a given partition and one sub-policy factory per part.
 
     ``parts(instance)`` returns the partition (lists of job indices, in slot
-    order); ``subs[ℓ]()`` makes a fresh sub-policy for part ``ℓ``.  ``lengths``
-    (optional) maps a finished job to the length its dummy runs in part ``ℓ``'s
-    sub-policy (default: its response length).
+    order); ``subs[ℓ]()`` makes a fresh sub-policy for part ``ℓ``.  A finished
+    job's dummy runs its response length.  Offline: the partition is computed
+    from ``view.instance``, so it needs every job visible at round 0.
     """
 
     name = "blackbox"
@@ -360,7 +382,8 @@ class BlackBoxMeta(SlotMeta, ClairvoyantPolicy):
             self.name = name
         self.params = dict(params or {"base": base, "compact": compact})
 
-    def setup(self, instance: Instance, view: View) -> None:
+    def setup(self, view: ClairvoyantView) -> None:
+        instance = view.instance
         self.instance = instance
         parts = [sorted(int(j) for j in p) for p in self._parts_fn(instance)]
         if len(parts) != len(self._subs):
@@ -475,10 +498,10 @@ class RegimeBlackBox(BlackBoxMeta):
     def _regimes(self, instance: Instance) -> list[list[int]]:
         return [p for p in regime_parts(instance, self.lamf) if p]
 
-    def setup(self, instance: Instance, view: View) -> None:
-        kinds = [i for i, p in enumerate(regime_parts(instance, self.lamf)) if p]
+    def setup(self, view: ClairvoyantView) -> None:
+        kinds = [i for i, p in enumerate(regime_parts(view.instance, self.lamf)) if p]
         self._subs = [self._factories[i] for i in kinds]
-        super().setup(instance, view)
+        super().setup(view)
 
 
 __all__ = [

@@ -51,7 +51,7 @@ class ClairvoyantMix(BlackBoxMeta):
     def _nonempty(self, instance: Instance) -> list[list[int]]:
         return [p for p in mix_parts(instance) if p]
 
-    def setup(self, instance, view) -> None:
-        kinds = [k for k, p in enumerate(mix_parts(instance)) if p]
+    def setup(self, view) -> None:
+        kinds = [k for k, p in enumerate(mix_parts(view.instance)) if p]
         self._subs = [self._mix_factories[k] for k in kinds]
-        super().setup(instance, view)
+        super().setup(view)

@@ -46,7 +46,7 @@ class QueueLogic:
 
     def _init_queue(self, view: View) -> None:
         self.M = view.memory
-        self.prompts = [int(x) for x in view.prompts]
+        self.prompts: dict[int, int] = {}  # filled on arrival
         self.waiting: list[tuple] = []
         self.seen: set[int] = set()
         self.keys: dict[int, tuple] = {}
@@ -56,6 +56,7 @@ class QueueLogic:
     def _arrive(self, view: View, j: int) -> None:
         if j not in self.seen:
             self.seen.add(j)
+            self.prompts[j] = int(view.prompts[j])
             self.keys[j] = (self.queue_key(view, j), j)
             bisect.insort(self.waiting, (1, *self.keys[j]))
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..engine import COMPLETION, EXPIRY, Actions, ClairvoyantPolicy, Event, View
+from ..engine import COMPLETION, EXPIRY, Actions, ClairvoyantPolicy, ClairvoyantView, Event, View
 from ..instance import Instance
 from .sps import SPSRun, sps_plan, sps_proxy_ok
 
@@ -44,7 +44,8 @@ class GBA(ClairvoyantPolicy):
         self.stagger = bool(stagger)
         self.params = {"stagger": self.stagger}
 
-    def setup(self, instance: Instance, view: View) -> None:
+    def setup(self, view: ClairvoyantView) -> None:
+        instance = view.instance  # offline: every job is visible at round 0
         self.inst = instance
         self.M = instance.memory
         self.classes = gba_classes(instance)

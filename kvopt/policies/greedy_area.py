@@ -8,7 +8,8 @@ its own fit in ``M``, and stops at the first that does not fit
 (``backfill=true`` skips it and keeps scanning).  A job reserves its peak
 ``ℓ_i = s_i + o_i`` for its whole run, so memory never exceeds ``M`` and no job
 is ever killed.  Only arrived jobs wait (online arrivals are handled as they
-come).  Guarantee (α = max ℓ_i / M < 1): ``≤ (1 + 2/(1−α))·Opt``.
+come): a job's prompt and response are read from the
+:class:`~kvopt.engine.ClairvoyantView` on its arrival.  Guarantee (α = max ℓ_i / M < 1): ``≤ (1 + 2/(1−α))·Opt``.
 
 ``reserve="memory"`` makes every job reserve the whole budget ``M`` (one job at
 a time, in area order) — the wide-job branch of ``clairvoyant-mix``.
@@ -19,9 +20,9 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from ..engine import ARRIVAL, COMPLETION, Actions, ClairvoyantPolicy, Event, View
+from ..engine import ARRIVAL, COMPLETION, Actions, ClairvoyantPolicy, ClairvoyantView, Event
 from ..errors import InputError
-from ..instance import Instance
+from ..instance import area
 
 
 class GreedyArea(ClairvoyantPolicy):
@@ -36,38 +37,35 @@ class GreedyArea(ClairvoyantPolicy):
         self.reserve = reserve
         self.params = {"backfill": self.backfill}
 
-    def setup(self, instance: Instance, view: View) -> None:
-        M = instance.memory
-        self.M = M
-        if self.reserve == "memory":
-            self.width = [M] * instance.n
-        else:
-            self.width = [int(x) for x in instance.peaks]
-        self.key = [(int(instance.areas[i]), i) for i in range(instance.n)]
+    def setup(self, view: ClairvoyantView) -> None:
+        self.M = view.memory
+        self.width: dict[int, int] = {}
         self.waiting: list[tuple[int, int]] = []
         self.reserved = 0
-        self.seen: set[int] = set()
         for j in view.jobs:
-            self._arrive(j)
+            self._arrive(j, view)
 
-    def _arrive(self, j: int) -> None:
-        if j not in self.seen:
-            self.seen.add(j)
-            bisect.insort(self.waiting, self.key[j])
+    def _arrive(self, j: int, view: ClairvoyantView) -> None:
+        if j not in self.width:
+            s, o = view.prompts[j], view.responses[j]
+            self.width[j] = self.M if self.reserve == "memory" else s + o
+            bisect.insort(self.waiting, (area(s, o), j))
 
-    def on_events(self, now: int, events: Sequence[Event], view: View, act: Actions) -> None:
+    def on_events(
+        self, now: int, events: Sequence[Event], view: ClairvoyantView, act: Actions
+    ) -> None:
         for e in events:
             if e.kind == COMPLETION:
                 self.reserved -= self.width[e.job]
             elif e.kind == ARRIVAL:
-                self._arrive(e.job)
+                self._arrive(e.job, view)
         keep = []
-        for pos, (area, j) in enumerate(self.waiting):
+        for pos, (a, j) in enumerate(self.waiting):
             if self.reserved + self.width[j] <= self.M:
                 act.start(j)
                 self.reserved += self.width[j]
             else:
-                keep.append((area, j))
+                keep.append((a, j))
                 if not self.backfill:
                     keep.extend(self.waiting[pos + 1 :])
                     break

@@ -23,6 +23,10 @@ killed.  Choices the papers leave open (documented here):
 * when nothing is running the first waiting job is started even if its
   predicted peak exceeds ``M`` (its true peak ``s + o ≤ M`` always fits), so a
   wrong prediction can never stall the policy.
+
+Online: a job's prompt, length and priority are read from the
+:class:`~kvopt.engine.ClairvoyantView` when it arrives (SPEC §1: with arrivals
+these policies see a job only from ``a_i`` on).
 """
 
 from __future__ import annotations
@@ -30,16 +34,16 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from ..engine import ARRIVAL, OVERFLOW, Actions, ClairvoyantPolicy, Event, View
+from ..engine import ARRIVAL, OVERFLOW, Actions, ClairvoyantPolicy, ClairvoyantView, Event, View
 from ..futurememory import FutureMemory
-from ..instance import Instance
 
 
 class FutureCheckGreedy(ClairvoyantPolicy):
     """Priority-ordered admission under the exact future-memory check (stop at first failure).
 
-    Subclasses define :meth:`priority` (a sortable key per job) and
-    :meth:`lengths` (the lengths the check uses).
+    Subclasses define :meth:`priority` (a sortable key of an arrived job) and
+    :meth:`length` (the length the check uses), both read from the view when
+    the job arrives.
     """
 
     name = "future-check"
@@ -48,34 +52,35 @@ class FutureCheckGreedy(ClairvoyantPolicy):
         self.params: dict = {}
 
     # -- to override ---------------------------------------------------------
-    def priority(self, instance: Instance, j: int):  # pragma: no cover - abstract
+    def priority(self, view: ClairvoyantView, j: int):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def lengths(self, instance: Instance) -> list[int]:
-        """Lengths the check uses: predicted when the instance has them, else true."""
-        return [int(x) for x in instance.predicted]
+    def length(self, view: ClairvoyantView, j: int) -> int:
+        """Length the check uses: predicted when the instance has it, else true."""
+        return view.predicted[j]
 
     # -- engine hooks --------------------------------------------------------
-    def setup(self, instance: Instance, view: View) -> None:
-        self.M = instance.memory
-        self.prompts = [int(x) for x in instance.prompts]
-        self.est = self.lengths(instance)
-        self.key = [(self.priority(instance, j), j) for j in range(instance.n)]
+    def setup(self, view: ClairvoyantView) -> None:
+        self.M = view.memory
+        self.prompts: dict[int, int] = {}
+        self.est: dict[int, int] = {}
+        self.key: dict[int, tuple] = {}
         self.waiting: list = []
-        self.seen: set[int] = set()
         for j in view.jobs:
-            self._arrive(j)
+            self._arrive(j, view)
 
-    def _arrive(self, j: int) -> None:
-        if j not in self.seen:
-            self.seen.add(j)
+    def _arrive(self, j: int, view: ClairvoyantView) -> None:
+        if j not in self.key:
+            self.prompts[j] = view.prompts[j]
+            self.est[j] = self.length(view, j)
+            self.key[j] = (self.priority(view, j), j)
             bisect.insort(self.waiting, self.key[j])
 
     def on_events(self, now: int, events: Sequence[Event], view: View, act: Actions) -> None:
         overflow = False
         for e in events:
             if e.kind == ARRIVAL:
-                self._arrive(e.job)
+                self._arrive(e.job, view)  # type: ignore[arg-type]
             elif e.kind == OVERFLOW:
                 overflow = True
         if overflow:
@@ -117,8 +122,8 @@ class MCSF(FutureCheckGreedy):
 
     name = "mcsf"
 
-    def priority(self, instance: Instance, j: int):
-        return int(instance.predicted[j])
+    def priority(self, view: ClairvoyantView, j: int):
+        return view.predicted[j]
 
 
 class MCBenchmark(FutureCheckGreedy):
@@ -126,5 +131,5 @@ class MCBenchmark(FutureCheckGreedy):
 
     name = "mc-benchmark"
 
-    def priority(self, instance: Instance, j: int):
-        return int(instance.arrivals[j])
+    def priority(self, view: ClairvoyantView, j: int):
+        return view.arrival(j)

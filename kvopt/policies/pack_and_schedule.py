@@ -17,7 +17,18 @@ Choices (documented): windows have their full length even when a stage packs
 nothing (the schedule of the theorem; it keeps the ``4·2^r`` completion bound
 of the proof); ``y`` is made integral by dropping rectangles downwards (see
 :mod:`kvopt.packing`), which only makes jobs start earlier.  With arrivals, a
-job is eligible in stage ``r`` only if it has arrived by the window's start.
+job joins the first stage whose window starts at or after its arrival (it is
+eligible in stage ``r`` only if it has arrived by the window's start).
+
+**Online.**  The policy learns a job's prompt and response on its arrival
+(:class:`~kvopt.engine.ClairvoyantView`) and plans each stage from the jobs
+arrived by the stage's window start: a stage is fixed at the first call at or
+after its window start.  To be called when the next job must start it asks for
+a wake-up at the earliest start it can foresee — the next start of a fixed
+stage, or else the first start of the next stage planned with the jobs seen so
+far (a later arrival before that stage re-plans it; then that wake-up may find
+nothing to start).  :func:`pack_and_schedule_starts` is the same plan computed
+offline from the whole instance; the two agree.
 
 ``packer=nfdh`` uses next-fit decreasing height in windows of ``3L`` rounds
 (NFDH's height ``≤ 2·area/M + L ≤ 3L``).
@@ -25,87 +36,144 @@ job is eligible in stage ``r`` only if it has arrived by the window's start.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import heapq
+from collections.abc import Collection, Mapping, Sequence
 
-from ..engine import Actions, ClairvoyantPolicy, Event, View
+from ..engine import ARRIVAL, Actions, ClairvoyantPolicy, ClairvoyantView, Event, View
 from ..errors import InputError
 from ..instance import Instance
 from ..packing import pack_nfdh, pack_steinberg
 
 
-def pack_and_schedule_starts(instance: Instance, packer: str = "steinberg") -> list[int]:
-    """Start round of every job under pack-and-schedule (the whole clairvoyant plan)."""
+def _check_packer(packer: str) -> int:
+    """The window factor (2 for Steinberg, 3 for NFDH); InputError for another packer."""
     if packer not in ("steinberg", "nfdh"):
         raise InputError(f"must be 'steinberg' or 'nfdh', got {packer!r}", source="--param packer")
+    return 2 if packer == "steinberg" else 3
+
+
+def stage_plan(
+    r: int,
+    candidates: Collection[int],
+    o: Mapping[int, int] | Sequence[int],
+    ell: Mapping[int, int] | Sequence[int],
+    memory: int,
+    packer: str = "steinberg",
+) -> list[tuple[int, int]]:
+    """Stage ``r``'s ``(job, y)`` pairs from ``candidates`` (unscheduled, arrived by its start).
+
+    The jobs with ``o ≤ L = 2^r``, by rectangle area ``ℓ·o`` (ties by job index),
+    longest prefix of total area ``≤ M·L``, packed by ``packer`` into a window of
+    ``factor·L`` rounds.  Never empty when some candidate has ``o ≤ L``.
+    """
+    factor = _check_packer(packer)
+    L = 1 << r
+    elig = sorted((j for j in candidates if o[j] <= L), key=lambda j: (ell[j] * o[j], j))
+    chosen, area = [], 0
+    for j in elig:
+        if area + ell[j] * o[j] > memory * L:
+            break
+        chosen.append(j)
+        area += ell[j] * o[j]
+    if not chosen:
+        return []
+    W = [ell[j] for j in chosen]
+    H = [o[j] for j in chosen]
+    p = pack_steinberg(W, H, memory, L) if packer == "steinberg" else pack_nfdh(W, H, memory)
+    out = []
+    for j, y in zip(chosen, p.y):
+        assert 0 <= y and y + o[j] <= factor * L, "packing left its window"
+        out.append((j, int(y)))
+    return out
+
+
+def pack_and_schedule_starts(instance: Instance, packer: str = "steinberg") -> list[int]:
+    """Start round of every job under pack-and-schedule (the plan computed offline)."""
+    factor = _check_packer(packer)
     n, M = instance.n, instance.memory
     o = [int(x) for x in instance.responses]
     ell = [int(x) for x in instance.peaks]
     arr = [int(x) for x in instance.arrivals]
-    factor = 2 if packer == "steinberg" else 3
     starts: list[int | None] = [None] * n
     left = set(range(n))
     r, window = 0, 0
     while left:
-        L = 1 << r
-        elig = sorted(
-            (j for j in left if o[j] <= L and arr[j] <= window), key=lambda j: (ell[j] * o[j], j)
-        )
-        chosen, area = [], 0
-        for j in elig:
-            if area + ell[j] * o[j] > M * L:
-                break
-            chosen.append(j)
-            area += ell[j] * o[j]
-        if chosen:
-            W = [ell[j] for j in chosen]
-            H = [o[j] for j in chosen]
-            if packer == "steinberg":
-                p = pack_steinberg(W, H, M, L)
-            else:
-                p = pack_nfdh(W, H, M)
-            for j, y in zip(chosen, p.y):
-                assert 0 <= y and y + o[j] <= factor * L, "packing left its window"
-                starts[j] = window + int(y)
-                left.discard(j)
-        window += factor * L
+        for j, y in stage_plan(r, [j for j in left if arr[j] <= window], o, ell, M, packer):
+            starts[j] = window + y
+            left.discard(j)
+        window += factor << r
         r += 1
     return starts  # type: ignore[return-value]
 
 
-class PlannedPolicy(ClairvoyantPolicy):
-    """Replays a precomputed kill-free plan (start round per job) through the engine."""
-
-    name = "planned"
-
-    def plan(self, instance: Instance) -> list[int]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def setup(self, instance: Instance, view: View) -> None:
-        starts = self.plan(instance)
-        self.queue = sorted(((int(t), j) for j, t in enumerate(starts)), reverse=True)
-
-    def on_events(self, now: int, events: Sequence[Event], view: View, act: Actions) -> None:
-        q = self.queue
-        while q and q[-1][0] <= now:
-            t, j = q.pop()
-            assert t == now, "planned start missed"
-            act.start(j)
-        if q:
-            act.wake(q[-1][0])
-
-
-class PackAndSchedule(PlannedPolicy):
-    """Pack-and-schedule with Steinberg (default) or NFDH packing."""
+class PackAndSchedule(ClairvoyantPolicy):
+    """Pack-and-schedule with Steinberg (default) or NFDH packing, planned stage by stage."""
 
     name = "pack-and-schedule"
 
     def __init__(self, packer: str = "steinberg"):
-        if packer not in ("steinberg", "nfdh"):
-            raise InputError(
-                f"must be 'steinberg' or 'nfdh', got {packer!r}", source="--param packer"
-            )
+        self.factor = _check_packer(packer)
         self.packer = packer
         self.params = {"packer": packer}
 
-    def plan(self, instance: Instance) -> list[int]:
-        return pack_and_schedule_starts(instance, self.packer)
+    def setup(self, view: ClairvoyantView) -> None:
+        self.M = view.memory
+        self.o: dict[int, int] = {}
+        self.ell: dict[int, int] = {}
+        self.arr: dict[int, int] = {}
+        self.pending: set[int] = set()  # arrived, not yet in a fixed stage
+        self.r, self.window = 0, 0  # the first stage not fixed yet and its window start
+        self.queue: list[tuple[int, int]] = []  # (start, job) of the fixed stages
+        self.memo: dict[tuple[int, tuple[int, ...]], list[tuple[int, int]]] = {}
+        for j in view.jobs:
+            self._arrive(j, view)
+
+    def _arrive(self, j: int, view: ClairvoyantView) -> None:
+        o = view.responses[j]
+        self.o[j] = o
+        self.ell[j] = view.prompts[j] + o
+        self.arr[j] = view.arrival(j)
+        self.pending.add(j)
+
+    def _plan(self, r: int, candidates: Collection[int]) -> list[tuple[int, int]]:
+        key = (r, tuple(sorted(j for j in candidates if self.o[j] <= 1 << r)))
+        plan = self.memo.get(key)
+        if plan is None:
+            plan = stage_plan(r, key[1], self.o, self.ell, self.M, self.packer)
+            if len(self.memo) > 64:  # plans of past stages are not asked for again
+                self.memo.clear()
+            self.memo[key] = plan
+        return plan
+
+    def _foresee(self) -> int | None:
+        """First start of the next non-empty stage if no other job arrived (None: nothing left)."""
+        left = set(self.pending)
+        r, window = self.r, self.window
+        while left:
+            plan = self._plan(r, left)
+            if plan:
+                return window + min(y for _, y in plan)
+            window += self.factor << r
+            r += 1
+        return None
+
+    def on_events(self, now: int, events: Sequence[Event], view: View, act: Actions) -> None:
+        for e in events:
+            if e.kind == ARRIVAL:
+                self._arrive(e.job, view)  # type: ignore[arg-type]
+        # fix every stage whose window has started: all its arrivals are known now
+        while self.window <= now:
+            arr, window = self.arr, self.window
+            for j, y in self._plan(self.r, [j for j in self.pending if arr[j] <= window]):
+                heapq.heappush(self.queue, (window + y, j))
+                self.pending.discard(j)
+            self.window += self.factor << self.r
+            self.r += 1
+        q = self.queue
+        while q and q[0][0] <= now:
+            t, j = heapq.heappop(q)
+            assert t == now, "planned start missed"
+            act.start(j)
+        nxt = q[0][0] if q else self._foresee()
+        if nxt is not None:
+            act.wake(nxt)

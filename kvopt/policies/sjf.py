@@ -5,13 +5,13 @@ instance has no prediction: oracle SJF), ties by job index; preemption,
 re-queueing at the front and admission are exactly those of
 :mod:`kvopt.policies.fcfs`.  It reads only the predicted lengths (and the
 non-clairvoyant view), but it is a clairvoyant policy by type because, without
-predictions, it uses the true lengths.
+predictions, it uses the true lengths.  A job's predicted length is read from
+the :class:`~kvopt.engine.ClairvoyantView` when the job arrives.
 """
 
 from __future__ import annotations
 
-from ..engine import ClairvoyantPolicy, View
-from ..instance import Instance
+from ..engine import ClairvoyantPolicy, ClairvoyantView, View
 from .fcfs import QueueLogic
 
 
@@ -23,9 +23,8 @@ class SJF(QueueLogic, ClairvoyantPolicy):
     def __init__(self) -> None:
         self.params: dict = {}
 
-    def setup(self, instance: Instance, view: View) -> None:
-        self.pred = [int(x) for x in instance.predicted]
+    def setup(self, view: ClairvoyantView) -> None:
         self._init_queue(view)
 
     def queue_key(self, view: View, j: int):
-        return self.pred[j]
+        return view.predicted[j]  # type: ignore[attr-defined]

@@ -31,8 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ..engine import COMPLETION, EXPIRY, Actions, ClairvoyantPolicy, Event, View
-from ..instance import Instance
+from ..engine import COMPLETION, EXPIRY, Actions, ClairvoyantPolicy, ClairvoyantView, Event, View
 
 
 def peak_one(p: int, tau: int, d: int) -> int:
@@ -144,7 +143,8 @@ class SPS(ClairvoyantPolicy):
         self.stagger = bool(stagger)
         self.params = {"proxy": proxy, "cap": cap, "stagger": stagger}
 
-    def setup(self, instance: Instance, view: View) -> None:
+    def setup(self, view: ClairvoyantView) -> None:
+        instance = view.instance  # offline: every job is visible at round 0
         p = self.proxy or int(instance.prompts.max())
         tau = self.cap or int(instance.responses.max())
         jobs = sorted(view.jobs)

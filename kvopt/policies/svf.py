@@ -19,7 +19,8 @@ Overflow and stall handling with wrong predictions are those of
 
 from __future__ import annotations
 
-from ..instance import Instance, area
+from ..engine import ClairvoyantView
+from ..instance import area
 from .mcsf import FutureCheckGreedy
 
 
@@ -28,8 +29,8 @@ class SVF(FutureCheckGreedy):
 
     name = "svf"
 
-    def priority(self, instance: Instance, j: int):
-        return area(int(instance.prompts[j]), int(instance.predicted[j]))
+    def priority(self, view: ClairvoyantView, j: int):
+        return area(view.prompts[j], view.predicted[j])
 
 
 class SVF1Bit(FutureCheckGreedy):
@@ -37,11 +38,11 @@ class SVF1Bit(FutureCheckGreedy):
 
     name = "svf-1bit"
 
-    def priority(self, instance: Instance, j: int):
-        T = instance.memory
-        s, o = int(instance.prompts[j]), int(instance.responses[j])
+    def priority(self, view: ClairvoyantView, j: int):
+        T = view.memory
+        s, o = view.prompts[j], view.responses[j]
         proxy = T**0.25 if o * o <= T else T**0.75
         return s * proxy + proxy * (proxy + 1) / 2
 
-    def lengths(self, instance: Instance) -> list[int]:
-        return [int(x) for x in instance.responses]
+    def length(self, view: ClairvoyantView, j: int) -> int:
+        return view.responses[j]
