@@ -196,8 +196,8 @@ def validate(claims: Sequence[str] | str | None = None, **options: Any):
 
 
 def plot_schedule(
-    instance: Instance | str | os.PathLike,
-    schedule,
+    instance,
+    schedule=None,
     vs=None,
     *,
     labels: Sequence[str] | None = None,
@@ -206,10 +206,11 @@ def plot_schedule(
 ):
     """Memory over time above the Gantt chart; ``vs`` draws a second schedule beside it.
 
-    ``schedule``/``vs`` may be a :class:`~kvopt.schedule.Schedule`, a result
-    with a ``schedule`` (simulate, solve) or a record (then ``vs`` defaults to
-    its clairvoyant schedule).  Returns the matplotlib Figure (also saved to
-    ``out`` when given).
+    ``instance`` is an :class:`Instance` (or a path) and ``schedule``/``vs`` a
+    :class:`~kvopt.schedule.Schedule` or a result holding one (simulate,
+    solve); or ``instance`` is a search record alone (:class:`kvopt.record.Record`),
+    drawn as the policy's schedule beside the clairvoyant one.  Returns the
+    matplotlib Figure (also saved to ``out`` when given).
 
     >>> inst = generate("random", seed=1, n=4, memory=24)
     >>> fig = plot_schedule(inst, simulate(inst, "fcfs"), solve(inst, time_limit=20))
@@ -219,21 +220,24 @@ def plot_schedule(
     from .plotting import save_figure, schedule_figure
     from .record import Record
 
-    inst = _inst(instance)
-    items = []
-    names = []
-    if isinstance(schedule, Record):
-        inst = schedule.instance
-        items += [schedule.schedule] + ([] if vs is not None else [schedule.opt_schedule])
-        names += [f"{schedule.policy}: {schedule.alg}"] + (
-            [] if vs is not None else [f"clairvoyant: {schedule.ub}"]
-        )
+    items, names = [], []
+    if isinstance(instance, Record):
+        rec = instance
+        inst = rec.instance
+        items = [rec.schedule, rec.opt_schedule]
+        names = [rec.policy, "Opt" if rec.optimal else "best clairvoyant (UB)"]
+        if title is None:
+            title = (f"{rec.policy} on n={inst.n}, M={inst.memory}: certified ratio "
+                     f"{rec.ratio_certified:.3f}")  # fmt: skip
     else:
+        if schedule is None:
+            raise TypeError("plot_schedule needs a schedule (or a record as the first argument)")
+        inst = _inst(instance)
         items.append(getattr(schedule, "schedule", schedule))
         names.append(getattr(schedule, "policy", None) or getattr(schedule, "solver", None))
-    if vs is not None:
-        items.append(getattr(vs, "schedule", vs))
-        names.append(getattr(vs, "policy", None) or getattr(vs, "solver", None))
+        if vs is not None:
+            items.append(getattr(vs, "schedule", vs))
+            names.append(getattr(vs, "policy", None) or getattr(vs, "solver", None))
     fig = schedule_figure(inst, items, list(labels) if labels else names, title=title)
     if out is not None:
         save_figure(fig, out)

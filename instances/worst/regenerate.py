@@ -56,7 +56,9 @@ proved.  "seconds" is when the campaign found the record.
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--budget", type=int, default=160, help="evaluations per campaign (default 160)")
+    ap.add_argument(
+        "--budget", type=int, default=160, help="evaluations per campaign (default 160)"
+    )
     ap.add_argument("--strategies", default="anneal,random")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=1)
