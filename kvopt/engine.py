@@ -488,6 +488,16 @@ class SimulationResult:
     instrumentation: Mapping[str, Any] | None = field(default=None, compare=False)
     instance: Instance | None = field(default=None, compare=False)
 
+    def __repr__(self) -> str:
+        o = self.objective
+        params = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        return (
+            f"SimulationResult({self.policy}{f'[{params}]' if params else ''}: "
+            f"total_completion={o['total_completion']}, makespan={o['makespan']}, "
+            f"kills={self.stats.kills}, wasted_rounds={self.stats.wasted_rounds}, "
+            f"{len(self.completion_times)} jobs)"
+        )
+
     def to_dict(self, n: int | None = None) -> dict[str, Any]:
         """The JSON form of ``kvopt simulate --json`` (SPEC §4)."""
         return {
