@@ -65,18 +65,18 @@ def test_figure_content(toy):
 
 
 def test_record_embeds_instance(toy, tmp_path, capsys):
+    """A search record (SPEC §8) carries its instance: drawn as the policy beside the clairvoyant one."""
+    from kvopt.engine import simulate
+    from kvopt.record import make_record, save_record
+
     inst, pol, opt, *_ = toy
-    rec = {
-        "format": "kvopt.record",
-        "instance": inst.to_dict(),
-        "policy_schedule": pol.to_dict(inst.n),
-        "reference_schedule": opt.to_dict(inst.n),
-    }
+    res = simulate(inst, "fcfs")
+    rec = make_record(inst, "fcfs", {}, None, "total", res.schedule, opt, 1, "feasible")
     rp = tmp_path / "rec.json"
-    rp.write_text(json.dumps(rec))
+    save_record(rec, rp)
     assert main(["plot", str(rp), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert [s["label"] for s in out["schedules"]] == ["policy", "opt"]
+    assert [s["label"] for s in out["schedules"]] == ["fcfs", "best clairvoyant (UB)"]
     assert (tmp_path / "rec.png").read_bytes()[:8] == PNG
 
 
