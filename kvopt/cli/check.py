@@ -54,7 +54,7 @@ def run(args) -> int:
     data = read_json(args.schedule)
     if is_record_data(data):
         rec = Record.from_dict(data, source=args.schedule)
-        if rec.instance != inst:
+        if (rec.instance.memory, rec.instance.jobs) != (inst.memory, inst.jobs):
             raise InputError(
                 f"the record's instance differs from {args.instance}", field="instance",
                 source=args.schedule,
@@ -95,12 +95,17 @@ def _check_record(rec: Record, args) -> int:
     problems = verify_record(rec, resimulate=not args.no_replay)
     valid = not problems
     if args.json:
+        objectives = {
+            name: check_schedule(rec.instance, s).objective
+            for name, s in (("schedule", rec.schedule), ("opt_schedule", rec.opt_schedule))
+        }
         emit_json(
             {
                 "valid": valid,
                 "kind": "record",
                 "errors": [p.to_dict() for p in problems],
-                "objective": {"name": rec.objective, "alg": rec.alg, "ub": rec.ub, "lb": rec.lb},
+                "objective": objectives,
+                "record": {"objective": rec.objective, "alg": rec.alg, "ub": rec.ub, "lb": rec.lb},
                 "policy": rec.policy,
                 "opt_status": rec.opt_status,
                 "ratio_certified": rec.ratio_certified,
