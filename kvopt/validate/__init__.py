@@ -82,15 +82,15 @@ class Effort:
 
 
 QUICK = Effort(
-    budget=24,
+    budget=64,
     exact_time_limit=3.0,
     strategies=(("anneal", 0.6), ("random", 0.4)),
-    scaling_ns=(4, 8, 12),
+    scaling_ns=(4, 8, 12, 16),
     scaling_memories=(24, 48),
-    scaling_seeds=1,
+    scaling_seeds=2,
     prop1_Ls=(2, 4, 9, 16, 25, 36, 64, 100),
     sqrt_memories=(16, 64, 144, 256, 576),
-    area_solves=8,
+    area_solves=16,
     resolve=2,
     resolve_time_limit=10.0,
 )
