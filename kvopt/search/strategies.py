@@ -367,9 +367,9 @@ class FamilyStrategy:
     :data:`FAMILY_GRIDS`); scalar ones are fixed.  Option ``seeds`` (1)
     draws several instances per point for random families.  Points outside
     the policy's class are skipped (an error if none is inside).  The summary
-    reports, for every varying parameter and every setting of the others, the
-    least-squares exponent of the certified ratio against it (log–log) with
-    the points.
+    reports, for every numeric parameter taking at least three values and every
+    setting of the others, the least-squares exponent of the certified ratio
+    against it (log–log) with the points.
     """
 
     name = "family"
@@ -465,6 +465,8 @@ class FamilyStrategy:
             fits = []
             for other, pts in groups.items():
                 pts.sort()
+                if len({p[0] for p in pts}) < 3:  # a growth exponent needs three values at least
+                    continue
                 e_cert = fit_exponent([p[0] for p in pts], [p[1] for p in pts])
                 e_opt = fit_exponent([p[0] for p in pts], [p[2] for p in pts])
                 if e_cert is not None:
