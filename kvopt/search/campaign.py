@@ -642,7 +642,7 @@ def record_from_log(header: dict[str, Any], rec: dict[str, Any], meta=None):
         inst,
         header["policy"],
         header["params"],
-        header["policy_seed"],
+        header["seed"],  # the campaign seed (it seeds the policy when the policy is seeded)
         header["objective"],
         res.schedule,
         opt,

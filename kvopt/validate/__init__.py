@@ -558,7 +558,7 @@ def _resolve(claim: Claim, r: dict[str, Any], ctx: _Ctx):
         lb = max(cheap_lb(inst, claim.objective)[0], ex["bound"] or 0)
         status = "optimal" if ex["status"] == "optimal" else "feasible"
         rec = make_record(
-            inst, claim.policy, dict(claim.params), None, claim.objective, res.schedule,
+            inst, claim.policy, dict(claim.params), ctx.seed, claim.objective, res.schedule,
             Schedule.from_starts(inst, ex["starts"], producer="exact"), ex["objective"] if status == "optimal" else lb,
             status, found_by={"strategy": "validate-resolve", "evaluation": r["index"]},
             meta={"claim": claim.id, "bound": bound, "bound_text": claim.bound_text()},
@@ -679,7 +679,7 @@ def _per_job_claim(claim: Claim, ctx: _Ctx) -> ClaimVerdict:
             v = max(viol, key=lambda r: r["score"])["violation"]
             text = v["text"]
         else:
-            rec = _record_for_run(claim, *extra_viol)
+            rec = _record_for_run(claim, *extra_viol, seed=ctx.seed)
             path = _keep_record(rec, ctx.out / claim.id / "violation.json")
             text = extra_viol[2]["violation"]["text"]
         return ClaimVerdict(**base, verdict="violated", record=path,
@@ -691,7 +691,7 @@ def _per_job_claim(claim: Claim, ctx: _Ctx) -> ClaimVerdict:
     return ClaimVerdict(**base, verdict="holds", text="; ".join([text, *notes]))
 
 
-def _record_for_run(claim: Claim, inst, res, metrics):
+def _record_for_run(claim: Claim, inst, res, metrics, seed: int = 0):
     from ..record import make_record
     from ..schedule import Schedule
     from ..search.evaluate import cheap_lb, cheap_ub
@@ -699,7 +699,7 @@ def _record_for_run(claim: Claim, inst, res, metrics):
     st, ub, src = cheap_ub(inst, claim.objective)
     lb, _ = cheap_lb(inst, claim.objective)
     return make_record(
-        inst, claim.policy, dict(claim.params), None, claim.objective, res.schedule,
+        inst, claim.policy, dict(claim.params), seed, claim.objective, res.schedule,
         Schedule.from_starts(inst, st, producer=src), lb, "optimal" if lb >= ub else "feasible",
         found_by={"strategy": "validate"},
         meta={"claim": claim.id, "violation": metrics["violation"], "score": metrics["score"]},
