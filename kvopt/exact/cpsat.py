@@ -27,6 +27,9 @@ from .common import RawResult, lower_bound
 #: Largest number of memory-row terms for which the time-indexed rows are added to CP-SAT.
 TIME_INDEXED_TERMS = 400_000
 
+#: the two full CP-SAT workers of ``bound_focus`` with 2 threads
+BOUND_SUBSOLVERS = ("default_lp", "lb_tree_search")
+
 #: CP-SAT statuses → kvopt reading (``finish()`` decides optimal vs feasible from the bound).
 CPSAT_STATUS = {
     "OPTIMAL": "optimal",
@@ -148,6 +151,7 @@ def solve_cpsat(
     lb: int | None = None,
     monitor=None,
     time_indexed: bool | None = None,
+    bound_focus: bool = False,
 ) -> RawResult:
     """Solve the CP-SAT model in a worker thread; honour ``time_limit`` and ``stop``; Ctrl-C stops."""
     from ortools.sat.python import cp_model
@@ -166,6 +170,11 @@ def solve_cpsat(
     p = solver.parameters
     p.max_time_in_seconds = max(time_limit - (time.monotonic() - t0), 0.01)
     p.num_workers = int(threads)
+    if bound_focus and threads == 2:
+        # two full searches that move the bound (models/cpsat.md, "Parameters"): with 2
+        # workers CP-SAT's default runs one full search and LNS helpers
+        p.num_full_subsolvers = 2
+        p.subsolvers.extend(BOUND_SUBSOLVERS)
     p.random_seed = int(seed)
     p.log_search_progress = False
     p.relative_gap_limit = float(gap)

@@ -88,6 +88,7 @@ def _backend(
     gap,
     stop,
     monitor=None,
+    **extra,
 ):
     if name == "highs":
         from .highs_matrix import solve_highs
@@ -424,7 +425,25 @@ def solve(
     remaining = max(time_limit - (time.monotonic() - t0), 0.05)
     if solver == "auto" and small:
         raw = _small(instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap)
-    elif solver in ("auto", "race"):
+    elif solver == "auto":
+        # larger instances: CP-SAT, with two bound-moving full workers when given 2 threads
+        raw = _backend(
+            "cpsat",
+            instance,
+            objective,
+            lo,
+            hi,
+            warm,
+            ub,
+            remaining,
+            threads,
+            seed,
+            gap,
+            None,
+            bound_focus=True,
+        )
+        raw.solver = "auto(cpsat)"
+    elif solver == "race":
         raw = (
             _race(instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap)
             if threads >= 2
