@@ -35,6 +35,9 @@ import numpy as np
 from ..instance import Instance
 from .common import RawResult, lower_bound, value_of
 
+#: states remembered at most (then the memo starts afresh)
+MEMO_LIMIT = 1_000_000
+
 #: how often (in nodes) the clock and the stop flag are looked at
 _CHECK_EVERY = 256
 
@@ -301,6 +304,8 @@ class _Search:
         old = self.memo.get(key)
         if old is not None and old <= cost:
             return
+        if len(self.memo) >= MEMO_LIMIT:
+            self.memo.clear()  # forgetting states only weakens the pruning
         self.memo[key] = cost
         # the active rule for jobs placed earlier: decided by rounds before their last one,
         # which are final in every child starting at or after that last round

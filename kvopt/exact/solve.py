@@ -2,16 +2,28 @@
 
 Pipeline: a kill-free heuristic (and the caller's warm start, if better)
 gives an upper bound ``UB`` and a warm start; ``UB`` shrinks every job's start
-window (:func:`kvopt.exact.common.start_windows`, then for total completion
-:func:`kvopt.exact.highs_matrix.lp_windows` with the LP value of the other
-jobs, within 10 % of the time limit); then the chosen backend runs.
-``solver="auto"`` races HiGHS (one thread) against CP-SAT (the other
-threads) when ``threads ≥ 2``: both report incumbents and bounds as they go,
-the race ends when one finishes or one's bound meets the other's incumbent,
-and the best schedule and the best bound of the two are kept. With one
-thread it runs CP-SAT alone. (The benchmark in ``models/time-indexed.md`` §7
-shows the race and CP-SAT alone proving the same instances; the race keeps
-HiGHS's stronger bounds, CP-SAT alone finds better incumbents for n ≥ 18.)
+window (:func:`kvopt.exact.common.start_windows`); then the chosen backend
+runs.  What ``solver="auto"`` does depends on the instance (issue 11,
+``models/bnb.md`` for the figures):
+
+* **small** (``n ≤ SMALL_N`` and ``Σ o_i ≤ SMALL_ROUNDS``), total completion:
+  the heuristic gets at most 20 ms, no LP windows, and the dedicated branch
+  and bound (:mod:`kvopt.exact.bnb`) runs; with ``threads ≥ 2`` CP-SAT
+  (``threads − 1`` workers) joins after ``CPSAT_DELAY`` seconds and the two
+  share incumbents; with one thread the branch and bound gets ``BNB_ALONE``
+  of the time limit, then CP-SAT the rest.  Small makespan instances go to
+  CP-SAT alone (the branch and bound's makespan bound is weak);
+* **otherwise**: the start windows are tightened further with the LP value of
+  the other jobs (:func:`kvopt.exact.highs_matrix.lp_windows`, within 10 %
+  of the time limit) and CP-SAT runs with, on 2 threads, two full workers
+  that move the bound (``default_lp`` and ``lb_tree_search``).
+
+``solver="race"`` is round 1's ``auto`` (LP windows, then HiGHS on one thread
+racing CP-SAT on the others; both report incumbents and bounds as they go,
+the race ends when one finishes or one's bound meets the other's
+incumbent), kept for comparison (``benchmarks/exact.py``).  ``bnb`` runs the
+branch and bound alone (no time split, no LP windows); ``highs``, ``cpsat``,
+``pyomo`` one backend after the LP windows.
 Every schedule passes :func:`kvopt.schedule.checked` before it is returned,
 and the status is ``optimal`` only when the proven bound meets it.
 """
@@ -43,6 +55,8 @@ SOLVERS = ("auto", "race", "highs", "cpsat", "bnb", "pyomo")
 
 #: ``auto`` takes the small-instance path (no LP windows; branch and bound) up to this many jobs
 SMALL_N = 12
+#: … and when the responses add up to at most this many rounds (the search walks rounds)
+SMALL_ROUNDS = 400
 #: with one thread, the share of the time limit the branch and bound gets before CP-SAT
 BNB_ALONE = 0.5
 #: with two threads or more, CP-SAT joins the branch and bound after this many seconds
@@ -260,6 +274,7 @@ def _small(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) ->
     if threads < 2:
         a = solve_bnb(inst, objective, lo, hi, warm=warm, ub=ub, time_limit=BNB_ALONE * time_limit)
         if a.native_status == "optimal" or a.native_status == "exhausted":
+            a.solver = "auto(bnb)"
             return a
         better = a.starts if a.starts is not None else warm
         b = _backend(
@@ -405,7 +420,9 @@ def solve(
         if progress
         else (lambda msg: None)
     )
-    small = solver == "bnb" or (solver == "auto" and n <= SMALL_N)
+    small = solver == "bnb" or (
+        solver == "auto" and n <= SMALL_N and int(instance.responses.sum()) <= SMALL_ROUNDS
+    )
     heur_seconds = min(0.02, 0.01 * time_limit) if small else min(0.5, 0.05 * time_limit)
     warm = heuristic_starts(instance, objective, seed=seed, seconds=heur_seconds)
     ub = value_of(instance, warm, objective)
@@ -423,8 +440,14 @@ def solve(
         f"horizon={int((hi + instance.responses).max())}"
     )
     remaining = max(time_limit - (time.monotonic() - t0), 0.05)
-    if solver == "auto" and small:
+    if solver == "auto" and small and objective == "total":
         raw = _small(instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap)
+    elif solver == "auto" and small:
+        # makespan: the branch and bound's bound is weak there (models/bnb.md); CP-SAT alone
+        raw = _backend(
+            "cpsat", instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap, None
+        )
+        raw.solver = "auto(cpsat)"
     elif solver == "auto":
         # larger instances: CP-SAT, with two bound-moving full workers when given 2 threads
         raw = _backend(
