@@ -175,33 +175,33 @@ class _Search:
         return self._bound(rest, t, cost, est)
 
     def _bound(self, rest: list[int], t: int, cost: int, est: list[int]) -> int:
-        o = self.o
+        o, s = self.o, self.s
         L = sorted(est[j] + o[j] for j in rest)
         areas = sorted(self.area[j] for j in rest)
-        mem, M = self.mem, self.M
-        # T_(k): first T with Σ_{τ=t}^{T-1} (M - mem[τ]) ≥ the k smallest areas
+        mem, M, H = self.mem, self.M, self.H
+        # T_(k): first T with Σ_{τ=t0}^{T-1} free(τ) ≥ the k smallest areas, where t0 is the
+        # earliest start of a remaining job and free(τ) = M − mem[τ], or 0 when even the
+        # smallest remaining job (s + 1) cannot run beside the placed jobs
+        smin = min(s[j] for j in rest) + 1
+        tau = min(est[j] for j in rest)
+        cap = 0
         if self.total:
             lb = cost
-            cap = 0
-            tau = t
             need = 0
-            k = 0
-            nrest = len(rest)
-            H = self.H
-            while k < nrest:
+            for k in range(len(rest)):
                 need += areas[k]
                 while cap < need:
-                    cap += M - (mem[tau] if tau <= H else 0)
+                    f = M - (mem[tau] if tau <= H else 0)
+                    if f >= smin:
+                        cap += f
                     tau += 1
-                lb += max(L[k], tau)
-                k += 1
+                lb += L[k] if L[k] > tau else tau
             return lb
         need = sum(areas)
-        cap = 0
-        tau = t
-        H = self.H
         while cap < need:
-            cap += M - (mem[tau] if tau <= H else 0)
+            f = M - (mem[tau] if tau <= H else 0)
+            if f >= smin:
+                cap += f
             tau += 1
         return max(cost, L[-1], tau)
 

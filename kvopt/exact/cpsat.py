@@ -40,6 +40,10 @@ CPSAT_STATUS = {
 }
 
 
+class BuildCancelled(Exception):
+    """The model was still being built when the caller asked to stop."""
+
+
 def cpsat_version() -> str:
     import ortools
 
@@ -56,8 +60,13 @@ def build_cpsat(
     redundant: bool = True,
     lb: int | None = None,
     time_indexed: bool = False,
+    stop: threading.Event | None = None,
 ):
-    """The CP-SAT model and its start variables (see module doc)."""
+    """The CP-SAT model and its start variables (see module doc).
+
+    Raises :class:`BuildCancelled` when ``stop`` is set while the model is built
+    (a racing solver finished first).
+    """
     from ortools.sat.python import cp_model
 
     m = cp_model.CpModel()
@@ -90,6 +99,8 @@ def build_cpsat(
         rows: dict[int, list] = {}
         heavy: dict[int, list] = {}
         for i in range(n):
+            if stop is not None and stop.is_set():
+                raise BuildCancelled
             s_, o = int(inst.prompts[i]), int(inst.responses[i])
             xs = []
             for t in range(int(lo[i]), int(hi[i]) + 1):
@@ -160,9 +171,20 @@ def solve_cpsat(
     if time_indexed is None:  # the redundant time-indexed rows, unless the model gets huge
         width = np.maximum(np.asarray(hi) - np.asarray(lo) + 1, 0)
         time_indexed = redundant and int((width * inst.responses).sum()) <= TIME_INDEXED_TERMS
-    m, starts = build_cpsat(
-        inst, objective, lo, hi, ub=ub, redundant=redundant, lb=lb, time_indexed=time_indexed
-    )
+    try:
+        m, starts = build_cpsat(
+            inst,
+            objective,
+            lo,
+            hi,
+            ub=ub,
+            redundant=redundant,
+            lb=lb,
+            time_indexed=time_indexed,
+            stop=stop,
+        )
+    except BuildCancelled:
+        return RawResult(None, None, "CANCELLED (before solving)", "cpsat", cpsat_version())
     if warm is not None:
         for S, v in zip(starts, warm):
             m.add_hint(S, int(v))
