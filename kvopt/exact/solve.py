@@ -13,10 +13,13 @@ runs.  What ``solver="auto"`` does depends on the instance (issue 11,
   share incumbents; with one thread the branch and bound gets ``BNB_ALONE``
   of the time limit, then CP-SAT the rest.  Small makespan instances go to
   CP-SAT alone (the branch and bound's makespan bound is weak);
-* **otherwise**: the start windows are tightened further with the LP value of
+* **otherwise** the start windows are tightened further with the LP value of
   the other jobs (:func:`kvopt.exact.highs_matrix.lp_windows`, within 10 %
-  of the time limit) and CP-SAT runs with, on 2 threads, two full workers
-  that move the bound (``default_lp`` and ``lb_tree_search``).
+  of the time limit); then, up to ``RACE_N`` jobs, HiGHS races CP-SAT as in
+  round 1 (the proofs at n = 15 come from HiGHS's bound), and beyond that
+  CP-SAT runs alone with, on 2 threads, two full workers that move the bound
+  (``default_lp`` and ``lb_tree_search``): nothing is proven there in a
+  minute, and its incumbents are better at equal bounds.
 
 ``solver="race"`` is round 1's ``auto`` (LP windows, then HiGHS on one thread
 racing CP-SAT on the others; both report incumbents and bounds as they go,
@@ -57,6 +60,8 @@ SOLVERS = ("auto", "race", "highs", "cpsat", "bnb", "pyomo")
 SMALL_N = 12
 #: … and when the responses add up to at most this many rounds (the search walks rounds)
 SMALL_ROUNDS = 400
+#: beyond the small path and up to this many jobs ``auto`` races HiGHS and CP-SAT (round 1)
+RACE_N = 16
 #: with one thread, the share of the time limit the branch and bound gets before CP-SAT
 BNB_ALONE = 0.5
 #: with two threads or more, CP-SAT joins the branch and bound after this many seconds
@@ -448,6 +453,15 @@ def solve(
             "cpsat", instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap, None
         )
         raw.solver = "auto(cpsat)"
+    elif (solver == "auto" and n <= RACE_N) or solver == "race":
+        # medium instances (and solver="race", round 1's auto): HiGHS races CP-SAT
+        raw = (
+            _race(instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap)
+            if threads >= 2
+            else _backend(
+                "cpsat", instance, objective, lo, hi, warm, ub, remaining, 1, seed, gap, None
+            )
+        )
     elif solver == "auto":
         # larger instances: CP-SAT, with two bound-moving full workers when given 2 threads
         raw = _backend(
@@ -466,14 +480,6 @@ def solve(
             bound_focus=True,
         )
         raw.solver = "auto(cpsat)"
-    elif solver == "race":
-        raw = (
-            _race(instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap)
-            if threads >= 2
-            else _backend(
-                "cpsat", instance, objective, lo, hi, warm, ub, remaining, 1, seed, gap, None
-            )
-        )
     else:
         raw = _backend(
             solver, instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap, None
