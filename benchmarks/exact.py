@@ -18,6 +18,7 @@ random mixed instances with n = 10 (``generate("random", 1000 + k, n=10,
 memory=M, max_response=10)``, ``M`` uniform in 40–60 from a fixed seed),
 each solved by the default with ``--threads``; prints the median and the
 largest ``seconds`` as ``solve`` reports them, and how many were proven.
+``--n`` changes the size (``M`` uniform in 4n–6n, responses ≤ n).
 """
 
 from __future__ import annotations
@@ -79,23 +80,23 @@ MODES = {
 }
 
 
-def throughput_instances(k: int):
-    """The n = 10 throughput set: ``k`` random mixed instances, M uniform in 40–60."""
+def throughput_instances(k: int, n: int = 10):
+    """The throughput set: ``k`` random mixed instances, M uniform in 4n–6n, responses ≤ n."""
     rng = np.random.default_rng(1000)
     out = []
     for j in range(k):
-        M = int(rng.integers(40, 61))
-        out.append(generate("random", 1000 + j, n=10, memory=M, max_response=10))
+        M = int(rng.integers(4 * n, 6 * n + 1))
+        out.append(generate("random", 1000 + j, n=n, memory=M, max_response=n))
     return out
 
 
-def throughput(k: int, modes, tl: float, threads: int) -> int:
+def throughput(k: int, modes, tl: float, threads: int, n: int = 10) -> int:
     print(
-        f"throughput: {k} random mixed instances, n = 10, M in 40-60, responses <= 10; "
-        f"time limit {tl:g} s, {threads} thread(s); machine load at start "
+        f"throughput: {k} random mixed instances, n = {n}, M in {4 * n}-{6 * n}, "
+        f"responses <= {n}; time limit {tl:g} s, {threads} thread(s); machine load at start "
         f"{open('/proc/loadavg').read().split()[0]}"
     )
-    insts = throughput_instances(k)
+    insts = throughput_instances(k, n)
     for m in modes:
         secs, proven = [], 0
         for inst in insts:
@@ -127,13 +128,14 @@ def main(argv=None) -> int:
         metavar="K",
         help="instead of the table: median/max seconds over K random n = 10 instances",
     )
+    ap.add_argument("--n", type=int, default=10, help="n of the --throughput instances")
     args = ap.parse_args(argv)
     modes = args.modes.split(",")
     for m in modes:
         if m not in MODES:
             ap.error(f"unknown mode {m!r}")
     if args.throughput:
-        return throughput(args.throughput, modes, args.time_limit or 60.0, args.threads)
+        return throughput(args.throughput, modes, args.time_limit or 60.0, args.threads, args.n)
     sizes = (
         [int(x) for x in args.sizes.split(",")]
         if args.sizes
