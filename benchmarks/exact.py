@@ -1,15 +1,24 @@
-"""Benchmark of the exact solvers: ``python benchmarks/exact.py`` (issue 3, ``models/``).
+"""Benchmark of the exact solvers: ``python benchmarks/exact.py`` (issues 3 and 11, ``models/``).
 
 A fixed set — ``kvopt.generators.generate("random", seed, n=n, memory=6n,
 max_response=n)`` (mixed regimes, shares 1:1:1) for n = 12, 15, 18, 20, 22,
 25, 30 and seeds 1, 2 — solved with a time limit (default 60 s) on 2 threads
-twice: with kvopt's default (``solve(..., solver="auto")``) and with the
-textbook model (the time-indexed IP of SPEC §5 over the horizon
+with kvopt's default (``solve(..., solver="auto")``) and with round 1's
+default (``solver="race"``: heuristic, LP windows, HiGHS racing CP-SAT).
+Other modes: ``textbook`` (the time-indexed IP of SPEC §5 over the horizon
 ``max a + Σ o``, one binary per job and start, no rounded rows, no warm
-start, HiGHS with default options).  Prints a table (status, seconds,
-objective, bound) and the count proven optimal.  ``--quick`` runs n ≤ 18 with
-a 20 s limit; ``--modes`` selects other configurations for the measurements
-quoted in ``models/``.
+start, HiGHS with default options), ``highs``, ``highs1``, ``cpsat``, ``bnb``.
+Prints a table (status, seconds, objective, bound per mode; the root LP —
+the time-indexed LP of ``kvopt bound --lp`` — and the root gap
+``(best objective − root LP) / best objective``) and the count proven optimal.
+``--quick`` runs n ≤ 18 with a 20 s limit.
+
+``--throughput K`` measures instead what search and validation need: ``K``
+random mixed instances with n = 10 (``generate("random", 1000 + k, n=10,
+memory=M, max_response=10)``, ``M`` uniform in 40–60 from a fixed seed),
+each solved by the default with ``--threads``; prints the median and the
+largest ``seconds`` as ``solve`` reports them, and how many were proven.
+``--n`` changes the size (``M`` uniform in 4n–6n, responses ≤ n).
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ import time
 
 import numpy as np
 
-from kvopt.exact import solve
+from kvopt.exact import lp_bound, solve
 from kvopt.exact.common import finish, start_windows
 from kvopt.exact.highs_matrix import solve_highs
 from kvopt.generators import generate
@@ -62,11 +71,44 @@ def textbook(inst, time_limit: float, threads: int):
 
 MODES = {
     "default": lambda inst, tl, th: solve(inst, solver="auto", time_limit=tl, threads=th),
+    "race": lambda inst, tl, th: solve(inst, solver="race", time_limit=tl, threads=th),
+    "bnb": lambda inst, tl, th: solve(inst, solver="bnb", time_limit=tl, threads=th),
     "textbook": textbook,
     "highs": lambda inst, tl, th: solve(inst, solver="highs", time_limit=tl, threads=th),
     "highs1": lambda inst, tl, th: solve(inst, solver="highs", time_limit=tl, threads=1),
     "cpsat": lambda inst, tl, th: solve(inst, solver="cpsat", time_limit=tl, threads=th),
 }
+
+
+def throughput_instances(k: int, n: int = 10):
+    """The throughput set: ``k`` random mixed instances, M uniform in 4n–6n, responses ≤ n."""
+    rng = np.random.default_rng(1000)
+    out = []
+    for j in range(k):
+        M = int(rng.integers(4 * n, 6 * n + 1))
+        out.append(generate("random", 1000 + j, n=n, memory=M, max_response=n))
+    return out
+
+
+def throughput(k: int, modes, tl: float, threads: int, n: int = 10) -> int:
+    print(
+        f"throughput: {k} random mixed instances, n = {n}, M in {4 * n}-{6 * n}, "
+        f"responses <= {n}; time limit {tl:g} s, {threads} thread(s); machine load at start "
+        f"{open('/proc/loadavg').read().split()[0]}"
+    )
+    insts = throughput_instances(k, n)
+    for m in modes:
+        secs, proven = [], 0
+        for inst in insts:
+            res = MODES[m](inst, tl, threads)
+            secs.append(res.seconds)
+            proven += res.optimal
+        print(
+            f"{m:>10}: median {np.median(secs):.3f} s, max {max(secs):.3f} s, "
+            f"mean {np.mean(secs):.3f} s, proven {proven}/{k}",
+            flush=True,
+        )
+    return 0
 
 
 def main(argv=None) -> int:
@@ -75,21 +117,36 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=None)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument(
-        "--modes", default="default,textbook", help=f"comma-separated, from {', '.join(MODES)}"
+        "--modes", default="default,race", help=f"comma-separated, from {', '.join(MODES)}"
     )
     ap.add_argument("--sizes", default=None, help="comma-separated n values")
+    ap.add_argument("--seeds", default=None, help="comma-separated seeds (default 1,2)")
+    ap.add_argument(
+        "--throughput",
+        type=int,
+        default=0,
+        metavar="K",
+        help="instead of the table: median/max seconds over K random n = 10 instances",
+    )
+    ap.add_argument("--n", type=int, default=10, help="n of the --throughput instances")
     args = ap.parse_args(argv)
+    modes = args.modes.split(",")
+    for m in modes:
+        if m not in MODES:
+            ap.error(f"unknown mode {m!r}")
+    if args.throughput:
+        return throughput(args.throughput, modes, args.time_limit or 60.0, args.threads, args.n)
     sizes = (
         [int(x) for x in args.sizes.split(",")]
         if args.sizes
         else ([n for n in SIZES if n <= 18] if args.quick else list(SIZES))
     )
+    seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else list(SEEDS)
     tl = args.time_limit or (20.0 if args.quick else 60.0)
-    modes = args.modes.split(",")
     proven = dict.fromkeys(modes, 0)
     total_s = dict.fromkeys(modes, 0.0)
-    head = f"{'n':>3} {'seed':>4} {'M':>4} " + " ".join(
-        f"| {m[:10]:<10} {'status':<8} {'sec':>6} {'obj':>6} {'bound':>6}" for m in modes
+    head = f"{'n':>3} {'seed':>4} {'M':>4} {'rootLP':>7} {'rgap%':>5} " + " ".join(
+        f"| {m[:8]:<8} {'status':<8} {'sec':>5} {'obj':>5} {'bound':>5} {'gap%':>5}" for m in modes
     )
     print(
         f"time limit {tl:g} s, {args.threads} threads; machine load at start "
@@ -98,19 +155,28 @@ def main(argv=None) -> int:
     print(head)
     print("-" * len(head))
     for n in sizes:
-        for seed in SEEDS:
+        for seed in seeds:
             inst = instance(n, seed)
+            root = lp_bound(inst)
             cells = []
+            best = None
             for m in modes:
                 res = MODES[m](inst, tl, args.threads)
                 proven[m] += res.optimal
                 total_s[m] += res.seconds
+                if res.objective is not None:
+                    best = res.objective if best is None else min(best, res.objective)
+                gap = "-" if res.gap is None else f"{100 * res.gap:.1f}"
                 cells.append(
-                    f"| {'':<10} {res.status.value:<8} {res.seconds:6.1f} "
-                    f"{str(res.objective):>6} {str(res.bound):>6}"
+                    f"| {'':<8} {res.status.value:<8} {res.seconds:5.1f} "
+                    f"{str(res.objective):>5} {str(res.bound):>5} {gap:>5}"
                 )
-            print(f"{n:>3} {seed:>4} {inst.memory:>4} " + " ".join(cells), flush=True)
-    count = len(sizes) * len(SEEDS)
+            rgap = "-" if not best else f"{100 * (best - root) / best:.1f}"
+            print(
+                f"{n:>3} {seed:>4} {inst.memory:>4} {root:7.1f} {rgap:>5} " + " ".join(cells),
+                flush=True,
+            )
+    count = len(sizes) * len(seeds)
     for m in modes:
         print(f"{m}: {proven[m]}/{count} proven optimal, {total_s[m]:.0f} s in total")
     sys.stdout.flush()

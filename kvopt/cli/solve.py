@@ -33,10 +33,11 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--solver",
-        choices=["auto", "highs", "cpsat", "pyomo"],
+        choices=["auto", "race", "highs", "cpsat", "bnb", "pyomo"],
         default="auto",
-        help="auto races HiGHS and CP-SAT on the threads given (default); pyomo is "
-        "the readable reference model (slow to build)",
+        help="auto (default) picks by size: branch and bound raced with CP-SAT for small "
+        "instances, otherwise the HiGHS/CP-SAT race; race is round 1's default; bnb the "
+        "branch and bound alone; pyomo the readable reference model (slow to build)",
     )
     p.add_argument(
         "--time-limit",

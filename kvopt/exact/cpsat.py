@@ -27,6 +27,9 @@ from .common import RawResult, lower_bound
 #: Largest number of memory-row terms for which the time-indexed rows are added to CP-SAT.
 TIME_INDEXED_TERMS = 400_000
 
+#: the two full CP-SAT workers of ``bound_focus`` with 2 threads
+BOUND_SUBSOLVERS = ("default_lp", "lb_tree_search")
+
 #: CP-SAT statuses → kvopt reading (``finish()`` decides optimal vs feasible from the bound).
 CPSAT_STATUS = {
     "OPTIMAL": "optimal",
@@ -35,6 +38,10 @@ CPSAT_STATUS = {
     "MODEL_INVALID": "error",
     "UNKNOWN": "unknown",
 }
+
+
+class BuildCancelled(Exception):
+    """The model was still being built when the caller asked to stop."""
 
 
 def cpsat_version() -> str:
@@ -53,8 +60,13 @@ def build_cpsat(
     redundant: bool = True,
     lb: int | None = None,
     time_indexed: bool = False,
+    stop: threading.Event | None = None,
 ):
-    """The CP-SAT model and its start variables (see module doc)."""
+    """The CP-SAT model and its start variables (see module doc).
+
+    Raises :class:`BuildCancelled` when ``stop`` is set while the model is built
+    (a racing solver finished first).
+    """
     from ortools.sat.python import cp_model
 
     m = cp_model.CpModel()
@@ -87,6 +99,8 @@ def build_cpsat(
         rows: dict[int, list] = {}
         heavy: dict[int, list] = {}
         for i in range(n):
+            if stop is not None and stop.is_set():
+                raise BuildCancelled
             s_, o = int(inst.prompts[i]), int(inst.responses[i])
             xs = []
             for t in range(int(lo[i]), int(hi[i]) + 1):
@@ -148,6 +162,7 @@ def solve_cpsat(
     lb: int | None = None,
     monitor=None,
     time_indexed: bool | None = None,
+    bound_focus: bool = False,
 ) -> RawResult:
     """Solve the CP-SAT model in a worker thread; honour ``time_limit`` and ``stop``; Ctrl-C stops."""
     from ortools.sat.python import cp_model
@@ -156,9 +171,20 @@ def solve_cpsat(
     if time_indexed is None:  # the redundant time-indexed rows, unless the model gets huge
         width = np.maximum(np.asarray(hi) - np.asarray(lo) + 1, 0)
         time_indexed = redundant and int((width * inst.responses).sum()) <= TIME_INDEXED_TERMS
-    m, starts = build_cpsat(
-        inst, objective, lo, hi, ub=ub, redundant=redundant, lb=lb, time_indexed=time_indexed
-    )
+    try:
+        m, starts = build_cpsat(
+            inst,
+            objective,
+            lo,
+            hi,
+            ub=ub,
+            redundant=redundant,
+            lb=lb,
+            time_indexed=time_indexed,
+            stop=stop,
+        )
+    except BuildCancelled:
+        return RawResult(None, None, "CANCELLED (before solving)", "cpsat", cpsat_version())
     if warm is not None:
         for S, v in zip(starts, warm):
             m.add_hint(S, int(v))
@@ -166,6 +192,11 @@ def solve_cpsat(
     p = solver.parameters
     p.max_time_in_seconds = max(time_limit - (time.monotonic() - t0), 0.01)
     p.num_workers = int(threads)
+    if bound_focus and threads == 2:
+        # two full searches that move the bound (models/cpsat.md, "Parameters"): with 2
+        # workers CP-SAT's default runs one full search and LNS helpers
+        p.num_full_subsolvers = 2
+        p.subsolvers.extend(BOUND_SUBSOLVERS)
     p.random_seed = int(seed)
     p.log_search_progress = False
     p.catch_sigint_signal = False  # Ctrl-C is handled in the main thread (stop_search)

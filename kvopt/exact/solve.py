@@ -2,16 +2,31 @@
 
 Pipeline: a kill-free heuristic (and the caller's warm start, if better)
 gives an upper bound ``UB`` and a warm start; ``UB`` shrinks every job's start
-window (:func:`kvopt.exact.common.start_windows`, then for total completion
-:func:`kvopt.exact.highs_matrix.lp_windows` with the LP value of the other
-jobs, within 10 % of the time limit); then the chosen backend runs.
-``solver="auto"`` races HiGHS (one thread) against CP-SAT (the other
-threads) when ``threads ≥ 2``: both report incumbents and bounds as they go,
-the race ends when one finishes or one's bound meets the other's incumbent,
-and the best schedule and the best bound of the two are kept. With one
-thread it runs CP-SAT alone. (The benchmark in ``models/time-indexed.md`` §7
-shows the race and CP-SAT alone proving the same instances; the race keeps
-HiGHS's stronger bounds, CP-SAT alone finds better incumbents for n ≥ 18.)
+window (:func:`kvopt.exact.common.start_windows`); then the chosen backend
+runs.  What ``solver="auto"`` does depends on the instance (issue 11,
+``models/bnb.md`` for the figures):
+
+* **small** (``n ≤ SMALL_N`` and ``Σ o_i ≤ SMALL_ROUNDS``), total completion:
+  the heuristic gets at most 20 ms, no LP windows, and the dedicated branch
+  and bound (:mod:`kvopt.exact.bnb`) runs; with ``threads ≥ 2`` CP-SAT
+  (``threads − 1`` workers) joins after ``CPSAT_DELAY`` seconds and the two
+  share incumbents; with one thread the branch and bound gets ``BNB_ALONE``
+  of the time limit, then CP-SAT the rest.  Small makespan instances go to
+  CP-SAT alone (the branch and bound's makespan bound is weak);
+* **otherwise** the start windows are tightened further with the LP value of
+  the other jobs (:func:`kvopt.exact.highs_matrix.lp_windows`, within 10 %
+  of the time limit); then, up to ``RACE_N`` jobs, HiGHS races CP-SAT as in
+  round 1 (the proofs at n = 15 come from HiGHS's bound), and beyond that
+  CP-SAT runs alone with, on 2 threads, two full workers that move the bound
+  (``default_lp`` and ``lb_tree_search``): nothing is proven there in a
+  minute, and its incumbents are better at equal bounds.
+
+``solver="race"`` is round 1's ``auto`` (LP windows, then HiGHS on one thread
+racing CP-SAT on the others; both report incumbents and bounds as they go,
+the race ends when one finishes or one's bound meets the other's
+incumbent), kept for comparison (``benchmarks/exact.py``).  ``bnb`` runs the
+branch and bound alone (no time split, no LP windows); ``highs``, ``cpsat``,
+``pyomo`` one backend after the LP windows.
 Every schedule passes :func:`kvopt.schedule.checked` before it is returned,
 and the status is ``optimal`` only when the proven bound meets it.
 """
@@ -39,7 +54,18 @@ from .common import (
 )
 from .heuristic import heuristic_starts
 
-SOLVERS = ("auto", "highs", "cpsat", "pyomo")
+SOLVERS = ("auto", "race", "highs", "cpsat", "bnb", "pyomo")
+
+#: ``auto`` takes the small-instance path (no LP windows; branch and bound) up to this many jobs
+SMALL_N = 12
+#: … and when the responses add up to at most this many rounds (the search walks rounds)
+SMALL_ROUNDS = 400
+#: beyond the small path and up to this many jobs ``auto`` races HiGHS and CP-SAT (round 1)
+RACE_N = 16
+#: with one thread, the share of the time limit the branch and bound gets before CP-SAT
+BNB_ALONE = 0.5
+#: with two threads or more, CP-SAT joins the branch and bound after this many seconds
+CPSAT_DELAY = 0.2
 
 
 def _warm_starts(inst: Instance, warm: Schedule) -> np.ndarray:
@@ -81,6 +107,7 @@ def _backend(
     gap,
     stop,
     monitor=None,
+    **extra,
 ):
     if name == "highs":
         from .highs_matrix import solve_highs
@@ -114,6 +141,12 @@ def _backend(
             gap=gap,
             stop=stop,
             monitor=monitor,
+        )
+    if name == "bnb":
+        from .bnb import solve_bnb
+
+        return solve_bnb(
+            inst, objective, lo, hi, warm=warm, ub=ub, time_limit=time_limit, stop=stop
         )
     if name == "pyomo":
         from .pyomo_model import solve_pyomo
@@ -231,6 +264,127 @@ def _race(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) -> 
     )
 
 
+def _small(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) -> RawResult:
+    """Small instances: the branch and bound of ``models/bnb.md``, raced against CP-SAT.
+
+    With ``threads ≥ 2`` CP-SAT (``threads − 1`` workers) runs in a thread while
+    the branch and bound runs here; each prunes with the other's incumbent and
+    the first proof ends both.  With one thread the branch and bound runs
+    alone for ``BNB_ALONE`` of the time limit, then CP-SAT gets the rest,
+    warm-started with the best schedule found.
+    """
+    from .bnb import solve_bnb
+
+    t0 = time.monotonic()
+    if threads < 2:
+        a = solve_bnb(inst, objective, lo, hi, warm=warm, ub=ub, time_limit=BNB_ALONE * time_limit)
+        if a.native_status == "optimal" or a.native_status == "exhausted":
+            a.solver = "auto(bnb)"
+            return a
+        better = a.starts if a.starts is not None else warm
+        b = _backend(
+            "cpsat",
+            inst,
+            objective,
+            lo,
+            hi,
+            better,
+            value_of(inst, better, objective),
+            max(time_limit - (time.monotonic() - t0), 0.05),
+            1,
+            seed,
+            gap,
+            None,
+        )
+        return _merge(inst, objective, [a, b], interrupted=False)
+    stop = threading.Event()
+    shared = _Shared(ub, gap)
+    out: dict[str, RawResult | BaseException] = {}
+
+    def run_cpsat():
+        try:
+            out["cpsat"] = _backend(
+                "cpsat",
+                inst,
+                objective,
+                lo,
+                hi,
+                warm,
+                ub,
+                time_limit,
+                threads - 1,
+                seed,
+                gap,
+                stop,
+                shared.report,
+            )
+        except BaseException as exc:  # reported below, in the caller's thread
+            out["cpsat"] = exc
+        finally:
+            stop.set()
+
+    worker = threading.Thread(target=run_cpsat, daemon=True, name="kvopt-cpsat")
+    launch_at = t0 + CPSAT_DELAY
+
+    def outside():
+        # CP-SAT starts only when the branch and bound has not finished within CPSAT_DELAY
+        # (building its model in Python would slow the search down on easy instances)
+        if worker.ident is None and time.monotonic() >= launch_at:
+            worker.start()
+        return shared.value
+
+    interrupted = False
+    try:
+        out["bnb"] = solve_bnb(
+            inst,
+            objective,
+            lo,
+            hi,
+            warm=warm,
+            ub=ub,
+            time_limit=time_limit,
+            stop=stop,
+            outside=outside,
+        )
+        if out["bnb"].native_status in ("optimal", "exhausted"):
+            stop.set()
+    except KeyboardInterrupt:
+        interrupted = True
+    stop.set()
+    while worker.ident is not None and worker.is_alive():
+        try:
+            worker.join(0.05)
+        except KeyboardInterrupt:
+            interrupted = True
+    results = [r for r in out.values() if isinstance(r, RawResult)]
+    if not results:
+        raise next(r for r in out.values() if isinstance(r, BaseException))
+    return _merge(inst, objective, results, interrupted=interrupted)
+
+
+def _merge(inst, objective, results, *, interrupted) -> RawResult:
+    """The best schedule and the best bound of several backends' results."""
+    best = None
+    for r in results:
+        if r.starts is not None and (
+            best is None
+            or value_of(inst, r.starts, objective) < value_of(inst, best.starts, objective)
+        ):
+            best = r
+    best = best or results[0]
+    bounds = [r.bound for r in results if r.bound is not None]
+    return RawResult(
+        starts=best.starts,
+        bound=max(bounds) if bounds else None,
+        native_status="; ".join(f"{r.solver}: {r.native_status}" for r in results),
+        solver=f"auto({best.solver})",
+        solver_version="; ".join(f"{r.solver} {r.solver_version}" for r in results),
+        infeasible=any(r.infeasible for r in results),
+        interrupted=interrupted or any(r.interrupted for r in results),
+        stats={r.solver: r.stats for r in results},
+    )
+
+
 def solve(
     instance: Instance,
     *,
@@ -271,14 +425,18 @@ def solve(
         if progress
         else (lambda msg: None)
     )
-    warm = heuristic_starts(instance, objective, seed=seed, seconds=min(0.5, 0.05 * time_limit))
+    small = solver == "bnb" or (
+        solver == "auto" and n <= SMALL_N and int(instance.responses.sum()) <= SMALL_ROUNDS
+    )
+    heur_seconds = min(0.02, 0.01 * time_limit) if small else min(0.5, 0.05 * time_limit)
+    warm = heuristic_starts(instance, objective, seed=seed, seconds=heur_seconds)
     ub = value_of(instance, warm, objective)
     if warm_start is not None:
         user = _warm_starts(instance, warm_start)
         if value_of(instance, user, objective) < ub:
             warm, ub = user, value_of(instance, user, objective)
     lo, hi = start_windows(instance, objective, ub)
-    if objective == "total" and n >= 2:
+    if objective == "total" and n >= 2 and not small:
         from .highs_matrix import lp_windows
 
         hi = lp_windows(instance, ub, lo, hi, seconds=min(0.1 * time_limit, 10.0))
@@ -287,7 +445,16 @@ def solve(
         f"horizon={int((hi + instance.responses).max())}"
     )
     remaining = max(time_limit - (time.monotonic() - t0), 0.05)
-    if solver == "auto":
+    if solver == "auto" and small and objective == "total":
+        raw = _small(instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap)
+    elif solver == "auto" and small:
+        # makespan: the branch and bound's bound is weak there (models/bnb.md); CP-SAT alone
+        raw = _backend(
+            "cpsat", instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap, None
+        )
+        raw.solver = "auto(cpsat)"
+    elif (solver == "auto" and n <= RACE_N) or solver == "race":
+        # medium instances (and solver="race", round 1's auto): HiGHS races CP-SAT
         raw = (
             _race(instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap)
             if threads >= 2
@@ -295,6 +462,24 @@ def solve(
                 "cpsat", instance, objective, lo, hi, warm, ub, remaining, 1, seed, gap, None
             )
         )
+    elif solver == "auto":
+        # larger instances: CP-SAT, with two bound-moving full workers when given 2 threads
+        raw = _backend(
+            "cpsat",
+            instance,
+            objective,
+            lo,
+            hi,
+            warm,
+            ub,
+            remaining,
+            threads,
+            seed,
+            gap,
+            None,
+            bound_focus=True,
+        )
+        raw.solver = "auto(cpsat)"
     else:
         raw = _backend(
             solver, instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap, None

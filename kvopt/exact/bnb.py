@@ -1,0 +1,424 @@
+"""A dedicated branch and bound for small instances, written out in ``models/bnb.md``.
+
+Jobs are placed in order of their start (ties by job index): a node fixes the
+starts of a set ``P`` of jobs, the last of which started at round ``t``; every
+job still to place starts at ``t`` or later, so rounds before ``t`` are final.
+A child places one more job ``j`` at a round ``t' ≥ t`` (``t' > t`` or
+``j`` > the last placed index) where its staircase fits on top of ``P``.
+Every kill-free schedule is reached exactly once this way.
+
+Pruning (each rule is proved in ``models/bnb.md``):
+
+* bound: ``Σ_P C + Σ_k max(L_(k), T_(k))`` with ``L_j`` = the earliest
+  completion of ``j`` on top of ``P`` and ``T_(k)`` the first round by which
+  the memory left free by ``P`` holds the ``k`` smallest areas (total
+  completion), or the analogous makespan bound;
+* identical jobs (same prompt, response, arrival) are placed in index order;
+* total completion only: a job that could start earlier with every other job
+  fixed is never part of an optimal schedule ("active" rule), checked once the
+  rounds involved are final;
+* a memo of states (jobs left, ``t``, last index, the memory profile of ``P``
+  from ``t`` on): a state reached again at no lower cost is dropped.
+
+:func:`solve_bnb` stops at a time or node limit; it then returns its incumbent
+with the root bound (never a claim of optimality).
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+import time
+
+import numpy as np
+
+from ..instance import Instance
+from .common import RawResult, lower_bound, value_of
+
+#: states remembered at most (then the memo starts afresh)
+MEMO_LIMIT = 1_000_000
+
+#: how often (in nodes) the clock and the stop flag are looked at
+_CHECK_EVERY = 256
+
+
+class _Stopped(Exception):
+    pass
+
+
+def bnb_version() -> str:
+    return "kvopt-bnb 1"
+
+
+class _Search:
+    """The depth-first search (see the module doc); plain Python lists for speed."""
+
+    def __init__(
+        self, inst: Instance, objective: str, lo, hi, ub: int, warm, deadline, stop, nodes, outside
+    ):
+        n, M = inst.n, inst.memory
+        self.n, self.M = n, M
+        self.total = objective == "total"
+        self.s = [int(x) for x in inst.prompts]
+        self.o = [int(x) for x in inst.responses]
+        self.a = [max(int(x), int(y)) for x, y in zip(inst.arrivals, lo)]
+        self.hi = [int(x) for x in hi]
+        self.area = [int(x) for x in inst.areas]
+        H = max(h + o for h, o in zip(self.hi, self.o)) + 2
+        self.H = H
+        self.mem = [0] * (H + 1)
+        self.start = [-1] * n
+        self.best = int(ub)  # value of the incumbent (prune at >= best)
+        self.best_starts = None if warm is None else [int(x) for x in warm]
+        pred = [-1] * n
+        seen: dict[tuple[int, int, int], int] = {}
+        for j in range(n):
+            key = (self.s[j], self.o[j], int(inst.arrivals[j]))
+            if key in seen:
+                pred[j] = seen[key]
+            seen[key] = j
+        self.pred = pred
+        self.memo: dict = {}
+        self.nodes = 0
+        self.deadline = deadline
+        self.stop = stop
+        self.node_limit = nodes
+        self.outside = outside  # value of a schedule found elsewhere (racing solver), or None
+        self.full = (1 << n) - 1
+        # heavy tails: rounds u >= u0 of job j hold more than M/2 (no two overlap)
+        self.u0 = [max(0, M // 2 - s) for s in self.s]
+        self.tail_cap = M - M // 2 - 1  # a tail fits only where the others hold <= this
+
+    # --- memory helpers -------------------------------------------------------------
+    def fits(self, j: int, t: int) -> bool:
+        mem, M = self.mem, self.M
+        need = self.s[j] + 1
+        for u in range(self.o[j]):
+            if mem[t + u] + need + u > M:
+                return False
+        return True
+
+    def add(self, j: int, t: int, sign: int) -> None:
+        mem = self.mem
+        w = self.s[j] + 1
+        for u in range(self.o[j]):
+            mem[t + u] += sign * (w + u)
+
+    def movable(self, k: int) -> bool:
+        """Could job ``k`` start earlier, every other job fixed? (rounds before its end final)"""
+        sk = self.start[k]
+        if sk <= self.a[k]:
+            return False
+        self.add(k, sk, -1)
+        try:
+            for t2 in range(sk - 1, self.a[k] - 1, -1):
+                if self.fits(k, t2):
+                    return True
+            return False
+        finally:
+            self.add(k, sk, 1)
+
+    # --- bound ----------------------------------------------------------------------
+    def earliest(self, j: int, t: int, last: int) -> int:
+        """Earliest start ``≥ t`` of ``j`` on top of the placed jobs (``-1``: none in its window)."""
+        t0 = max(t, self.a[j])
+        if t0 == t and j < last:
+            t0 = t + 1
+        for t2 in range(t0, self.hi[j] + 1):
+            if self.fits(j, t2):
+                return t2
+        return -1
+
+    def tails(self, rest: list[int], t: int, est: list[int]) -> tuple[int, list[int]]:
+        """SRPT bound on Σ C of the jobs with heavy tails; returns (sum, the other jobs)."""
+        o, u0 = self.o, self.u0
+        jobs = [(est[j] + u0[j], o[j] - u0[j]) for j in rest if u0[j] < o[j]]
+        if len(jobs) < 2:
+            return 0, rest
+        light = [j for j in rest if u0[j] >= o[j]]
+        jobs.sort()
+        mem, cap, H = self.mem, self.tail_cap, self.H
+        heap: list[int] = []
+        total = 0
+        i = 0
+        tau = jobs[0][0]
+        m = len(jobs)
+        done = 0
+        while done < m:
+            while i < m and jobs[i][0] <= tau:
+                heapq.heappush(heap, jobs[i][1])
+                i += 1
+            if not heap:
+                tau = jobs[i][0]
+                continue
+            if tau > H or mem[tau] <= cap:
+                r = heapq.heappop(heap) - 1
+                if r == 0:
+                    total += tau + 1
+                    done += 1
+                else:
+                    heapq.heappush(heap, r)
+            tau += 1
+        return total, light
+
+    def bound(self, rest: list[int], t: int, cost: int, est: list[int]) -> int:
+        """Lower bound on the best completion of this node (see module doc)."""
+        if self.total:
+            b1 = self._bound(rest, t, cost, est)
+            if b1 >= self.best:
+                return b1
+            tsum, light = self.tails(rest, t, est)
+            if tsum:
+                b2 = self._bound(light, t, cost + tsum, est) if light else cost + tsum
+                return max(b1, b2)
+            return b1
+        return self._bound(rest, t, cost, est)
+
+    def _bound(self, rest: list[int], t: int, cost: int, est: list[int]) -> int:
+        o, s = self.o, self.s
+        L = sorted(est[j] + o[j] for j in rest)
+        areas = sorted(self.area[j] for j in rest)
+        mem, M, H = self.mem, self.M, self.H
+        # T_(k): first T with Σ_{τ=t0}^{T-1} free(τ) ≥ the k smallest areas, where t0 is the
+        # earliest start of a remaining job and free(τ) = M − mem[τ], or 0 when even the
+        # smallest remaining job (s + 1) cannot run beside the placed jobs
+        smin = min(s[j] for j in rest) + 1
+        tau = min(est[j] for j in rest)
+        cap = 0
+        if self.total:
+            lb = cost
+            need = 0
+            for k in range(len(rest)):
+                need += areas[k]
+                while cap < need:
+                    f = M - (mem[tau] if tau <= H else 0)
+                    if f >= smin:
+                        cap += f
+                    tau += 1
+                lb += L[k] if L[k] > tau else tau
+            return lb
+        need = sum(areas)
+        while cap < need:
+            f = M - (mem[tau] if tau <= H else 0)
+            if f >= smin:
+                cap += f
+            tau += 1
+        return max(cost, L[-1], tau)
+
+    # --- search ---------------------------------------------------------------------
+    def tick(self) -> None:
+        self.nodes += 1
+        if self.nodes % _CHECK_EVERY == 0:
+            if time.monotonic() > self.deadline or (self.stop is not None and self.stop.is_set()):
+                raise _Stopped
+            if self.node_limit is not None and self.nodes > self.node_limit:
+                raise _Stopped
+            if self.outside is not None:
+                v = self.outside()
+                if v is not None and v < self.best:
+                    self.best = int(v)  # search only for schedules better than that one
+
+    def root_bound(self) -> int:
+        rest = list(range(self.n))
+        est = [0] * self.n
+        for j in rest:
+            est[j] = self.earliest(j, 0, -1)
+        return self.bound(rest, 0, 0, est)
+
+    def run(self) -> None:
+        self.dfs(0, 0, -1, 0, [])
+
+    def fits_at(self, j: int, t2: int, ends: list[int]) -> bool:
+        """``fits(j, t2)`` for ``t2 ≥ t``: only the last rounds need checking (``models/bnb.md``)."""
+        mem, M = self.mem, self.M
+        w = self.s[j] + 1 - t2
+        last = t2 + self.o[j] - 1
+        if mem[last] + w + last > M:
+            return False
+        for e in ends:
+            if e >= last:
+                break
+            if e >= t2 and mem[e] + w + e > M:
+                return False
+        return True
+
+    def dfs(self, placed: int, t: int, last: int, cost: int, pending: list[int]) -> None:
+        self.tick()
+        n, o, start = self.n, self.o, self.start
+        total = self.total
+        if placed == self.full:
+            if total and any(self.movable(k) for k in pending):
+                return
+            if cost < self.best:
+                self.best = cost
+                self.best_starts = list(start)
+            return
+        rest = []
+        ends = []
+        end = t
+        for k in range(n):
+            if placed >> k & 1:
+                e = start[k] + o[k] - 1
+                if e >= t:
+                    ends.append(e)
+                    if e + 1 > end:
+                        end = e + 1
+            else:
+                rest.append(k)
+        ends.sort()
+        est = [0] * n
+        fits_at = self.fits_at
+        hi = self.hi
+        mem, M = self.mem, self.M
+        s, a = self.s, self.a
+        for j in rest:
+            t2 = t if a[j] <= t else a[j]
+            if t2 == t and j < last:
+                t2 = t + 1
+            # earliest start on top of P (fits_at inlined): the checks at the last rounds
+            w = s[j] + 1
+            oj = o[j]
+            hj = hi[j]
+            while t2 <= hj:
+                lr = t2 + oj - 1
+                if mem[lr] + w + oj - 1 > M:
+                    t2 += 1
+                    continue
+                ok = True
+                for e in ends:
+                    if e >= lr:
+                        break
+                    if e >= t2 and mem[e] + w + e - t2 > M:
+                        ok = False
+                        break
+                if ok:
+                    break
+                t2 += 1
+            if t2 > hj:
+                return  # some job cannot start in its window
+            est[j] = t2
+        if self.bound(rest, t, cost, est) >= self.best:
+            return
+        # memo: the same jobs left, the same t and last index, the same profile from t on
+        key = (placed, t, last, tuple(mem[t:end]))
+        old = self.memo.get(key)
+        if old is not None and old <= cost:
+            return
+        if len(self.memo) >= MEMO_LIMIT:
+            self.memo.clear()  # forgetting states only weakens the pruning
+        self.memo[key] = cost
+        # the active rule for jobs placed earlier: decided by rounds before their last one,
+        # which are final in every child starting at or after that last round
+        limit = self.H + 1  # children start before this round
+        keep_after: list[tuple[int, int]] = []
+        if total:
+            for k in pending:
+                e = start[k] + o[k] - 1
+                if self.movable(k):
+                    limit = min(limit, e)  # unless a job starts before e, k can move earlier
+                keep_after.append((e, k))  # checked again in the child
+        # children: (j, t') in order of a quick bound
+        kids = []
+        base = 0
+        for k in rest:
+            base += est[k] + o[k]
+        for j in rest:
+            p = self.pred[j]
+            if p >= 0 and not placed >> p & 1:
+                continue  # identical jobs in index order
+            if not total:
+                others = max((est[k] + o[k] for k in rest if k != j), default=0)
+                mo = max((o[k] for k in rest if k != j), default=0)
+            for t2 in range(est[j], min(hi[j], limit - 1) + 1):
+                if total:
+                    quick = cost + t2 + o[j] + base - est[j] - o[j]
+                    for k in rest:
+                        if est[k] < t2 and k != j:
+                            quick += t2 - est[k]
+                else:
+                    quick = max(cost, t2 + o[j], others, t2 + mo)
+                if quick >= self.best:
+                    break  # the quick bound only grows with t2
+                if t2 == t and j < last:
+                    continue
+                if fits_at(j, t2, ends):
+                    kids.append((quick, t2, j))
+        kids.sort()
+        for quick, t2, j in kids:
+            if quick >= self.best:
+                break
+            self.add(j, t2, 1)
+            start[j] = t2
+            c = t2 + o[j]
+            keep = [k for e, k in keep_after if e > t2]
+            keep.append(j)
+            self.dfs(placed | (1 << j), t2, j, cost + c if total else max(cost, c), keep)
+            start[j] = -1
+            self.add(j, t2, -1)
+
+
+def solve_bnb(
+    inst: Instance,
+    objective: str,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    *,
+    warm: np.ndarray | None = None,
+    ub: int | None = None,
+    time_limit: float = 60.0,
+    stop: threading.Event | None = None,
+    node_limit: int | None = None,
+    monitor=None,
+    outside=None,
+    **_ignored,
+) -> RawResult:
+    """Run the branch and bound; ``bound`` is the optimum when the search finished.
+
+    ``outside()`` (optional) returns the value of the best schedule a racing
+    solver holds; the search then looks only for better ones, and when it
+    finishes that value is proven optimal (the schedule is the other's).
+    """
+    t0 = time.monotonic()
+    if warm is not None:
+        ub_val = value_of(inst, warm, objective)
+        ub = ub_val if ub is None else min(ub, ub_val)
+    if ub is None:
+        ub = 10**18
+    # prune at ``>= best``: start one above the incumbent so that it can be proven optimal
+    search = _Search(
+        inst, objective, lo, hi, ub + 1, None, t0 + time_limit, stop, node_limit, outside
+    )
+    root = search.root_bound()
+    done = False
+    try:
+        search.run()
+        done = True
+    except _Stopped:
+        pass
+    except RecursionError:  # pragma: no cover - depth is n, far below the limit
+        pass
+    starts = None
+    if search.best_starts is not None:
+        starts = np.asarray(search.best_starts, dtype=np.int64)
+    elif warm is not None:
+        starts = np.asarray(warm, dtype=np.int64)
+    if done:
+        # no schedule of value < search.best exists (each pruned subtree was shown not to
+        # hold one, against a threshold that only decreased); search.best is attained by
+        # our incumbent, or by the racing solver's (outside) schedule, or is ub + 1 when no
+        # schedule of value <= ub is in the windows (impossible for a valid ub)
+        bound = float(min(search.best, ub + 1))
+        native = "optimal" if search.best_starts is not None else "exhausted"
+    else:
+        bound = float(max(root, lower_bound(inst, objective)))
+        native = "stopped"
+    if monitor is not None and starts is not None:
+        monitor(value_of(inst, starts, objective), bound)
+    return RawResult(
+        starts=starts,
+        bound=bound,
+        native_status=native,
+        solver="bnb",
+        solver_version=bnb_version(),
+        stats={"nodes": search.nodes, "memo": len(search.memo), "seconds": time.monotonic() - t0},
+    )

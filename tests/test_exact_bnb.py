@@ -1,0 +1,148 @@
+"""The branch and bound of ``models/bnb.md`` and the small-instance path of ``solve(auto)``.
+
+Independent checks: brute force (``tests/test_exact.py``), HiGHS and CP-SAT on
+the same instances, both objectives, with arrivals and identical jobs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_exact import assert_certified, brute_force
+
+from kvopt.exact import SolveStatus, solve
+from kvopt.exact.bnb import solve_bnb
+from kvopt.exact.common import start_windows, value_of
+from kvopt.exact.heuristic import heuristic_starts
+from kvopt.generators import generate
+from kvopt.instance import Instance
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def instances(draw, max_n=5, max_o=4, arrivals=True, max_memory=14):
+    """Random instances; some jobs are copies of earlier ones (the identical-jobs rule)."""
+    memory = draw(st.integers(4, max_memory))
+    n = draw(st.integers(1, max_n))
+    s_, o_, a_ = [], [], []
+    for i in range(n):
+        if i and draw(st.integers(0, 3)) == 0:
+            k = draw(st.integers(0, i - 1))
+            s_.append(s_[k])
+            o_.append(o_[k])
+            a_.append(a_[k])
+            continue
+        o = draw(st.integers(1, min(max_o, memory - 1)))
+        s_.append(draw(st.integers(1, memory - o)))
+        o_.append(o)
+        a_.append(draw(st.integers(0, 3)) if arrivals else 0)
+    return Instance.from_arrays(memory, s_, o_, a_)
+
+
+@pytest.mark.parametrize("objective", ["total", "makespan"])
+@given(inst=instances(max_n=5, max_o=4))
+@settings(max_examples=60, **SETTINGS)
+def test_bnb_agrees_with_brute_force(inst, objective):
+    res = solve(inst, objective=objective, solver="bnb", time_limit=20, threads=1)
+    assert res.status is SolveStatus.OPTIMAL, res.native_status
+    assert res.objective == brute_force(inst, objective)
+    assert_certified(inst, res, objective)
+
+
+def _agree(inst, objective, solvers=("highs", "cpsat")):
+    a = solve(inst, objective=objective, solver="bnb", time_limit=30, threads=1)
+    assert a.status is SolveStatus.OPTIMAL
+    assert_certified(inst, a, objective)
+    for other in solvers:
+        b = solve(inst, objective=objective, solver=other, time_limit=30, threads=1)
+        assert b.status is SolveStatus.OPTIMAL
+        assert a.objective == b.objective, other
+
+
+@pytest.mark.parametrize("objective", ["total", "makespan"])
+@given(inst=instances(max_n=7, max_o=5, max_memory=24))
+@settings(max_examples=12, **SETTINGS)
+def test_bnb_agrees_with_highs_and_cpsat(inst, objective):
+    _agree(inst, objective)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("objective", ["total", "makespan"])
+@pytest.mark.parametrize("arrivals", [False, True])
+@given(data=st.data())
+@settings(max_examples=40, **SETTINGS)
+def test_bnb_agrees_160(objective, arrivals, data):
+    """4 × 40 random instances up to n = 8: branch and bound = CP-SAT."""
+    inst = data.draw(instances(max_n=8, max_o=6, arrivals=arrivals, max_memory=30))
+    _agree(inst, objective, solvers=("cpsat",))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("objective", ["total", "makespan"])
+def test_auto_small_path_agrees_with_race(threads, objective):
+    """n = 8–10 mixed instances: ``auto`` (branch and bound + CP-SAT) = round 1's ``race``."""
+    for seed in (3, 4):
+        inst = generate("random", seed, n=8 + seed % 3, memory=40, max_response=8)
+        a = solve(inst, objective=objective, time_limit=30, threads=threads)
+        b = solve(inst, objective=objective, solver="race", time_limit=30, threads=threads)
+        assert a.optimal and b.optimal
+        assert a.objective == b.objective
+        assert_certified(inst, a, objective)
+        assert a.solver.startswith("auto(")
+
+
+def test_auto_small_path_with_arrivals():
+    inst = generate("arrivals", 5, base="random", n=9, memory=40, max_response=8, rate=0.5)
+    assert inst.arrivals.max() > 0
+    a = solve(inst, time_limit=30, threads=2)
+    b = solve(inst, solver="cpsat", time_limit=30, threads=1)
+    assert a.optimal and b.optimal and a.objective == b.objective
+    assert_certified(inst, a, "total")
+
+
+def test_stopped_search_never_claims_optimal():
+    inst = generate("random", 7, n=12, memory=72, max_response=12)
+    w = heuristic_starts(inst, "total", seconds=0.0)
+    ub = value_of(inst, w, "total")
+    lo, hi = start_windows(inst, "total", ub)
+    raw = solve_bnb(inst, "total", lo, hi, warm=w, ub=ub, node_limit=300)
+    assert raw.native_status == "stopped"
+    full = solve(inst, time_limit=60, threads=2)
+    assert full.optimal
+    assert raw.bound <= full.objective
+    assert value_of(inst, raw.starts, "total") >= full.objective
+
+
+def test_outside_incumbent_is_proven_not_returned():
+    """With a racing solver's value the search proves it and keeps its own (worse) schedule."""
+    inst = generate("random", 2, n=7, memory=40, max_response=7)
+    opt = brute_force(inst, "total")
+    w = heuristic_starts(inst, "total", seconds=0.0)
+    ub = value_of(inst, w, "total")
+    lo, hi = start_windows(inst, "total", ub)
+    raw = solve_bnb(inst, "total", lo, hi, warm=w, ub=ub, outside=lambda: opt)
+    assert raw.native_status in ("optimal", "exhausted")
+    assert raw.bound == opt
+    assert value_of(inst, raw.starts, "total") >= opt
+
+
+def test_identical_jobs_only():
+    inst = Instance.from_arrays(20, [4] * 6, [5] * 6)
+    want = brute_force(inst, "total")
+    for threads in (1, 2):
+        res = solve(inst, time_limit=20, threads=threads)
+        assert res.optimal and res.objective == want
+
+
+def test_long_responses_take_the_general_path():
+    """Beyond ``SMALL_ROUNDS`` rounds of responses ``auto`` skips the branch and bound."""
+    from kvopt.exact.solve import SMALL_ROUNDS
+
+    o = [SMALL_ROUNDS // 2 + 1, SMALL_ROUNDS // 2 + 1, 3]
+    inst = Instance.from_arrays(2 * SMALL_ROUNDS, [1, 1, 5], o)
+    res = solve(inst, time_limit=30, threads=2)
+    assert res.optimal and "bnb" not in res.solver
+    assert res.objective == int(np.sum(o))
