@@ -76,6 +76,13 @@ class SolveResult:
     def optimal(self) -> bool:
         return self.status is SolveStatus.OPTIMAL
 
+    def __repr__(self) -> str:
+        gap = "" if self.gap is None else f", gap={100 * self.gap:.2f}%"
+        return (
+            f"SolveResult({self.status.value}: {self.objective_name} objective={self.objective}, "
+            f"bound={self.bound}{gap}, solver={self.solver}, {self.seconds:.2f}s, n={self.n})"
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The ``kvopt solve --json`` object of SPEC §4."""
         return {
