@@ -240,3 +240,15 @@ def test_windows_keep_the_optimum():
                 assert np.all(st_ >= lo) and np.all(st_ <= hi)
                 found = True
         assert found
+
+
+def test_highs_presolve_solve_error_is_retried():
+    """HiGHS 1.16 presolve reduces this aggregated model to empty and postsolves it to an
+    infeasible point ("Solve error"); the retry without presolve proves Opt = 28."""
+    from kvopt.instance import Job
+
+    inst = Instance(memory=5, jobs=(Job(1, 3, 1), Job(2, 1, 3), Job(2, 1, 1), Job(2, 1, 3),
+                                    Job(2, 1, 1), Job(2, 1, 1)))  # fmt: skip
+    res = solve(inst, solver="highs", time_limit=30, threads=1)
+    assert res.status is SolveStatus.OPTIMAL and res.objective == 28
+    assert_certified(inst, res, "total")

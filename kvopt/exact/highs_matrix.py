@@ -384,6 +384,7 @@ def _solve_highs_here(
     defaults: bool = False,
     monitor=None,
     _retry: bool = True,
+    _presolve: bool = True,
 ) -> RawResult:
     """Build and solve the time-indexed IP with HiGHS in this process.
 
@@ -391,11 +392,16 @@ def _solve_highs_here(
     columns; on a mismatch (seen with a warm start on a model that presolve
     settles at once: HiGHS reported 10 for a solution of cost 13, and "Optimal")
     its bound and status are not trusted: the model is solved again without
-    the warm start, and if that also disagrees the bound is dropped.
+    the warm start and without presolve, and if that also disagrees the bound
+    is dropped.  A "Solve error" (seen: presolve reduces a tiny aggregated model
+    to empty and postsolves it to an infeasible point, e.g. 6 jobs, M = 5,
+    identical jobs grouped) is retried the same way.
     """
     t0 = time.monotonic()
     model = build_matrix(inst, objective, lo, hi, aggregate=aggregate, z_bounds=z_bounds, cuts=cuts)
     h = to_highs(model)
+    if not _presolve:
+        h.setOptionValue("presolve", "off")
     stats = {
         "columns": model.n_cols,
         "rows": model.n_rows,
@@ -433,7 +439,8 @@ def _solve_highs_here(
         cost = float(model.col_cost @ x)
         reported = float(info.objective_function_value)
         mismatch = abs(cost - reported) > 1e-6 * max(1.0, abs(cost))
-    if mismatch and _retry and not interrupted and not cancelled:
+    solve_error = native == "Solve error"
+    if (mismatch or solve_error) and _retry and not interrupted and not cancelled:
         left = time_limit - (time.monotonic() - t0)
         if left > 0.05:
             again = _solve_highs_here(
@@ -453,8 +460,9 @@ def _solve_highs_here(
                 defaults=defaults,
                 monitor=monitor,
                 _retry=False,
+                _presolve=False,
             )
-            again.stats["objective_mismatch_retried"] = True
+            again.stats["retried_without_presolve"] = "solve error" if solve_error else "objective mismatch"
             return again
     bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
     if mismatch:
