@@ -49,9 +49,18 @@ def _orders(inst: Instance, objective: str) -> list[np.ndarray]:
 
 
 def heuristic_starts(
-    inst: Instance, objective: str = "total", *, seed: int = 0, seconds: float = 0.5
+    inst: Instance,
+    objective: str = "total",
+    *,
+    seed: int = 0,
+    seconds: float = 0.5,
+    moves: int | None = None,
 ) -> np.ndarray:
-    """Best serial schedule found over fixed orders plus ``seconds`` of seeded local search."""
+    """Best serial schedule found over fixed orders plus ``seconds`` of seeded local search.
+
+    With ``moves`` the local search makes exactly that many moves and ignores the
+    clock, so the result depends only on the instance and the seed.
+    """
     if inst.n == 0:
         return np.zeros(0, dtype=np.int64)
     best_val, best_order, best_starts = None, None, None
@@ -63,8 +72,9 @@ def heuristic_starts(
     rng = np.random.default_rng(seed)
     n = inst.n
     deadline = time.monotonic() + seconds
+    cap = 60 * n * n if moves is None else int(moves)
     tries = 0
-    while n > 1 and time.monotonic() < deadline and tries < 60 * n * n:
+    while n > 1 and tries < cap and (moves is not None or time.monotonic() < deadline):
         tries += 1
         cand = best_order.copy()
         i, j = rng.choice(n, size=2, replace=False)

@@ -462,7 +462,9 @@ def _solve_highs_here(
                 _retry=False,
                 _presolve=False,
             )
-            again.stats["retried_without_presolve"] = "solve error" if solve_error else "objective mismatch"
+            again.stats["retried_without_presolve"] = (
+                "solve error" if solve_error else "objective mismatch"
+            )
             return again
     bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
     if mismatch:

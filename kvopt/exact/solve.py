@@ -396,8 +396,15 @@ def solve(
     warm_start: Schedule | None = None,
     gap: float = 0.0,
     progress: bool = False,
+    deterministic: bool = False,
 ) -> SolveResult:
     """Exact clairvoyant Opt (SPEC §5) for ``objective`` ``"total"`` (Σ C_i) or ``"makespan"``.
+
+    ``deterministic=True`` replaces the heuristic's timed local search by a
+    fixed number of moves, so that with one thread the schedule returned
+    depends only on the input whenever the solvers finish within the time
+    limit (the adversarial search uses it: serial, process and Dask runs then
+    write identical records).
 
     ``time_limit`` (seconds) covers everything, heuristic and model building
     included; a solver that ignores its own limit is stopped after a short
@@ -429,7 +436,9 @@ def solve(
         solver == "auto" and n <= SMALL_N and int(instance.responses.sum()) <= SMALL_ROUNDS
     )
     heur_seconds = min(0.02, 0.01 * time_limit) if small else min(0.5, 0.05 * time_limit)
-    warm = heuristic_starts(instance, objective, seed=seed, seconds=heur_seconds)
+    warm = heuristic_starts(
+        instance, objective, seed=seed, seconds=heur_seconds, moves=4 * n if deterministic else None
+    )
     ub = value_of(instance, warm, objective)
     if warm_start is not None:
         user = _warm_starts(instance, warm_start)

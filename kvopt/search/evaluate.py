@@ -157,6 +157,7 @@ def exact_opt(
         time_limit=time_limit,
         threads=1,
         warm_start=Schedule.from_starts(inst, warm, producer="warm"),
+        deterministic=True,
     )
     if res.interrupted:  # Ctrl-C reached the solver: the evaluation is in flight, not done
         raise KeyboardInterrupt
