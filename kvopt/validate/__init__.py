@@ -82,7 +82,7 @@ class Effort:
 
 
 QUICK = Effort(
-    budget=64,
+    budget=300,
     exact_time_limit=3.0,
     strategies=(("anneal", 0.6), ("random", 0.4)),
     scaling_ns=(4, 8, 12, 16),
