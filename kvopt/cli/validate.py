@@ -14,6 +14,7 @@ error), 2 on bad input, 130 when interrupted.
 from __future__ import annotations
 
 from .common import emit_json, nonneg_int, positive_float, positive_int
+from .search import _range
 
 
 def _budget(text: str) -> int:
@@ -46,6 +47,12 @@ def add_parser(sub) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (needs kvopt[dask])")
     p.add_argument("--out", metavar="DIR", help="campaign folder (default kvopt-validate)")
     p.add_argument("--report", metavar="FILE.md", help="Markdown report with PNG plots beside it")
+    p.add_argument("--n", type=_range("--n"), metavar="MIN:MAX", help="jobs per searched instance")
+    p.add_argument(
+        "--memory", type=_range("--memory"), metavar="MIN:MAX", help="memory budgets searched"
+    )
+    p.add_argument("--max-response", type=nonneg_int("--max-response"), metavar="R",
+                   help="largest response searched (0: up to M)")  # fmt: skip
     p.add_argument("--progress", action="store_true", default=None, help="force progress output")
     p.add_argument(
         "--no-progress", dest="progress", action="store_false", help="no progress output"
@@ -57,8 +64,16 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..validate import validate
 
+    sizes = {}
+    if args.n:
+        sizes["n_min"], sizes["n_max"] = args.n
+    if args.memory:
+        sizes["memory_min"], sizes["memory_max"] = args.memory
+    if args.max_response is not None:
+        sizes["max_response"] = args.max_response
     res = validate(
         args.claims,
+        space=sizes or None,
         quick=args.quick,
         budget=args.budget,
         seconds=args.seconds,

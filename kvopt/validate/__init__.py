@@ -235,6 +235,7 @@ def validate(
     report: str | os.PathLike | None = None,
     progress: bool | None = None,
     effort: Effort | None = None,
+    space: dict[str, Any] | None = None,
 ) -> ValidationResult:
     """Validate SPEC §7 claims (all by default); return the verdicts (see the module docstring).
 
@@ -242,7 +243,10 @@ def validate(
     cores); ``budget`` (evaluations) and ``seconds`` apply per claim;
     ``workers``/``scheduler`` as in :func:`kvopt.search.search`; ``out`` keeps
     the campaigns (default ``kvopt-validate``), so a rerun resumes;
-    ``report`` writes a Markdown report with PNG plots beside it.
+    ``report`` writes a Markdown report with PNG plots beside it; ``space``
+    overrides the size ranges of every claim's search space (``n_min``,
+    ``n_max``, ``memory_min``, ``memory_max``, ``max_response``,
+    ``max_arrival``; the structural rules of each class stay).
 
     >>> res = validate(["area-lb"], quick=True, out=tmp / "v", progress=False)
     >>> res.verdict("area-lb").verdict
@@ -271,7 +275,15 @@ def validate(
     if report is not None:
         _writable(Path(report).parent if str(Path(report).parent) else Path("."), "--report")
     show = progress_enabled(progress)
-    ctx = _Ctx(eff, seed, workers, scheduler, out, show)
+    sizes = dict(space or {})
+    allowed = {"n_min", "n_max", "memory_min", "memory_max", "max_response", "max_arrival"}
+    bad = sorted(set(sizes) - allowed)
+    if bad:
+        raise InputError(
+            f"only size ranges can change ({', '.join(sorted(allowed))})",
+            source=f"--space {bad[0]}",
+        )
+    ctx = _Ctx(eff, seed, workers, scheduler, out, show, sizes)
     t0 = time.monotonic()
     verdicts: dict[str, ClaimVerdict] = {}
     order = [c for c in ids if CLAIMS[c].kind in (RATIO, GROWTH)]
@@ -321,9 +333,10 @@ def _writable(path: Path, option: str) -> None:
 
 
 class _Ctx:
-    def __init__(self, eff: Effort, seed, workers, scheduler, out: Path, show: bool):
+    def __init__(self, eff: Effort, seed, workers, scheduler, out: Path, show: bool, sizes=None):
         self.eff, self.seed, self.workers, self.scheduler = eff, seed, workers, scheduler
         self.out, self.show = out, show
+        self.sizes = dict(sizes or {})
         # instances simulated per (policy, params) during this validation, for the per-job checks
         self.seen: dict[tuple[str, str], dict[str, Any]] = {}
         self.exact_logs: list[Path] = []
@@ -350,6 +363,7 @@ class _Ctx:
             exact_time_limit=self.eff.exact_time_limit,
             progress=self.show,
             label=f"{claim.id}: {strategy}",
+            space=self.sizes or None,
             **kw,
         )
         log = read_log(folder / "evaluations.jsonl")
@@ -735,7 +749,7 @@ def _area_claim(claim: Claim, ctx: _Ctx) -> ClaimVerdict:
             if area > ub and violation is None:
                 violation = (inst, area, ub)
     rng = np.random.default_rng([ctx.seed, 17])
-    sp = claim.space
+    sp = claim.space.replace(**ctx.sizes) if ctx.sizes else claim.space
     for _ in range(ctx.eff.area_solves):
         inst = sp.sample(rng)
         st, ub, _src = cheap_ub(inst, "total")
