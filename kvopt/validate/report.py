@@ -131,15 +131,27 @@ def plot_per_job(result, path: Path) -> bool:
 
 def _growth_plot(per_policy: dict, xlabel: str, title: str, path: Path, ref: float | None) -> None:
     plt = _fig()
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    fig, ax = plt.subplots(figsize=(10.5, 4.8))
     for k, (pol, d) in enumerate(per_policy.items()):
         pts = np.asarray(d["points"], dtype=float)
         if not len(pts):
             continue
         color = f"C{k}"
-        e = d.get("exponent_certified")
-        ax.loglog(pts[:, 0], pts[:, 1], "o", color=color,
-                  label=f"{pol} (exponent {e:.2f})" if e is not None else pol)  # fmt: skip
+        e, et = d.get("exponent_certified"), d.get("exponent_tail")
+        label = pol if e is None else f"{pol}: exponent {e:.2f}"
+        if et is not None:
+            label += f" (upper half {et:.2f})"
+        if "case" in d:
+            label += f", case {d['case']}"
+        ax.loglog(pts[:, 0], pts[:, 1], "o", color=color, label=label)
+        for c, other in sorted((d.get("by_case") or {}).items()):
+            if (
+                str(c) != str(d.get("case")) and pol == "route"
+            ):  # Route: show both families (bounded?)
+                op = np.asarray(other["points"], dtype=float)
+                et = other.get("exponent_tail")
+                ax.loglog(op[:, 0], op[:, 1], "s", mfc="none", color=color,
+                          label=f"{pol}, case {c}" + ("" if et is None else f" (upper half {et:.2f})"))  # fmt: skip
         if e is not None and len(pts) >= 2:
             lx, ly = np.log(pts[:, 0]), np.log(pts[:, 1])
             slope, icpt = np.polyfit(lx, ly, 1)
@@ -160,8 +172,8 @@ def _growth_plot(per_policy: dict, xlabel: str, title: str, path: Path, ref: flo
     _plain_log_ticks(ax, "xy")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.subplots_adjust(left=0.08, right=0.6, bottom=0.12, top=0.9)
     _save(fig, path)
     plt.close(fig)
 
@@ -220,7 +232,7 @@ def write_report(result, path: str | os.PathLike) -> list[str]:
         written.append(str(p))
     if "online-sqrt-n" in growth:
         p = Path(f"{stem}-sqrtn.png")
-        _growth_plot(growth["online-sqrt-n"].data["policies"], "n (jobs released)",
+        _growth_plot(growth["online-sqrt-n"].data["policies"], "n (jobs: 1 long + M/2 released)",
                      "Adaptive adversary (Jaillet et al.): latency ratio against n", p, 0.5)  # fmt: skip
         pics.append((p.name, "Ω(√n) construction: latency ratio against n with fitted exponents"))
         written.append(str(p))
