@@ -366,6 +366,8 @@ class _Ctx:
             space=self.sizes or None,
             **kw,
         )
+        if res.stopped == "interrupted":  # Ctrl-C ends the validation; the campaigns resume
+            raise KeyboardInterrupt
         log = read_log(folder / "evaluations.jsonl")
         self.exact_logs.append(folder / "evaluations.jsonl")
         key = (claim.policy, repr(sorted(dict(claim.params).items())))
@@ -613,6 +615,8 @@ def _scaling(claim: Claim, ctx: _Ctx):
         progress=ctx.show,
         label=f"{claim.id}: scaling",
     )
+    if res.stopped == "interrupted":
+        raise KeyboardInterrupt
     log = read_log(folder / "evaluations.jsonl")
     ctx.exact_logs.append(folder / "evaluations.jsonl")
     good = [r for r in log.values() if _good(r)]
