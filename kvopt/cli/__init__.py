@@ -46,7 +46,8 @@ def build_parser() -> Parser:
     from .._version import __version__
 
     parser = Parser(
-        prog="kvopt", description="KV-cache scheduling: exact Opt, bounds, policies, search."
+        prog="kvopt",
+        description="KV-cache scheduling: exact Opt, bounds, policies, adversarial search, validation.",
     )
     parser.add_argument("--version", action="version", version=f"kvopt {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
