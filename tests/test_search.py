@@ -337,3 +337,23 @@ def test_record_roundtrip(tmp_path):
     rec = load_record(res.best.record)
     save_record(rec, tmp_path / "copy.json")
     assert load_record(tmp_path / "copy.json").to_dict() == rec.to_dict()
+
+
+# --------------------------------------------------------------------------- bundled worst cases
+
+
+def test_bundled_worst_records_verify():
+    """``instances/worst/``: one record per policy of the registry, each valid (SPEC §8)
+    and listed in the folder's README table with its certified ratio."""
+    from pathlib import Path
+
+    from kvopt.policies import POLICIES
+
+    folder = Path(__file__).resolve().parent.parent / "instances" / "worst"
+    table = (folder / "README.md").read_text()
+    assert {p.stem for p in folder.glob("*.json")} == set(POLICIES)
+    for name in POLICIES:
+        rec = load_record(folder / f"{name}.json")
+        assert rec.policy == name
+        assert verify_record(rec) == [], name
+        assert f"| `{name}` | {rec.ratio_certified:.4f} |" in table, name

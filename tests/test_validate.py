@@ -15,7 +15,7 @@ from kvopt.instance import Instance
 from kvopt.policies import POLICIES
 from kvopt.record import load_record, verify_record
 from kvopt.space import Space
-from kvopt.validate import QUICK, VERDICTS, validate
+from kvopt.validate import QUICK, VERDICTS, ValidationResult, validate
 
 SMOKE = replace(QUICK, budget=10, prop1_Ls=(2, 3, 4), sqrt_memories=(16, 36, 64), area_solves=3,
                 scaling_ns=(4, 8), scaling_memories=(24,))  # fmt: skip
@@ -67,6 +67,9 @@ def test_smoke_validation_verdicts(tmp_path):
     assert "| `rect-large` |" in md
     for png in ("r-ratios.png", "r-perjob.png", "r-prop1.png"):
         assert (tmp_path / png).stat().st_size > 5000
+    # validation.json redraws the same result (ValidationResult.from_dict inverts to_dict)
+    saved = json.loads((tmp_path / "v" / "validation.json").read_text())
+    assert ValidationResult.from_dict(saved).to_dict() == saved
     # the campaigns resume: a rerun evaluates nothing new
     again = validate(["rect-large"], out=tmp_path / "v", progress=False, effort=SMOKE)
     assert again.claims[0].instances == res.verdict("rect-large").instances
@@ -140,3 +143,14 @@ def test_fit_exponent():
     xs = [2, 4, 8, 16]
     assert fit_exponent(xs, [x**0.5 for x in xs]) == pytest.approx(0.5)
     assert fit_exponent([3], [1.0]) is None
+
+
+def test_constant_free_claim_keeps_every_instance(tmp_path):
+    """``route`` (no constant): the verdict reports growth, and the ratio picture gets every
+    instance the campaigns evaluated, not only the scaling sweep."""
+    res = validate(["route"], out=tmp_path / "v", progress=False, effort=SMOKE)
+    c = res.claims[0]
+    assert c.verdict in ("holds", "inconclusive")
+    assert set(c.data) >= {"scaling", "distribution"}
+    assert len(c.data["distribution"]["ratio_certified"]) == c.instances
+    assert max(c.data["distribution"]["ratio_certified"]) == pytest.approx(c.worst_certified_ratio)

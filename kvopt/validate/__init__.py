@@ -135,6 +135,11 @@ class ClaimVerdict:
             d["record"] = self.record
         return d
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ClaimVerdict:
+        """The inverse of :meth:`to_dict` (e.g. to redraw a report from ``validation.json``)."""
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
+
     def __repr__(self) -> str:
         w = "-" if self.worst_certified_ratio is None else f"{self.worst_certified_ratio:.4g}"
         return f"ClaimVerdict({self.id}: {self.verdict}, worst certified {w} vs bound {self.bound_text})"
@@ -160,6 +165,16 @@ class ValidationResult:
             "out": self.out,
             "report": self.report,
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ValidationResult:
+        """The inverse of :meth:`to_dict`: ``ValidationResult.from_dict(json.load(open(
+        "OUT/validation.json")))`` and :func:`kvopt.validate.report.write_report` redraw a report."""
+        return cls(
+            claims=tuple(ClaimVerdict.from_dict(c) for c in d["claims"]),
+            seed=d["seed"], quick=d["quick"], seconds=d["seconds"], out=d["out"],
+            report=d.get("report"),
+        )  # fmt: skip
 
     def verdict(self, claim_id: str) -> ClaimVerdict:
         for c in self.claims:
@@ -464,7 +479,7 @@ def _ratio_claim(claim: Claim, ctx: _Ctx) -> ClaimVerdict:
             verdict="inconclusive" if grows else "holds",
             exact_solves=exact,
             text="; ".join([text, *notes]),
-            data={"scaling": scaling},
+            data={"scaling": scaling, "distribution": _distribution(good)},
         )
     # a bound: certified violations, optimistic-only ones, or none
     viol = [r for r in good if r.get("score", 0.0) > 1 + 1e-12]

@@ -44,15 +44,13 @@ def _save(fig, path: Path) -> None:
 
 
 def _plain_log_ticks(ax, which: str) -> None:
-    """Log axes labelled 2, 3, 5, 10 … instead of 2×10⁰."""
-    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+    """Log axes labelled 0.2, 0.5, 1, 2, 5, 10 … instead of 2×10⁰ (and not "0" below 1)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     for name in which:
         axis = ax.xaxis if name == "x" else ax.yaxis
         axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        fmt = ScalarFormatter()
-        fmt.set_scientific(False)
-        axis.set_major_formatter(fmt)
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
         axis.set_minor_formatter(NullFormatter())
 
 
@@ -76,12 +74,13 @@ def plot_ratio_claims(result, path: Path) -> bool:
         if len(ys):
             x = k + rng.uniform(-0.25, 0.25, len(ys))
             ax.scatter(
-                x, ys, s=9, alpha=0.45, color="tab:blue", label="certified" if k == 0 else None
-            )
+                x, ys, s=9, alpha=0.45, color="tab:blue", zorder=3,
+                label="certified" if k == 0 else None,
+            )  # fmt: skip
         yo = dist.get("ratio_optimistic")
         if yo and not per_instance:
             ax.scatter(k + rng.uniform(-0.25, 0.25, len(yo)), yo, s=7, marker="x", alpha=0.3,
-                       color="tab:gray", label="optimistic" if k == 0 else None)  # fmt: skip
+                       color="tab:gray", zorder=2, label="optimistic" if k == 0 else None)  # fmt: skip
         bound = 1.0 if per_instance else (c.bound if isinstance(c.bound, int | float) else None)
         if bound:
             ax.plot([k - 0.4, k + 0.4], [bound, bound], color="tab:red", lw=2.5,
@@ -182,14 +181,18 @@ def plot_scaling(result, path: Path) -> bool:
     claims = [c for c in result.claims if c.data.get("scaling")]
     if not claims:
         return False
+    from matplotlib.ticker import NullLocator
+
     plt = _fig()
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    xs: tuple[set, set] = (set(), set())
     for k, c in enumerate(claims):
         sc = c.data["scaling"]
         for ax, key, ek, lab in ((axes[0], "points_n", "exponent_n", "n (jobs)"),
                                  (axes[1], "points_memory", "exponent_memory", "M (memory, tokens)")):  # fmt: skip
             pts = np.asarray(sc[key], dtype=float)
             if len(pts):
+                xs[ax is axes[1]].update(pts[:, 0].tolist())
                 e = sc.get(ek)
                 ax.loglog(pts[:, 0], pts[:, 1], "o-", color=f"C{k}",
                           label=f"{c.id} (exponent {e:.2f})" if e is not None else c.id)  # fmt: skip
@@ -198,6 +201,10 @@ def plot_scaling(result, path: Path) -> bool:
             _plain_log_ticks(ax, "xy")
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=8)
+    for ax, values in zip(axes, xs, strict=True):  # ticks at the sweep's own n and M values
+        if values:
+            ax.set_xticks(sorted(values), [f"{v:g}" for v in sorted(values)])
+            ax.xaxis.set_minor_locator(NullLocator())
     axes[0].set_title("Constant-free claims: worst ratio against n")
     axes[1].set_title("... and against M")
     fig.tight_layout()
