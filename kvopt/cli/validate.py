@@ -37,7 +37,11 @@ def add_parser(sub) -> None:
         "report a verdict per claim with certified evidence.",
     )
     p.add_argument("--claims", metavar="ID,…", help="comma-separated claim ids (default: all)")
-    p.add_argument("--quick", action="store_true", help="small budgets: every claim in ~10 minutes")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="small budgets: every claim, within 10 minutes on 2 cores (about 80 s)",
+    )
     p.add_argument("--budget", type=_budget, metavar="N", help="evaluations per claim")
     p.add_argument(
         "--seconds", type=positive_float("--seconds"), metavar="S", help="seconds per claim"
