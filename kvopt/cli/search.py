@@ -128,12 +128,8 @@ def _auto(text: str):
     return text
 
 
-def space_overrides(args) -> dict:
-    from dataclasses import fields
-
-    from ..space import Space
-
-    known = {f.name: f for f in fields(Space)}
+def size_overrides(args) -> dict:
+    """``--n``, ``--memory`` and ``--max-response`` as :class:`kvopt.space.Space` fields."""
     out: dict = {}
     if args.n:
         out["n_min"], out["n_max"] = args.n
@@ -141,6 +137,16 @@ def space_overrides(args) -> dict:
         out["memory_min"], out["memory_max"] = args.memory
     if args.max_response is not None:
         out["max_response"] = args.max_response
+    return out
+
+
+def space_overrides(args) -> dict:
+    from dataclasses import fields
+
+    from ..space import Space
+
+    known = {f.name: f for f in fields(Space)}
+    out = size_overrides(args)
     for k, v in parse_params(args.space, option="--space").items():
         if k not in known:
             raise InputError(

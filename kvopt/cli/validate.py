@@ -14,19 +14,7 @@ error), 2 on bad input, 130 when interrupted.
 from __future__ import annotations
 
 from .common import emit_json, nonneg_int, positive_float, positive_int
-from .search import _range
-
-
-def _budget(text: str) -> int:
-    import argparse
-
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--budget must be an integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"--budget must be >= 1 evaluation, got {v}")
-    return v
+from .search import _budget, _range, size_overrides
 
 
 def add_parser(sub) -> None:
@@ -68,13 +56,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..validate import validate
 
-    sizes = {}
-    if args.n:
-        sizes["n_min"], sizes["n_max"] = args.n
-    if args.memory:
-        sizes["memory_min"], sizes["memory_max"] = args.memory
-    if args.max_response is not None:
-        sizes["max_response"] = args.max_response
+    sizes = size_overrides(args)
     res = validate(
         args.claims,
         space=sizes or None,

@@ -190,6 +190,21 @@ class _Shared:
             )
 
 
+def _in_thread(out: dict, stop: threading.Event, name: str, *args) -> threading.Thread:
+    """A (not yet started) thread running ``_backend(name, *args)`` into ``out[name]``; an
+    exception is stored there too (re-raised by the caller), and finishing sets ``stop``."""
+
+    def run():
+        try:
+            out[name] = _backend(name, *args)
+        except BaseException as exc:  # reported in the caller's thread
+            out[name] = exc
+        finally:
+            stop.set()  # the first to finish ends the race
+
+    return threading.Thread(target=run, daemon=True, name=f"kvopt-{name}")
+
+
 def _race(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) -> RawResult:
     """HiGHS (1 thread) and CP-SAT (``threads − 1`` workers) in parallel; merge their findings.
 
@@ -199,32 +214,10 @@ def _race(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) -> 
     stop = threading.Event()
     shared = _Shared(ub, gap)
     out: dict[str, RawResult | BaseException] = {}
-
-    def run(name, k):
-        try:
-            out[name] = _backend(
-                name,
-                inst,
-                objective,
-                lo,
-                hi,
-                warm,
-                ub,
-                time_limit,
-                k,
-                seed,
-                gap,
-                stop,
-                shared.report,
-            )
-        except BaseException as exc:  # reported below, in the caller's thread
-            out[name] = exc
-        finally:
-            stop.set()  # the first to finish ends the race
-
+    common = (inst, objective, lo, hi, warm, ub, time_limit)
     workers = [
-        threading.Thread(target=run, args=("highs", 1), daemon=True, name="kvopt-highs"),
-        threading.Thread(target=run, args=("cpsat", threads - 1), daemon=True, name="kvopt-cpsat"),
+        _in_thread(out, stop, "highs", *common, 1, seed, gap, stop, shared.report),
+        _in_thread(out, stop, "cpsat", *common, threads - 1, seed, gap, stop, shared.report),
     ]
     for w in workers:
         w.start()
@@ -239,29 +232,9 @@ def _race(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) -> 
                 interrupted = True
                 stop.set()
     results = [r for r in out.values() if isinstance(r, RawResult)]
-    errors = [r for r in out.values() if not isinstance(r, RawResult)]
     if not results:
-        raise errors[0]
-    best = None
-    for r in results:
-        if r.starts is not None and (
-            best is None
-            or value_of(inst, r.starts, objective) < value_of(inst, best.starts, objective)
-        ):
-            best = r
-    best = best or results[0]
-    bounds = [r.bound for r in results if r.bound is not None]
-    winner = best.solver
-    return RawResult(
-        starts=best.starts,
-        bound=max(bounds) if bounds else None,
-        native_status="; ".join(f"{r.solver}: {r.native_status}" for r in results),
-        solver=f"auto({winner})",
-        solver_version="; ".join(f"{r.solver} {r.solver_version}" for r in results),
-        infeasible=any(r.infeasible for r in results),
-        interrupted=interrupted or any(r.interrupted for r in results),
-        stats={r.solver: r.stats for r in results},
-    )
+        raise next(r for r in out.values() if isinstance(r, BaseException))
+    return _merge(inst, objective, results, interrupted=interrupted)
 
 
 def _small(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) -> RawResult:
@@ -301,29 +274,10 @@ def _small(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) ->
     shared = _Shared(ub, gap)
     out: dict[str, RawResult | BaseException] = {}
 
-    def run_cpsat():
-        try:
-            out["cpsat"] = _backend(
-                "cpsat",
-                inst,
-                objective,
-                lo,
-                hi,
-                warm,
-                ub,
-                time_limit,
-                threads - 1,
-                seed,
-                gap,
-                stop,
-                shared.report,
-            )
-        except BaseException as exc:  # reported below, in the caller's thread
-            out["cpsat"] = exc
-        finally:
-            stop.set()
-
-    worker = threading.Thread(target=run_cpsat, daemon=True, name="kvopt-cpsat")
+    worker = _in_thread(
+        out, stop, "cpsat", inst, objective, lo, hi, warm, ub, time_limit, threads - 1, seed,
+        gap, stop, shared.report,
+    )  # fmt: skip
     launch_at = t0 + CPSAT_DELAY
 
     def outside():
