@@ -146,3 +146,26 @@ def test_long_responses_take_the_general_path():
     res = solve(inst, time_limit=30, threads=2)
     assert res.optimal and "bnb" not in res.solver
     assert res.objective == int(np.sum(o))
+
+
+def test_auto_beyond_race_n_gives_cpsat_its_bound_workers(monkeypatch):
+    """``auto`` above ``RACE_N`` jobs runs CP-SAT with ``bound_focus`` (models/cpsat.md)."""
+    import importlib
+
+    from kvopt.exact import cpsat
+
+    solve_mod = importlib.import_module("kvopt.exact.solve")
+
+    seen = {}
+    real = cpsat.solve_cpsat
+
+    def spy(*args, **kw):
+        seen.update(kw)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(cpsat, "solve_cpsat", spy)
+    n = solve_mod.RACE_N + 1
+    inst = Instance.from_arrays(4 * n, [1] * n, [1 + i % 3 for i in range(n)])
+    res = solve(inst, time_limit=20, threads=2)
+    assert seen.get("bound_focus") is True
+    assert res.solver == "auto(cpsat)" and res.status is SolveStatus.OPTIMAL

@@ -19,7 +19,8 @@ runs.  What ``solver="auto"`` does depends on the instance (issue 11,
   round 1 (the proofs at n = 15 come from HiGHS's bound), and beyond that
   CP-SAT runs alone with, on 2 threads, two full workers that move the bound
   (``default_lp`` and ``lb_tree_search``): nothing is proven there in a
-  minute, and its incumbents are better at equal bounds.
+  minute; its bounds are the highest of the configurations measured
+  (``models/time-indexed.md`` §8).
 
 ``solver="race"`` is round 1's ``auto`` (LP windows, then HiGHS on one thread
 racing CP-SAT on the others; both report incumbents and bounds as they go,
@@ -141,6 +142,7 @@ def _backend(
             gap=gap,
             stop=stop,
             monitor=monitor,
+            **extra,  # bound_focus (auto beyond RACE_N jobs)
         )
     if name == "bnb":
         from .bnb import solve_bnb

@@ -144,9 +144,7 @@ def _growth_plot(per_policy: dict, xlabel: str, title: str, path: Path, ref: flo
             label += f", case {d['case']}"
         ax.loglog(pts[:, 0], pts[:, 1], "o", color=color, label=label)
         for c, other in sorted((d.get("by_case") or {}).items()):
-            if (
-                str(c) != str(d.get("case")) and pol == "route"
-            ):  # Route: show both families (bounded?)
+            if pol == "route" and str(c) != str(d.get("case")):  # Route: both families
                 op = np.asarray(other["points"], dtype=float)
                 et = other.get("exponent_tail")
                 ax.loglog(op[:, 0], op[:, 1], "s", mfc="none", color=color,
@@ -188,21 +186,21 @@ def plot_scaling(result, path: Path) -> bool:
     xs: tuple[set, set] = (set(), set())
     for k, c in enumerate(claims):
         sc = c.data["scaling"]
-        for ax, key, ek, lab in ((axes[0], "points_n", "exponent_n", "n (jobs)"),
-                                 (axes[1], "points_memory", "exponent_memory", "M (memory, tokens)")):  # fmt: skip
+        for ax, key, ek in ((axes[0], "points_n", "exponent_n"),
+                            (axes[1], "points_memory", "exponent_memory")):  # fmt: skip
             pts = np.asarray(sc[key], dtype=float)
             if len(pts):
                 xs[ax is axes[1]].update(pts[:, 0].tolist())
                 e = sc.get(ek)
                 ax.loglog(pts[:, 0], pts[:, 1], "o-", color=f"C{k}",
                           label=f"{c.id} (exponent {e:.2f})" if e is not None else c.id)  # fmt: skip
-            ax.set_xlabel(lab)
-            ax.set_ylabel("worst certified ratio (log)")
-            _plain_log_ticks(ax, "xy")
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=8)
-    for ax, values in zip(axes, xs, strict=True):  # ticks at the sweep's own n and M values
-        if values:
+    for ax, values, lab in zip(axes, xs, ("n (jobs)", "M (memory, tokens)"), strict=True):
+        ax.set_xlabel(lab)
+        ax.set_ylabel("worst certified ratio (log)")
+        _plain_log_ticks(ax, "xy")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        if values:  # ticks at the sweep's own n and M values
             ax.set_xticks(sorted(values), [f"{v:g}" for v in sorted(values)])
             ax.xaxis.set_minor_locator(NullLocator())
     axes[0].set_title("Constant-free claims: worst ratio against n")
