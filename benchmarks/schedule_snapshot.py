@@ -26,7 +26,7 @@ from kvopt.engine import simulate
 from kvopt.errors import InputError, PolicyError
 from kvopt.generators import generate
 from kvopt.instance import Instance, Job
-from kvopt.policies import POLICIES
+from kvopt.policy import POLICIES
 from kvopt.trace import bundled_trace_dir, load_trace, trace_instance
 
 VARIANTS: list[tuple[str, dict, int | None]] = [(name, {}, None) for name in POLICIES]

@@ -10,7 +10,7 @@ Two tables, every campaign in a fresh temporary folder with seed 0:
    (n ≤ 2, M ≤ 8).
 2. **Best certified ratio per policy** — ``anneal`` with ``--budget``
    evaluations on every policy of the registry in its default space
-   (:func:`kvopt.search.policy_space`): certified and optimistic ratio,
+   (:func:`kvopt.campaign.policy_space`): certified and optimistic ratio,
    n and M of the best find, evaluations/s.
 
 The figures depend on the machine and its load (printed first); exact
@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from kvopt.policies import POLICIES
-from kvopt.search import search
+from kvopt.campaign import search
+from kvopt.policy import POLICIES
 
 
 def _run(out: Path, policy: str, **kw):

@@ -18,10 +18,10 @@ import argparse
 import sys
 import time
 
-from kvopt.bounds import area_bound
+from kvopt.bound import area_bound
 from kvopt.engine import simulate
 from kvopt.errors import InputError
-from kvopt.policies import POLICIES
+from kvopt.policy import POLICIES
 from kvopt.trace import bundled_trace_dir, load_trace, trace_instance
 
 DEFAULT_POLICIES = "route,blackbox,gsa,route-online,sps"

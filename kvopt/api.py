@@ -101,7 +101,7 @@ def bounds(instance: Instance | str | os.PathLike, *, lp: bool = False):
     >>> b.best >= b.area and b.best_name in ("area", "processing")
     True
     """
-    from .bounds import lower_bounds
+    from .bound import lower_bounds
 
     inst = _inst(instance)
     value = None
@@ -158,7 +158,7 @@ def compare(
     >>> sorted(cmp.summary())
     ['fcfs', 'sjf']
     """
-    from .compare import compare as _compare
+    from .comparison import compare as _compare
 
     if isinstance(instances, Instance | str | os.PathLike):
         instances = [instances]
@@ -167,7 +167,7 @@ def compare(
 
 
 def search(policy: str, **options: Any):
-    """Adversarial search for ``policy``'s worst certified ratio (:func:`kvopt.search.search`).
+    """Adversarial search for ``policy``'s worst certified ratio (:func:`kvopt.campaign.search`).
 
     >>> import tempfile, os
     >>> out = os.path.join(tempfile.mkdtemp(), "fcfs")
@@ -176,13 +176,13 @@ def search(policy: str, **options: Any):
     >>> res.evaluations, res.best.ratio_certified >= 1
     (8, True)
     """
-    from .search import search as _search
+    from .campaign import search as _search
 
     return _search(policy, **options)
 
 
 def validate(claims: Sequence[str] | str | None = None, **options: Any):
-    """Verdicts on SPEC §7's claims (:func:`kvopt.validate.validate`).
+    """Verdicts on SPEC §7's claims (:func:`kvopt.validation.validate`).
 
     >>> import tempfile, os
     >>> res = validate(["rect-monotone"], quick=True, budget=6, progress=False,
@@ -190,7 +190,7 @@ def validate(claims: Sequence[str] | str | None = None, **options: Any):
     >>> res.claims[0].verdict
     'holds'
     """
-    from .validate import validate as _validate
+    from .validation import validate as _validate
 
     return _validate(claims, **options)
 
@@ -251,7 +251,7 @@ def policies() -> Table:
     >>> "route" in [r["name"] for r in t]
     True
     """
-    from .policies import POLICIES
+    from .policy import POLICIES
 
     rows = []
     for s in POLICIES.values():
@@ -268,7 +268,7 @@ def claims() -> Table:
     >>> [r["id"] for r in t][:3]
     ['area-lb', 'rect-large', 'rect-prompt']
     """
-    from .claims import CLAIMS
+    from .claim import CLAIMS
 
     rows = []
     for c in CLAIMS.values():

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from .claims import CLAIMS, INVARIANT, PER_JOB, RATIO
+from .claim import CLAIMS, INVARIANT, PER_JOB, RATIO
 from .instance import Instance
 
 
@@ -70,7 +70,7 @@ def _per_job(C, rhs, what: str) -> dict[str, Any]:
 
 
 def _rect_per_job(inst: Instance, res) -> dict[str, Any]:
-    from .policies.rect import lemma5_bounds, widths
+    from .policy.rect import lemma5_bounds, widths
 
     lam = Fraction(1, 4)
     w = widths(inst.prompts.tolist(), inst.memory, lam)
@@ -110,7 +110,7 @@ def _blackbox_per_job(inst: Instance, res) -> dict[str, Any]:
 
 
 def _route_per_job(inst: Instance, res) -> dict[str, Any]:
-    from .policies.route import route_bounds
+    from .policy.route import route_bounds
 
     p = dict(res.params)
     b = route_bounds(inst, p.get("lam", 0.25), p.get("base", 2), p.get("stagger", True))

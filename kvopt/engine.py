@@ -171,7 +171,7 @@ class View:
     It holds no other response length and nothing of a job before its arrival:
     the engine adds a job (index, prompt, arrival) when its arrival round is
     reached.  Policies must treat it as read-only; the engine (or a slot host,
-    see :mod:`kvopt.policies.blackbox`) updates it between calls.
+    see :mod:`kvopt.policy.blackbox`) updates it between calls.
     """
 
     __slots__ = (
@@ -878,7 +878,7 @@ def simulate(
     final instance (``result.instance``).  The returned schedule has passed the
     checker against the final instance.
     """
-    from .policies import get_policy, make_policy
+    from .policy import get_policy, make_policy
 
     spec = None
     if isinstance(policy, str):

@@ -12,26 +12,26 @@ from __future__ import annotations
 LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
     0: (
         "model",
-        ("errors", "fileio", "params", "instance", "schedule", "space", "_callable", "_version"),
+        ("errors", "fileio", "params", "instance", "schedule", "space", "_version"),
     ),
     1: (
         "bounds, solvers, engine, policies",
         (
-            "bounds",
+            "bound",
             "generators",
             "trace",
             "futurememory",
             "packing",
             "engine",
             "adversary",
-            "policies",
+            "policy",
             "exact",
-            "claims",
+            "claim",
             "plotting",
         ),
     ),  # fmt: skip
-    2: ("comparison, records, search", ("claimchecks", "compare", "record", "search")),
-    3: ("validation", ("validate",)),
+    2: ("comparison, records, search", ("claimchecks", "comparison", "record", "campaign")),
+    3: ("validation", ("validation",)),
     4: ("API and command line", ("api", "cli", "__init__", "__main__", "layers")),
 }
 

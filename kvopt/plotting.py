@@ -251,7 +251,7 @@ def plot_best_so_far(
 
     ``rows`` are the evaluations in index order with ``best_certified``,
     ``best_optimistic``, ``ratio_certified`` and ``t`` (seconds), as
-    :func:`kvopt.search.read_history` gives them.
+    :func:`kvopt.campaign.read_history` gives them.
     """
     fig = Figure(figsize=(10.5, 4.0))
     fig.set_layout_engine("constrained")

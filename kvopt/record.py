@@ -370,7 +370,7 @@ def verify_record(record: Record, *, resimulate: bool = True) -> list[Problem]:
 def _check_policy(record: Record, resimulate: bool) -> list[Problem]:
     from .engine import simulate
     from .errors import PolicyError
-    from .policies import get_policy
+    from .policy import get_policy
 
     try:
         spec = get_policy(record.policy)

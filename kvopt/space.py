@@ -8,7 +8,7 @@ both *decide* membership (:meth:`Space.rule`, the broken rule or ``None``) and
 moves that stay inside), :meth:`Space.enumerate` (every member of a small
 grid).  The instance classes of SPEC §7 are spaces (:mod:`kvopt.claims`), and
 every policy has a default space inside its registry class
-(:func:`kvopt.search.policy_space`).  Spaces only hold numbers and strings, so they pickle
+(:func:`kvopt.campaign.policy_space`).  Spaces only hold numbers and strings, so they pickle
 to worker processes.
 
 Every random choice takes a ``numpy.random.Generator``; the same generator

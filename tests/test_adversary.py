@@ -19,7 +19,7 @@ from kvopt.adversary import (
 from kvopt.engine import COMPLETION, BlindPolicy, ClairvoyantPolicy, simulate
 from kvopt.errors import InputError, PolicyError
 from kvopt.instance import Instance
-from kvopt.policies import POLICIES
+from kvopt.policy import POLICIES
 from kvopt.schedule import check_schedule
 
 ONLINE = [name for name in POLICIES if POLICIES[name].check is None]
@@ -99,7 +99,7 @@ def test_offline_policies_are_refused_before_the_run(policy):
 
 def test_policy_class_is_checked_on_the_final_instance(monkeypatch):
     # a class rule that only the released jobs break is reported after the run
-    from kvopt.policies import PolicySpec
+    from kvopt.policy import PolicySpec
 
     spec = POLICIES["fcfs"]
     strict = PolicySpec(

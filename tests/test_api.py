@@ -45,11 +45,11 @@ def test_public_names_are_callable_with_docs(name):
 
 
 def test_modules_stay_reachable():
-    from kvopt.search import shrink  # noqa: F401
+    from kvopt.campaign import shrink  # noqa: F401
 
-    assert "fcfs" in kvopt.policies.POLICIES
-    assert "route" in kvopt.claims.CLAIMS
-    assert callable(kvopt.compare.compare_instance)
+    assert "fcfs" in kvopt.policy.POLICIES
+    assert "route" in kvopt.claim.CLAIMS
+    assert callable(kvopt.comparison.compare_instance)
 
 
 def test_tables_and_reprs():

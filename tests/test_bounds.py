@@ -9,7 +9,7 @@ from conftest import instances
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvopt.bounds import (
+from kvopt.bound import (
     area_bound,
     area_bound_fraction,
     lower_bounds,

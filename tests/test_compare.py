@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from kvopt.bounds import lower_bounds
+from kvopt.bound import lower_bounds
 from kvopt.cli import main
-from kvopt.compare import compare, compare_instance, format_table, plot_worst_vs_opt
+from kvopt.comparison import compare, compare_instance, format_table, plot_worst_vs_opt
 from kvopt.engine import simulate
 from kvopt.instance import Instance, save_instance
-from kvopt.policies import POLICIES
+from kvopt.policy import POLICIES
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -121,7 +121,7 @@ def test_uncertified_opt_gives_an_interval():
 
 
 def test_policy_variants(tmp_path, small, capsys):
-    from kvopt.compare import parse_policy, split_policies
+    from kvopt.comparison import parse_policy, split_policies
 
     assert split_policies("fcfs, beta-clear[alpha=0.1;beta=0.3],sjf") == [
         "fcfs",

@@ -21,7 +21,7 @@ from kvopt.engine import (
 )
 from kvopt.errors import InputError, PolicyError
 from kvopt.instance import Instance, save_instance
-from kvopt.policies import POLICIES, get_policy, make_policy
+from kvopt.policy import POLICIES, get_policy, make_policy
 from kvopt.schedule import memory_profile
 
 

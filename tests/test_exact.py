@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kvopt.bounds import area_bound_fraction, lower_bounds
+from kvopt.bound import area_bound_fraction, lower_bounds
 from kvopt.errors import InputError
 from kvopt.exact import SolveStatus, lp_bound, solve
 from kvopt.exact.common import spec_horizon, start_windows

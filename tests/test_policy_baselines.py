@@ -7,7 +7,7 @@ import pytest
 from kvopt.engine import BlindPolicy, ClairvoyantPolicy, simulate
 from kvopt.errors import InputError
 from kvopt.instance import Instance
-from kvopt.policies import get_policy, make_policy
+from kvopt.policy import get_policy, make_policy
 
 
 def _rows(res):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from kvopt.engine import ClairvoyantPolicy, simulate
 from kvopt.instance import Instance, Job
-from kvopt.policies.blackbox import BlackBoxMeta
+from kvopt.policy.blackbox import BlackBoxMeta
 
 
 @st.composite

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from kvopt.engine import simulate
 from kvopt.instance import Instance
-from kvopt.policies import POLICIES, get_policy
+from kvopt.policy import POLICIES, get_policy
 from kvopt.schedule import check_schedule
 
 MINE = [

@@ -6,8 +6,8 @@ import numpy as np
 
 from kvopt.engine import simulate
 from kvopt.instance import Instance
-from kvopt.policies.clairvoyant_mix import mix_parts
-from kvopt.policies.gba import gba_classes
+from kvopt.policy.clairvoyant_mix import mix_parts
+from kvopt.policy.gba import gba_classes
 
 
 def test_parts_split_at_half_memory():

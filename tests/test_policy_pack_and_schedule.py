@@ -8,8 +8,8 @@ import pytest
 from kvopt.engine import simulate
 from kvopt.errors import InputError
 from kvopt.instance import Instance
-from kvopt.policies import make_policy
-from kvopt.policies.pack_and_schedule import pack_and_schedule_starts
+from kvopt.policy import make_policy
+from kvopt.policy.pack_and_schedule import pack_and_schedule_starts
 
 
 def test_hand_example():

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from kvopt.engine import simulate
 from kvopt.instance import Instance, Job
-from kvopt.policies.rect import lemma5_bounds, widths
+from kvopt.policy.rect import lemma5_bounds, widths
 
 
 def attempts(res):

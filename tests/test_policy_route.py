@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from kvopt.engine import simulate
 from kvopt.instance import Instance, Job
-from kvopt.policies.route import route_bounds
+from kvopt.policy.route import route_bounds
 
 
 def attempts(res):

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from kvopt.engine import simulate
 from kvopt.instance import Instance
-from kvopt.policies.sps import peak_one, sps_plan
+from kvopt.policy.sps import peak_one, sps_plan
 
 
 def brute_peak(p, tau, d, g=1):

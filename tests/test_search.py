@@ -14,11 +14,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from kvopt.campaign import read_log, search
 from kvopt.engine import simulate
 from kvopt.instance import Instance
 from kvopt.record import load_record, save_record, verify_record
 from kvopt.schedule import Schedule, check_schedule
-from kvopt.search import read_log, search
 from kvopt.space import Space
 
 TINY = {"n_min": 2, "n_max": 4, "memory_min": 6, "memory_max": 12, "max_response": 6}
@@ -185,7 +185,7 @@ def test_strategies_stay_in_class_and_are_seeded(tmp_path, strategy):
         read_log(tmp_path / "b" / "evaluations.jsonl"),
     )
     assert [la[k]["key"] for k in sorted(la)] == [lb[k]["key"] for k in sorted(lb)]
-    from kvopt.policies import get_policy
+    from kvopt.policy import get_policy
 
     spec = get_policy("rect")
     for rec in la.values():
@@ -347,7 +347,7 @@ def test_bundled_worst_records_verify():
     and listed in the folder's README table with its certified ratio."""
     from pathlib import Path
 
-    from kvopt.policies import POLICIES
+    from kvopt.policy import POLICIES
 
     folder = Path(__file__).resolve().parent.parent / "instances" / "worst"
     table = (folder / "README.md").read_text()

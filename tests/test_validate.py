@@ -7,15 +7,15 @@ from dataclasses import replace
 
 import pytest
 
-from kvopt import claims as claims_mod
+from kvopt import claim as claims_mod
+from kvopt.claim import CLAIMS, RATIO, Claim, claims_for_policy
 from kvopt.claimchecks import claim_metrics
-from kvopt.claims import CLAIMS, RATIO, Claim, claims_for_policy
 from kvopt.engine import simulate
 from kvopt.instance import Instance
-from kvopt.policies import POLICIES
+from kvopt.policy import POLICIES
 from kvopt.record import load_record, verify_record
 from kvopt.space import Space
-from kvopt.validate import QUICK, VERDICTS, ValidationResult, validate
+from kvopt.validation import QUICK, VERDICTS, ValidationResult, validate
 
 SMOKE = replace(QUICK, budget=10, prop1_Ls=(2, 3, 4), sqrt_memories=(16, 36, 64), area_solves=3,
                 scaling_ns=(4, 8), scaling_memories=(24,))  # fmt: skip
@@ -95,7 +95,7 @@ def test_per_job_violation_is_detected(monkeypatch):
     res = simulate(inst, "rect")
     m = claim_metrics("rect-per-job", inst, res)
     assert m["violation"] is None and 0 < m["score"] <= 1
-    import kvopt.policies.rect as rect
+    import kvopt.policy.rect as rect
 
     real = rect.lemma5_bounds
     monkeypatch.setattr(
@@ -138,7 +138,7 @@ def test_cli_json(cli, tmp_path):
 
 
 def test_fit_exponent():
-    from kvopt.search.strategies import fit_exponent
+    from kvopt.campaign.strategies import fit_exponent
 
     xs = [2, 4, 8, 16]
     assert fit_exponent(xs, [x**0.5 for x in xs]) == pytest.approx(0.5)

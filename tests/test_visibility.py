@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 from kvopt.engine import BlindPolicy, ClairvoyantPolicy, simulate
 from kvopt.errors import PolicyError
 from kvopt.instance import Instance, Job
-from kvopt.policies import POLICIES
-from kvopt.policies.blackbox import BlackBoxMeta
-from kvopt.policies.pack_and_schedule import pack_and_schedule_starts
+from kvopt.policy import POLICIES
+from kvopt.policy.blackbox import BlackBoxMeta
+from kvopt.policy.pack_and_schedule import pack_and_schedule_starts
 
 #: every registry policy whose instance class allows arrivals
 ONLINE = [

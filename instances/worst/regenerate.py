@@ -2,7 +2,7 @@
 
 For every policy of the registry, one ``kvopt search`` campaign per strategy
 (``anneal`` and ``random`` by default; seed 1; ``--budget`` evaluations each,
-in the policy's default space, see :func:`kvopt.search.policy_space`); the
+in the policy's default space, see :func:`kvopt.campaign.policy_space`); the
 record with the best certified ratio is copied to ``instances/worst/<policy>.json``
 (after :func:`kvopt.record.verify_record` accepts it) and the table in
 ``instances/worst/README.md`` is rewritten.  The campaigns are kept in
@@ -24,9 +24,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from kvopt.policies import POLICIES  # noqa: E402
+from kvopt.campaign import search  # noqa: E402
+from kvopt.policy import POLICIES  # noqa: E402
 from kvopt.record import load_record, verify_record  # noqa: E402
-from kvopt.search import search  # noqa: E402
 
 HEADER = """# Worst cases found by search
 

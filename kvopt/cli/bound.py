@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..bounds import lower_bounds
+from ..bound import lower_bounds
 from ..instance import load_instance
 from .common import emit_json, positive_float
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from ..compare import (
+from ..comparison import (
     compare,
     format_summary,
     format_table,
@@ -73,7 +73,7 @@ def run(args) -> int:
         policies = split_policies(args.policies)
         if not policies:
             raise InputError("no policy named", source="--policies")
-        from ..policies import get_policy
+        from ..policy import get_policy
 
         for label in policies:
             name, params = parse_policy(label)

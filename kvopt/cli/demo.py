@@ -28,7 +28,7 @@ import re
 import sys
 from pathlib import Path
 
-from ..bounds import lower_bounds
+from ..bound import lower_bounds
 from ..generators import generate
 from ..instance import Instance, load_instance
 from .common import emit_json, positive_float
@@ -103,7 +103,7 @@ EXACT_MAX_JOBS = 25
 
 def _compare_all(items, time_limit: float, say):
     """Exact Opt and every applicable policy on each bundled instance."""
-    from ..compare import compare_instance
+    from ..comparison import compare_instance
 
     out = []
     for rel, inst in items:
@@ -133,7 +133,7 @@ def _short(rel: str) -> str:
 
 
 def _policy_matrix(comps) -> tuple[list[str], list[list[str]], tuple | None]:
-    from ..policies import POLICIES
+    from ..policy import POLICIES
 
     header = ["policy"] + [_short(rel) for rel, _ in comps]
     rows = []
@@ -224,7 +224,7 @@ def run(args) -> int:
     pictures: list[tuple[str, str]] = []
     picture = None
     if worst is not None:
-        from ..compare import plot_worst_vs_opt
+        from ..comparison import plot_worst_vs_opt
 
         ratio, rel, ic, row = worst
         picture = plot_worst_vs_opt(ic, str(out / "worst-vs-opt.png"))
@@ -236,7 +236,7 @@ def run(args) -> int:
                     "Opt's schedule: memory over time and the attempts",
                 )  # fmt: skip
             )
-    from ..compare import Comparison, plot_policy_summary
+    from ..comparison import Comparison, plot_policy_summary
 
     cmp = Comparison(tuple(ic for _, ic in comps), tuple(r.policy for r in comps[0][1].rows), True,
                      args.time_limit, 0)  # fmt: skip
@@ -309,9 +309,9 @@ def _demo_search(out: Path, args, say, pictures) -> dict:
     """A short adversarial search on fcfs; its record re-checked; two pictures."""
     import shutil
 
+    from ..campaign import read_history, search
     from ..plotting import plot_best_so_far, plot_schedules
     from ..record import load_record, verify_record
-    from ..search import read_history, search
 
     folder = out / "search-fcfs"
     shutil.rmtree(folder, ignore_errors=True)  # a fresh campaign each time
@@ -362,7 +362,7 @@ def _demo_search(out: Path, args, say, pictures) -> dict:
 def _demo_validate(out: Path, args, say, pictures):
     import shutil
 
-    from ..validate import validate
+    from ..validation import validate
 
     folder = out / "validate"
     shutil.rmtree(folder, ignore_errors=True)

@@ -88,8 +88,8 @@ def _plot_campaign(args) -> int:
     """``kvopt plot DIR``: the campaign's best-so-far curves (and its best record beside Opt)."""
     import json
 
+    from ..campaign import read_history
     from ..plotting import plot_best_so_far
-    from ..search import read_history
 
     folder = args.schedule
     log = os.path.join(folder, "evaluations.jsonl")

@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..policies import POLICIES
+    from ..policy import POLICIES
 
     specs = [POLICIES[k] for k in POLICIES]
     if args.json:

@@ -2,7 +2,7 @@
 [--seed S] [--workers K | --scheduler ADDRESS] [--out DIR] [--json]`` — adversarial search.
 
 Finds instances on which a policy is far from Opt, with certified ratios
-(SPEC §8); see :func:`kvopt.search.search`.  ``--json`` prints one object:
+(SPEC §8); see :func:`kvopt.campaign.search`.  ``--json`` prints one object:
 ``policy``, ``strategy``, ``evaluations``, ``exact_solves``, ``seconds`` and
 ``best`` (``ratio_certified``, ``ratio_optimistic``, ``record``), plus
 ``stopped``, ``out`` and the strategy's ``summary``.  Exit status 0 (also
@@ -165,7 +165,7 @@ def space_overrides(args) -> dict:
 
 
 def run(args) -> int:
-    from ..search import search
+    from ..campaign import search
 
     policy_params = parse_params(args.policy_param, option="--policy-param")
     res = search(

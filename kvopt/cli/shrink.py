@@ -1,6 +1,6 @@
 """``kvopt shrink RECORD --min-ratio R [--out FILE] [--json]`` — make a worst case small.
 
-Delta debugging (:func:`kvopt.search.shrink`): removes jobs and lowers
+Delta debugging (:func:`kvopt.campaign.shrink`): removes jobs and lowers
 numbers while the certified ratio stays ≥ ``R``; writes the new record
 (default: ``RECORD`` with ``-shrunk`` before ``.json``).  JSON: the new
 record's ``n``, ``memory``, ``ratio_certified``, ``ratio_optimistic``,
@@ -33,8 +33,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from ..campaign import shrink
     from ..record import load_record
-    from ..search import shrink
 
     rec = load_record(args.record)
     out = args.out or (os.path.splitext(args.record)[0] + "-shrunk.json")

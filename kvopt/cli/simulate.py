@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from ..bounds import area_bound
+from ..bound import area_bound
 from ..instance import load_instance
 from ..schedule import save_schedule
 from .common import emit_json, nonneg_int, parse_params
@@ -41,7 +41,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..engine import simulate
-    from ..policies import get_policy
+    from ..policy import get_policy
 
     inst = load_instance(args.instance)
     params = parse_params(args.param)

@@ -3,7 +3,7 @@
 
 One verdict per claim (``holds``, ``violated``, ``reproduced``,
 ``inconclusive``) with the worst certified and optimistic ratios and the
-effort; see :func:`kvopt.validate.validate`.  ``--json`` prints one object
+effort; see :func:`kvopt.validation.validate`.  ``--json`` prints one object
 with ``claims``: a list, each with ``id``, ``verdict``, ``bound``,
 ``worst_certified_ratio``, ``worst_optimistic_ratio``, ``instances``,
 ``exact_solves``, ``seconds``, ``text``, and ``record`` for ``violated``.
@@ -13,8 +13,8 @@ error), 2 on bad input, 130 when interrupted.
 
 from __future__ import annotations
 
-from .common import emit_json, nonneg_int, positive_float, positive_int
 from .search import _budget, _range, size_overrides
+from .common import emit_json, nonneg_int, positive_float, positive_int
 
 
 def add_parser(sub) -> None:
@@ -54,7 +54,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..validate import validate
+    from ..validation import validate
 
     sizes = size_overrides(args)
     res = validate(

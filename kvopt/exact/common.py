@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bounds import area_bound, makespan_bounds, processing_bound
+from ..bound import area_bound, makespan_bounds, processing_bound
 from ..errors import InputError
 from ..instance import Instance
 from ..schedule import Schedule, checked

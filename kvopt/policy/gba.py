@@ -4,7 +4,7 @@ SPEC §6.2; claim ``gba``: ``≤ 10.67·Opt`` for identical prompts).
 Jobs are grouped into classes of response length ``(2^{p−1}, 2^p]``
 (``p = 0`` holds ``o = 1``).  The non-empty classes run one after another,
 shortest first; class ``p`` starts when the last attempt of the previous class
-has ended.  Each class is run by SPS (:mod:`kvopt.policies.sps`, the toolkit's
+has ended.  Each class is run by SPS (:mod:`kvopt.policy.sps`, the toolkit's
 reconstruction of Feng et al.'s subroutine) on its jobs in job-index order,
 with proxy prompt ``P`` = the class's largest prompt and cap ``τ`` = the
 class's largest response; a job completes at its true length ``o_i ≤ τ``, so

@@ -1,10 +1,10 @@
 """``gsa`` — Geometric Slicing (Feng, Yang, Zhang 2026) for identical prompts (SPEC §6.1).
 
 Phases ``p = 0, 1, …``: every unfinished job gets one attempt, scheduled by SPS
-(the toolkit's reconstruction, :mod:`kvopt.policies.sps`) with proxy prompt
+(the toolkit's reconstruction, :mod:`kvopt.policy.sps`) with proxy prompt
 ``P`` = the largest prompt among unfinished jobs and cap
 ``τ_p = min(base^p, M − P)``.  A phase ends when its last attempt ends (the
-phase loop of :class:`~kvopt.policies.response.PhasedSPS`).  The claim
+phase loop of :class:`~kvopt.policy.response.PhasedSPS`).  The claim
 ``gsa`` (≤ 61.92·Opt) is for identical prompts and depends on the SPS
 reconstruction.
 """

@@ -3,7 +3,7 @@
 The queue is ordered by ``predicted_response`` (the true response when the
 instance has no prediction: oracle SJF), ties by job index; preemption,
 re-queueing at the front and admission are exactly those of
-:mod:`kvopt.policies.fcfs`.  It reads only the predicted lengths (and the
+:mod:`kvopt.policy.fcfs`.  It reads only the predicted lengths (and the
 non-clairvoyant view), but it is a clairvoyant policy by type because, without
 predictions, it uses the true lengths.  A job's predicted length is read from
 the :class:`~kvopt.engine.ClairvoyantView` when the job arrives.

@@ -2,7 +2,7 @@
 
 Response: phases ``r = 0, 1, …`` with cap ``τ_r = base^r``.  Eligible: unfinished
 jobs with ``s_i ≤ τ_r``, in job-index order.  They run by SPS (the toolkit's
-reconstruction, :mod:`kvopt.policies.sps`) with proxy prompt
+reconstruction, :mod:`kvopt.policy.sps`) with proxy prompt
 ``min(τ_r, M − τ_r)`` and cap ``τ_r``; when ``τ_r > M/2`` the proxy admits one
 job at a time and the eligible jobs run one after another (back to back).  A
 job not finished by the cap is killed (its attempt expires) and waits for the

@@ -3,7 +3,7 @@
 For every claim of the registry (:mod:`kvopt.claims`) a procedure of its kind:
 
 * **ratio claims** (``rect-large`` … ``mcsf``): adversarial search campaigns
-  inside the claim's class (:func:`kvopt.search.search` with ``claim=``; the
+  inside the claim's class (:func:`kvopt.campaign.search` with ``claim=``; the
   strategies ``anneal`` and ``random`` share the budget) that maximise the
   certified ratio divided by the claim's bound (the bound is a constant or,
   for ``greedy-area``/``svf``, ``1 + 2/(1−α)`` evaluated per instance).
@@ -25,7 +25,7 @@ For every claim of the registry (:mod:`kvopt.claims`) a procedure of its kind:
   its own sample of instances solved exactly: the area bound never exceeds a
   checked schedule's value (a certified violation otherwise).
 * **growth claims** (``single-priority``, ``online-sqrt-n``): the lower-bound
-  constructions (:mod:`kvopt.validate.growth`) with fitted exponents;
+  constructions (:mod:`kvopt.validation.growth`) with fitted exponents;
   ``reproduced`` when every single-priority rule (every attacked policy)
   grows with exponent ≥ :data:`REPRODUCED_EXPONENT`, else ``inconclusive``.
 
@@ -48,12 +48,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..claims import BOUND, CLAIMS, GROWTH, INVARIANT, PER_JOB, RATIO, Claim, get_claim
+from ..campaign.evaluate import expand_instance
+from ..campaign.runner import read_log
+from ..campaign.strategies import fit_exponent
+from ..claim import BOUND, CLAIMS, GROWTH, INVARIANT, PER_JOB, RATIO, Claim, get_claim
 from ..errors import InputError
 from ..fileio import write_json_atomic
-from ..search.campaign import read_log
-from ..search.evaluate import expand_instance
-from ..search.strategies import fit_exponent
 
 #: A constant-free ratio claim is ``inconclusive`` when its ratio grows faster than this
 #: exponent in n or M over the searched range.
@@ -169,7 +169,7 @@ class ValidationResult:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ValidationResult:
         """The inverse of :meth:`to_dict`: ``ValidationResult.from_dict(json.load(open(
-        "OUT/validation.json")))`` and :func:`kvopt.validate.report.write_report` redraw a report."""
+        "OUT/validation.json")))`` and :func:`kvopt.validation.report.write_report` redraw a report."""
         return cls(
             claims=tuple(ClaimVerdict.from_dict(c) for c in d["claims"]),
             seed=d["seed"], quick=d["quick"], seconds=d["seconds"], out=d["out"],
@@ -256,7 +256,7 @@ def validate(
 
     ``quick`` uses small budgets (every claim within about 10 minutes on 2
     cores); ``budget`` (evaluations) and ``seconds`` apply per claim;
-    ``workers``/``scheduler`` as in :func:`kvopt.search.search`; ``out`` keeps
+    ``workers``/``scheduler`` as in :func:`kvopt.campaign.search`; ``out`` keeps
     the campaigns (default ``kvopt-validate``), so a rerun resumes;
     ``report`` writes a Markdown report with PNG plots beside it; ``space``
     overrides the size ranges of every claim's search space (``n_min``,
@@ -267,7 +267,7 @@ def validate(
     >>> res.verdict("area-lb").verdict
     'holds'
     """
-    from ..search.campaign import progress_enabled
+    from ..campaign.runner import progress_enabled
 
     ids = _resolve_ids(claims)
     if budget is not None and (
@@ -361,7 +361,7 @@ class _Ctx:
             print(f"[kvopt validate] {msg}", file=sys.stderr, flush=True)
 
     def campaign(self, claim: Claim, strategy: str, budget: int, seconds=None, **kw):
-        from ..search import search
+        from ..campaign import search
 
         folder = self.out / claim.id / strategy
         res = search(
@@ -573,10 +573,10 @@ def _resolve(claim: Claim, r: dict[str, Any], ctx: _Ctx):
     """Re-solve one optimistic-only candidate with the longer limit: a violation record, or resolved."""
     import numpy as np
 
+    from ..campaign.evaluate import cheap_lb, exact_opt
     from ..engine import simulate
     from ..record import make_record, verify_record
     from ..schedule import Schedule
-    from ..search.evaluate import cheap_lb, exact_opt
 
     inst = expand_instance(r["instance"], name=f"{claim.id}-candidate")
     ex = exact_opt(inst, claim.objective, ctx.eff.resolve_time_limit, np.asarray(r["ub_starts"]))
@@ -606,7 +606,7 @@ def _resolve(claim: Claim, r: dict[str, Any], ctx: _Ctx):
 
 def _scaling(claim: Claim, ctx: _Ctx):
     """Worst certified ratio against n and M on random instances of growing size."""
-    from ..search import search
+    from ..campaign import search
 
     eff = ctx.eff
     fam = "arrivals" if claim.space is not None and claim.space.arrivals else "random"
@@ -725,9 +725,9 @@ def _per_job_claim(claim: Claim, ctx: _Ctx) -> ClaimVerdict:
 
 
 def _record_for_run(claim: Claim, inst, res, metrics, seed: int = 0):
+    from ..campaign.evaluate import cheap_lb, cheap_ub
     from ..record import make_record
     from ..schedule import Schedule
-    from ..search.evaluate import cheap_lb, cheap_ub
 
     st, ub, src = cheap_ub(inst, claim.objective)
     lb, _ = cheap_lb(inst, claim.objective)
@@ -746,8 +746,8 @@ def _area_claim(claim: Claim, ctx: _Ctx) -> ClaimVerdict:
     """Lemma 1 on every instance solved exactly in this validation, and on a fresh sample."""
     import numpy as np
 
-    from ..bounds import area_bound
-    from ..search.evaluate import cheap_ub, exact_opt
+    from ..bound import area_bound
+    from ..campaign.evaluate import cheap_ub, exact_opt
 
     checked, solves = 0, 0
     worst = None

@@ -2,11 +2,11 @@
 
 :func:`search` is the one entry point (the command line and notebooks call
 it).  A campaign proposes candidates with a strategy
-(:mod:`kvopt.search.strategies`) inside the policy's class, evaluates them —
+(:mod:`kvopt.campaign.strategies`) inside the policy's class, evaluates them —
 simulate, screen with cheap bounds, solve exactly only what could beat the
-best (:mod:`kvopt.search.evaluate`) — logs every evaluation and keeps the
-best record (:mod:`kvopt.search.campaign`).  :func:`shrink` makes a worst
-case small (:mod:`kvopt.search.shrink`).
+best (:mod:`kvopt.campaign.evaluate`) — logs every evaluation and keeps the
+best record (:mod:`kvopt.campaign.runner`).  :func:`shrink` makes a worst
+case small (:mod:`kvopt.campaign.shrink`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..space import Space
-from .campaign import Best, CampaignResult, read_history, read_log, record_from_log, run_campaign
+from .runner import Best, CampaignResult, read_history, read_log, record_from_log, run_campaign
 from .strategies import STRATEGIES, SearchContext, make_strategy
 
 OBJECTIVES = ("total", "makespan", "latency")
@@ -35,7 +35,7 @@ def policy_space(policy: str, *, n_max: int = 8, memory_max: int = 48) -> Space:
     :meth:`Space.replace`.
     """
     from ..instance import Instance, Job
-    from ..policies import get_policy
+    from ..policy import get_policy
 
     spec = get_policy(policy)
     base = Space(n_min=2, n_max=n_max, memory_min=8, memory_max=memory_max, max_response=16)
@@ -54,8 +54,8 @@ def policy_space(policy: str, *, n_max: int = 8, memory_max: int = 48) -> Space:
 
 
 def _policy_and_params(policy: str, params: Mapping[str, Any] | None):
-    from ..compare import parse_policy
-    from ..policies import get_policy
+    from ..comparison import parse_policy
+    from ..policy import get_policy
 
     name, inline = parse_policy(policy)
     spec = get_policy(name)
@@ -106,7 +106,7 @@ def search(
     >>> res.evaluations, res.best.ratio_certified >= 1
     (8, True)
     """
-    from ..claims import get_claim
+    from ..claim import get_claim
 
     # ---- every input check, in one place (InputError names the option and the rule)
     spec, resolved, given = _policy_and_params(policy, params)
@@ -228,7 +228,7 @@ def search(
         save_record(record, where["path"])
         return record
 
-    from .campaign import progress_enabled
+    from .runner import progress_enabled
 
     return run_campaign(
         header=header,

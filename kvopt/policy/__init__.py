@@ -3,7 +3,7 @@
 How to add a policy
 -------------------
 
-1. **Write the policy** in its own module ``kvopt/policies/<name>.py`` as a
+1. **Write the policy** in its own module ``kvopt/policy/<name>.py`` as a
    subclass of one of the two kinds in :mod:`kvopt.engine`:
 
    * :class:`~kvopt.engine.BlindPolicy` (non-clairvoyant): ``setup(view)`` and
@@ -65,7 +65,7 @@ How to add a policy
    draw every random choice from ``numpy.random.default_rng(seed)``.
 
 5. **Composition**: slot-based meta-policies reuse
-   :class:`kvopt.policies.blackbox.SlotMeta` / :class:`~kvopt.policies.blackbox.BlackBoxMeta`
+   :class:`kvopt.policy.blackbox.SlotMeta` / :class:`~kvopt.policy.blackbox.BlackBoxMeta`
    (a fresh sub-policy per slot on a pool, finished jobs as dummies; the
    sub-policy's view holds only its pool).
 
@@ -151,7 +151,7 @@ class PolicySpec:
     @property
     def claims(self) -> tuple[str, ...]:
         """The SPEC §7 claims that name this policy (from the one registry, :mod:`kvopt.claims`)."""
-        from ..claims import claims_for_policy
+        from ..claim import claims_for_policy
 
         return claims_for_policy(self.name)
 
@@ -193,7 +193,7 @@ class PolicySpec:
 
 
 def _factory(module: str, cls: str, seeded: bool = False):
-    """A factory that imports ``kvopt.policies.<module>`` lazily and calls ``cls(**params)``."""
+    """A factory that imports ``kvopt.policy.<module>`` lazily and calls ``cls(**params)``."""
 
     def make(params: dict[str, Any], seed: int | None):
         klass = getattr(import_module(f"{__name__}.{module}"), cls)

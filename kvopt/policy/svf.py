@@ -14,7 +14,7 @@ orders by the proxy volume with proxy length ``T^{1/4}`` (short) or ``T^{3/4}``
 (long) and admits with the true lengths, as SPEC §6.2 prescribes.
 
 Overflow and stall handling with wrong predictions are those of
-:class:`~kvopt.policies.mcsf.FutureCheckGreedy`.
+:class:`~kvopt.policy.mcsf.FutureCheckGreedy`.
 """
 
 from __future__ import annotations

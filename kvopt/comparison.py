@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bounds import lower_bounds
+from .bound import lower_bounds
 from .errors import InputError
 from .fileio import read_json
 from .instance import FORMAT as INSTANCE_FORMAT
@@ -257,7 +257,7 @@ def compare_instance(
 ) -> InstanceComparison:
     """Run ``policies`` (default: every registered policy) on ``inst``; see the module doc."""
     from .engine import simulate
-    from .policies import POLICIES, get_policy
+    from .policy import POLICIES, get_policy
 
     names = list(policies) if policies is not None else list(POLICIES)
     say = progress or (lambda msg: None)
@@ -376,7 +376,7 @@ def compare(
     progress: bool = False,
 ) -> Comparison:
     """:func:`compare_instance` over instances (paths, folders or :class:`Instance` objects)."""
-    from .policies import POLICIES, get_policy
+    from .policy import POLICIES, get_policy
 
     names = tuple(policies) if policies is not None else tuple(POLICIES)
     for label in names:  # unknown names and parameters fail before any work

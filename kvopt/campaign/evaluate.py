@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bounds import lower_bounds
+from ..bound import lower_bounds
 from ..claimchecks import claim_metrics, needs_instrument
 from ..errors import InputError, PolicyError
 from ..instance import Instance

@@ -32,8 +32,8 @@ from .evaluate import cheap_lb, cheap_ub, exact_opt, instance_key, value
 
 
 def _class_rule(record: Record) -> Callable[[Instance], str | None]:
-    from ..claims import CLAIMS
-    from ..policies import get_policy
+    from ..claim import CLAIMS
+    from ..policy import get_policy
 
     spec = get_policy(record.policy)
     params = spec.resolve_params(record.params)
@@ -146,7 +146,7 @@ def shrink(
     progress: bool | None = None,
 ) -> Record:
     """Shrink ``record``'s instance while its certified ratio stays ≥ ``min_ratio`` (see the module)."""
-    from .campaign import progress_enabled
+    from .runner import progress_enabled
 
     if isinstance(record, str):
         src = record

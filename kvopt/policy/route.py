@@ -1,7 +1,7 @@
 """``route`` — Route (main paper, Algorithm 4, §6.2) and ``route-online`` (Theorem 9, App. D.2).
 
 Route is built from Rect and Response through the slot mechanism of
-BlackBoxMeta (:class:`~kvopt.policies.blackbox.SlotMeta`).  Branches, in slot
+BlackBoxMeta (:class:`~kvopt.policy.blackbox.SlotMeta`).  Branches, in slot
 order within each stage ``r`` (each slot ``base^r`` rounds):
 
 * **P** — small jobs (``s_i ≤ Λ = lam·M``) not yet certified, run by Rect with
@@ -15,7 +15,7 @@ order within each stage ``r`` (each slot ``base^r`` rounds):
 Each slot runs a fresh sub-policy on its current pool; finished jobs stay in
 their pool as dummies.  Certified jobs leave P (they are not P-dummies).
 Slots are literal (``base^r`` rounds even if the pool has nothing left to do)
-unless ``compact=True`` — see :mod:`kvopt.policies.blackbox`.
+unless ``compact=True`` — see :mod:`kvopt.policy.blackbox`.
 
 ``route-online``: the same pools, but a job enters L or P when it arrives,
 finished jobs leave their pools (no dummies), and a slot runs its sub-policy

@@ -6,7 +6,7 @@ with their true widths (peak reservation), wide jobs (``ℓ_i > M/2``) by
 ``greedy-area`` on the auxiliary instance in which every job reserves width
 ``M`` (so one at a time, in area order).  The two are merged by BlackBoxMeta
 (Algorithm 3, ``k = 2``, the engine helper's slot mechanism
-:class:`~kvopt.policies.blackbox.BlackBoxMeta`): stage ``r`` gives the narrow
+:class:`~kvopt.policy.blackbox.BlackBoxMeta`): stage ``r`` gives the narrow
 part a slot of ``2^r`` rounds, then the wide part; each slot runs its greedy
 afresh from its own time 0 on the whole part, finished jobs are dummies, and
 what is still running when the slot ends is killed.

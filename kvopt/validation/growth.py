@@ -16,7 +16,7 @@
 
 Every ratio is certified (SPEC §8): ``ALG / UB`` with ``UB`` the best checked
 clairvoyant schedule (the cheap kill-free schedules of
-:mod:`kvopt.search.evaluate`, and the exact solver's incumbent on instances
+:mod:`kvopt.campaign.evaluate`, and the exact solver's incumbent on instances
 small enough, ``exact_max_n`` jobs), beside the optimistic ``ALG / LB``.  The
 exponent is the least-squares slope on log–log axes, reported with the points.
 """
@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..campaign.evaluate import cheap_lb, cheap_ub, exact_opt
+from ..campaign.strategies import fit_exponent
 from ..engine import simulate
 from ..instance import Instance
-from ..search.evaluate import cheap_lb, cheap_ub, exact_opt
-from ..search.strategies import fit_exponent
 
 #: Policies run on the Proposition 1 families (the single-priority rules, then Route).
 SINGLE_PRIORITY_RULES = ("greedy-area", "sjf", "fcfs", "svf")
