@@ -27,10 +27,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .instance import Instance
 from .instance import load_instance as _load_instance
+
+if TYPE_CHECKING:  # the result types, for signatures only (their modules load on first call)
+    from .bound import Bounds
+    from .campaign import CampaignResult
+    from .comparison import Comparison
+    from .engine import Adversary, SimulationResult
+    from .exact import SolveResult
+    from .schedule import Schedule
+    from .space import Space
+    from .validation import Effort, ValidationResult
 
 
 def _inst(instance: Instance | str | os.PathLike) -> Instance:
@@ -94,7 +104,7 @@ def generate(family: str, seed: int = 0, **params: Any) -> Instance:
     return _generate(family, seed, **params)
 
 
-def bounds(instance: Instance | str | os.PathLike, *, lp: bool = False):
+def bounds(instance: Instance | str | os.PathLike, *, lp: bool = False) -> Bounds:
     """Lower bounds on Opt (SPEC §2): area (Lemma 1), processing (Lemma 3), optionally the LP.
 
     >>> b = bounds(generate("random", seed=1, n=6, memory=32))
@@ -112,11 +122,25 @@ def bounds(instance: Instance | str | os.PathLike, *, lp: bool = False):
     return lower_bounds(inst, lp=value)
 
 
-def solve(instance: Instance | str | os.PathLike, **options: Any):
+def solve(
+    instance: Instance | str | os.PathLike,
+    *,
+    objective: str = "total",
+    solver: str = "auto",
+    time_limit: float = 60.0,
+    threads: int = 2,
+    seed: int = 0,
+    warm_start: Schedule | None = None,
+    gap: float = 0.0,
+    progress: bool = False,
+    deterministic: bool = False,
+) -> SolveResult:
     """Exact clairvoyant Opt (SPEC §5) with its proven bound and a checked schedule.
 
-    Options as :func:`kvopt.exact.solve`: ``objective`` (``"total"`` or
-    ``"makespan"``), ``solver``, ``time_limit``, ``threads``, ``seed``.
+    ``objective`` is ``"total"`` (total completion time) or ``"makespan"``;
+    ``solver`` one of ``auto``, ``highs``, ``cpsat``, ``race``, ``bnb``,
+    ``pyomo`` (:func:`kvopt.exact.solve`).  A run stopped by ``time_limit``
+    reports ``feasible`` (or ``unknown``) with its bound, never ``optimal``.
 
     >>> res = solve(generate("random", seed=1, n=5, memory=24), time_limit=20)
     >>> res.status.value, res.objective == res.bound
@@ -124,7 +148,18 @@ def solve(instance: Instance | str | os.PathLike, **options: Any):
     """
     from .exact import solve as _solve
 
-    return _solve(_inst(instance), **options)
+    return _solve(
+        _inst(instance),
+        objective=objective,
+        solver=solver,
+        time_limit=time_limit,
+        threads=threads,
+        seed=seed,
+        warm_start=warm_start,
+        gap=gap,
+        progress=progress,
+        deterministic=deterministic,
+    )
 
 
 def simulate(
@@ -132,9 +167,17 @@ def simulate(
     policy: str,
     params: Mapping[str, Any] | None = None,
     seed: int | None = None,
-    **options: Any,
-):
+    *,
+    trace: bool = False,
+    instrument: bool = False,
+    adversary: Adversary | None = None,
+) -> SimulationResult:
     """Run one policy (SPEC §6) with the event engine; the schedule has passed the checker.
+
+    ``policy`` is a registry name (``kvopt policies``), optionally with
+    parameters (``"route[compact=true]"``); ``trace`` keeps the engine's event
+    rows, ``instrument`` the per-job quantities the claim checks read, and
+    ``adversary`` releases jobs in reaction to the policy (SPEC §7).
 
     >>> res = simulate(generate("random", seed=1, n=6, memory=32), "fcfs")
     >>> res.policy, res.stats.kills >= 0
@@ -142,17 +185,32 @@ def simulate(
     """
     from .engine import simulate as _simulate
 
-    return _simulate(_inst(instance), policy, params=params, seed=seed, **options)
+    return _simulate(
+        _inst(instance),
+        policy,
+        params=params,
+        seed=seed,
+        trace=trace,
+        instrument=instrument,
+        adversary=adversary,
+    )
 
 
 def compare(
     instances: Instance | str | os.PathLike | Sequence[Instance | str | os.PathLike],
     policies: Sequence[str] | None = None,
-    **options: Any,
-):
+    *,
+    exact: bool = False,
+    time_limit: float = 60.0,
+    threads: int = 2,
+    seed: int = 0,
+    solver: str = "auto",
+    progress: bool = False,
+) -> Comparison:
     """Every policy (or ``policies``) against the bounds and, with ``exact=True``, against Opt.
 
-    Instances may be :class:`Instance` objects, files or folders.
+    Instances may be :class:`Instance` objects, files or folders; ``time_limit``,
+    ``threads``, ``seed`` and ``solver`` go to each exact solve.
 
     >>> cmp = compare(generate("random", seed=1, n=5, memory=24), ["fcfs", "sjf"])
     >>> sorted(cmp.summary())
@@ -163,11 +221,50 @@ def compare(
     if isinstance(instances, Instance | str | os.PathLike):
         instances = [instances]
     items = [str(x) if isinstance(x, os.PathLike) else x for x in instances]
-    return _compare(items, policies, **options)
+    return _compare(
+        items,
+        policies,
+        exact=exact,
+        time_limit=time_limit,
+        threads=threads,
+        seed=seed,
+        solver=solver,
+        progress=progress,
+    )
 
 
-def search(policy: str, **options: Any):
-    """Adversarial search for ``policy``'s worst certified ratio (:func:`kvopt.campaign.search`).
+def search(
+    policy: str,
+    *,
+    strategy: str = "anneal",
+    params: Mapping[str, Any] | None = None,
+    family: str | None = None,
+    family_params: Mapping[str, Any] | None = None,
+    space: Space | Mapping[str, Any] | None = None,
+    claim: str | None = None,
+    objective: str | None = None,
+    budget: int | None = None,
+    seconds: float | None = None,
+    seed: int = 0,
+    workers: int = 1,
+    scheduler: str | None = None,
+    out: str | os.PathLike | None = None,
+    batch: int = 8,
+    exact_time_limit: float = 10.0,
+    options: Mapping[str, Any] | None = None,
+    progress: bool | None = None,
+    dask_timeout: float = 10.0,
+    label: str | None = None,
+) -> CampaignResult:
+    """Adversarial search for ``policy``'s worst certified ratio (SPEC §8 records).
+
+    ``strategy`` proposes instances inside ``space`` (the policy's default
+    space, or a :class:`~kvopt.space.Space` / a dict of its fields) or from a
+    ``kvopt gen`` ``family``; ``claim`` restricts to a SPEC §7 claim's class.
+    ``budget`` counts evaluations of the whole campaign, ``seconds`` this run;
+    ``workers`` local processes or a Dask ``scheduler`` evaluate batches of
+    ``batch``; ``out`` is the campaign folder (a rerun resumes it).  See
+    :func:`kvopt.campaign.search` for every option.
 
     >>> import tempfile, os
     >>> out = os.path.join(tempfile.mkdtemp(), "fcfs")
@@ -178,11 +275,51 @@ def search(policy: str, **options: Any):
     """
     from .campaign import search as _search
 
-    return _search(policy, **options)
+    return _search(
+        policy,
+        strategy=strategy,
+        params=params,
+        family=family,
+        family_params=family_params,
+        space=space,
+        claim=claim,
+        objective=objective,
+        budget=budget,
+        seconds=seconds,
+        seed=seed,
+        workers=workers,
+        scheduler=scheduler,
+        out=out,
+        batch=batch,
+        exact_time_limit=exact_time_limit,
+        options=options,
+        progress=progress,
+        dask_timeout=dask_timeout,
+        label=label,
+    )
 
 
-def validate(claims: Sequence[str] | str | None = None, **options: Any):
-    """Verdicts on SPEC §7's claims (:func:`kvopt.validation.validate`).
+def validate(
+    claims: Sequence[str] | str | None = None,
+    *,
+    quick: bool = False,
+    budget: int | None = None,
+    seconds: float | None = None,
+    seed: int = 0,
+    workers: int = 1,
+    scheduler: str | None = None,
+    out: str | os.PathLike | None = None,
+    report: str | os.PathLike | None = None,
+    progress: bool | None = None,
+    effort: Effort | None = None,
+    space: dict[str, Any] | None = None,
+) -> ValidationResult:
+    """Verdicts on SPEC §7's claims (all, or the ids in ``claims``).
+
+    ``quick`` uses the small effort of ``kvopt validate --quick``; ``budget``
+    (evaluations per claim) or ``seconds`` override it; ``out`` keeps the
+    campaigns (a rerun resumes them) and ``report`` writes the HTML/PNG report.
+    See :func:`kvopt.validation.validate` for every option.
 
     >>> import tempfile, os
     >>> res = validate(["rect-monotone"], quick=True, budget=6, progress=False,
@@ -192,7 +329,20 @@ def validate(claims: Sequence[str] | str | None = None, **options: Any):
     """
     from .validation import validate as _validate
 
-    return _validate(claims, **options)
+    return _validate(
+        claims,
+        quick=quick,
+        budget=budget,
+        seconds=seconds,
+        seed=seed,
+        workers=workers,
+        scheduler=scheduler,
+        out=out,
+        report=report,
+        progress=progress,
+        effort=effort,
+        space=space,
+    )
 
 
 def plot_schedule(

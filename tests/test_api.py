@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import doctest
+import importlib
+import inspect
 import os
 
 import matplotlib
@@ -37,11 +39,31 @@ def test_docstring_examples_run(monkeypatch):
         "claims",
     ],  # fmt: skip
 )
-def test_public_names_are_callable_with_docs(name):
+def test_public_names_are_functions_with_docs(name):
     obj = getattr(kvopt, name)
-    assert callable(obj)
-    call_doc = type(obj).__call__.__doc__ if isinstance(obj, type(kvopt)) else obj.__doc__
-    assert call_doc and ">>>" in call_doc
+    assert inspect.isfunction(obj), f"kvopt.{name} is {type(obj).__name__}, not a plain function"
+    assert obj.__doc__ and ">>>" in obj.__doc__
+
+
+@pytest.mark.parametrize(
+    "name,impl",
+    [
+        ("solve", "kvopt.exact:solve"),
+        ("simulate", "kvopt.engine:simulate"),
+        ("compare", "kvopt.comparison:compare"),
+        ("search", "kvopt.campaign:search"),
+        ("validate", "kvopt.validation:validate"),
+    ],
+)
+def test_public_signatures_match_the_implementation(name, impl):
+    """The API spells out every option of the function it calls (names, kinds, defaults)."""
+    module, attr = impl.split(":")
+    target = inspect.signature(getattr(importlib.import_module(module), attr))
+    mine = inspect.signature(getattr(kvopt, name))
+    assert "kwargs" not in mine.parameters and "args" not in mine.parameters
+    theirs = {p.name: p.default for p in list(target.parameters.values())[1:]}
+    ours = {p.name: p.default for p in list(mine.parameters.values())[1:]}
+    assert ours == theirs
 
 
 def test_modules_stay_reachable():
