@@ -47,10 +47,10 @@ import time
 
 import numpy as np
 
-from kvopt.engine import simulate
 from kvopt.exact import solve
 from kvopt.fileio import write_json_atomic
 from kvopt.instance import Instance
+from kvopt.simulation import simulate
 
 PAPER = {"instances": 200, "mean_ratio": 1.005, "optimal": 114}
 

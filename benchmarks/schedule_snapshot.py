@@ -22,11 +22,11 @@ import time
 
 import numpy as np
 
-from kvopt.engine import simulate
 from kvopt.errors import InputError, PolicyError
 from kvopt.generators import generate
 from kvopt.instance import Instance, Job
 from kvopt.policy import POLICIES
+from kvopt.simulation import simulate
 from kvopt.trace import bundled_trace_dir, load_trace, trace_instance
 
 VARIANTS: list[tuple[str, dict, int | None]] = [(name, {}, None) for name in POLICIES]

@@ -19,9 +19,9 @@ import sys
 import time
 
 from kvopt.bound import area_bound
-from kvopt.engine import simulate
 from kvopt.errors import InputError
 from kvopt.policy import POLICIES
+from kvopt.simulation import simulate
 from kvopt.trace import bundled_trace_dir, load_trace, trace_instance
 
 DEFAULT_POLICIES = "route,blackbox,gsa,route-online,sps"

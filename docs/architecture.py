@@ -2,7 +2,8 @@
 
 ``python docs/architecture.py`` reads every import statement of the package
 (the same parse as ``tests/test_architecture.py``), groups modules by their
-first name below ``kvopt`` and draws one box per group in its layer
+first name below ``kvopt`` (a package with a door, :data:`kvopt.layers.DOORS`,
+by its modules: ``engine.contract``, ``engine.core``, …) and draws one box per group in its layer
 (:data:`kvopt.layers.LAYERS`, bottom = lowest) and one arrow per pair of
 groups where one imports the other.  Every arrow points down or sideways.
 """
@@ -16,14 +17,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kvopt.layers import LAYERS, layer_of  # noqa: E402
+from kvopt.layers import DOORS, LAYERS, layer_of  # noqa: E402
 
 PKG = ROOT / "kvopt"
+SPLIT = {door.split(".")[0] for door in DOORS.values()}
 
 
 def group(module: str) -> str:
     parts = module.split(".")[1:]
-    return parts[0] if parts else "__init__"
+    if not parts:
+        return "__init__"
+    return ".".join(parts[:2]) if parts[0] in SPLIT else parts[0]
 
 
 def edges() -> set[tuple[str, str]]:
@@ -74,7 +78,7 @@ def main() -> int:
             continue
         by_layer.setdefault(layer_of(f"kvopt.{g}"), []).append(g)
     pos = {}
-    fig, ax = plt.subplots(figsize=(16, 7.5))
+    fig, ax = plt.subplots(figsize=(19, 7.5))
     for k, names in sorted(by_layer.items()):
         names.sort()
         for i, g in enumerate(names):

@@ -37,9 +37,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .engine import Event, Release, SimulationResult, simulate
+from .engine import Event, Release, SimulationResult
 from .errors import InputError
 from .instance import Instance, Job
+from .simulation import simulate
 
 
 def half_sqrt_ceil(memory: int) -> int:

@@ -183,7 +183,7 @@ def simulate(
     >>> res.policy, res.stats.kills >= 0
     ('fcfs', True)
     """
-    from .engine import simulate as _simulate
+    from .simulation import simulate as _simulate
 
     return _simulate(
         _inst(instance),

@@ -110,15 +110,17 @@ def _blackbox_per_job(inst: Instance, res) -> dict[str, Any]:
 
 
 def _route_per_job(inst: Instance, res) -> dict[str, Any]:
+    from .engine.core import run_alone
     from .policy.route import route_bounds
 
     p = dict(res.params)
-    b = route_bounds(inst, p.get("lam", 0.25), p.get("base", 2), p.get("stagger", True))
+    lam, base, stagger = p.get("lam", 0.25), p.get("base", 2), p.get("stagger", True)
+    b = route_bounds(inst, lam, base, stagger, run=run_alone)
     return _per_job(res.completion_times, b["bound"], "its branch bound (Lemma 11)")
 
 
 def _response_subset(inst: Instance, res, subsets: int = 6) -> dict[str, Any]:
-    from .engine import simulate
+    from .simulation import simulate
 
     n = inst.n
     full = res.completion_times

@@ -16,7 +16,7 @@ the rule, and not run).  Ratios follow SPEC §8 for the total completion time:
   shows the interval ``[ratio_ub, ratio_optimistic]``.
 
 Policies are registry names, optionally with parameters, ``NAME[KEY=VALUE;…]``
-(:func:`parse_policy`); the row keeps that label.  Makespans are reported too (ratios are for total completion time, the
+(:func:`kvopt.policy.parse_policy`); the row keeps that label.  Makespans are reported too (ratios are for total completion time, the
 objective the SPEC's claims are about).  Seeded policies (``beta-clear``) get
 ``seed``.  Every schedule has passed the checker (the engine and the exact
 solver check before returning).
@@ -195,29 +195,6 @@ class Comparison:
         }
 
 
-def parse_policy(text: str) -> tuple[str, dict[str, str]]:
-    """``"name"`` or ``"name[key=value;key=value]"`` → ``(name, params)`` (values stay strings).
-
-    The bracket form lets one comparison hold variants of a policy, e.g.
-    ``pack-and-schedule[packer=nfdh]``; the row is labelled with the whole text.
-    """
-    text = text.strip()
-    if "[" not in text:
-        return text, {}
-    if not text.endswith("]"):
-        raise InputError(f"expected NAME[KEY=VALUE;…], got {text!r}", source="--policies")
-    name, inner = text[:-1].split("[", 1)
-    params: dict[str, str] = {}
-    for item in filter(None, (x.strip() for x in inner.split(";"))):
-        if "=" not in item:
-            raise InputError(f"expected KEY=VALUE in {text!r}, got {item!r}", source="--policies")
-        key, value = (x.strip() for x in item.split("=", 1))
-        if key in params:
-            raise InputError(f"parameter {key!r} given twice in {text!r}", source="--policies")
-        params[key] = value
-    return name.strip(), params
-
-
 def split_policies(text: str) -> list[str]:
     """Split a ``--policies`` value at the commas outside brackets."""
     out, depth, cur = [], 0, []
@@ -256,8 +233,8 @@ def compare_instance(
     progress: Callable[[str], None] | None = None,
 ) -> InstanceComparison:
     """Run ``policies`` (default: every registered policy) on ``inst``; see the module doc."""
-    from .engine import simulate
-    from .policy import POLICIES, get_policy
+    from .policy import POLICIES, get_policy, parse_policy
+    from .simulation import simulate
 
     names = list(policies) if policies is not None else list(POLICIES)
     say = progress or (lambda msg: None)
@@ -376,7 +353,7 @@ def compare(
     progress: bool = False,
 ) -> Comparison:
     """:func:`compare_instance` over instances (paths, folders or :class:`Instance` objects)."""
-    from .policy import POLICIES, get_policy
+    from .policy import POLICIES, get_policy, parse_policy
 
     names = tuple(policies) if policies is not None else tuple(POLICIES)
     for label in names:  # unknown names and parameters fail before any work

@@ -1,9 +1,17 @@
 """The layers of kvopt and the one direction imports may point (STYLE: dependencies point one way).
 
 A module may import modules of its own layer or of lower layers, never of a
-higher one.  ``tests/test_architecture.py`` checks every import statement of
-the package against this table (function-level imports included), and
-``docs/architecture.py`` draws the picture in ``docs/architecture.png`` from it.
+higher one.  Beyond the layers, :data:`DOORS` narrows what some modules may
+import of a package: a policy sees the engine's contract
+(:mod:`kvopt.engine.contract`), never the event loop that runs it
+(:mod:`kvopt.engine.core`), which in turn knows nothing of the policies;
+running a policy by name (:mod:`kvopt.simulation`) sits above both.
+
+``tests/test_architecture.py`` checks every import statement of the package
+against these tables (function-level imports included) and checks that the
+import-linter contracts in ``pyproject.toml`` (``lint-imports``) say the same;
+``docs/architecture.py`` draws the picture in ``docs/architecture.png`` from
+:data:`LAYERS`.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
         ("errors", "fileio", "params", "instance", "schedule", "space", "_version"),
     ),
     1: (
-        "bounds, solvers, engine, policies",
+        "bounds, solvers, engine",
         (
             "bound",
             "generators",
@@ -23,17 +31,22 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
             "futurememory",
             "packing",
             "engine",
-            "adversary",
-            "policy",
             "exact",
             "claim",
             "plotting",
         ),
     ),  # fmt: skip
-    2: ("comparison, records, search", ("claimchecks", "comparison", "record", "campaign")),
-    3: ("validation", ("validation",)),
-    4: ("API and command line", ("api", "cli", "__init__", "__main__", "layers")),
+    2: ("policies", ("policy",)),
+    3: ("policies by name, adversaries", ("simulation", "adversary")),
+    4: ("comparison, records, search", ("claimchecks", "comparison", "record", "campaign")),
+    5: ("validation", ("validation",)),
+    6: ("API and command line", ("api", "cli", "__init__", "__main__", "layers")),
 }
+
+#: Narrow doors: modules under the key import the package of the value only through
+#: that one module (``kvopt.policy`` → ``kvopt.engine.contract``, nothing else of
+#: ``kvopt.engine``: neither the package, which re-exports the core, nor the core).
+DOORS: dict[str, str] = {"policy": "engine.contract"}
 
 
 def layer_of(module: str) -> int:

@@ -368,9 +368,9 @@ def verify_record(record: Record, *, resimulate: bool = True) -> list[Problem]:
 
 
 def _check_policy(record: Record, resimulate: bool) -> list[Problem]:
-    from .engine import simulate
     from .errors import PolicyError
     from .policy import get_policy
+    from .simulation import simulate
 
     try:
         spec = get_policy(record.policy)

@@ -16,11 +16,12 @@ from kvopt.adversary import (
     sqrt_n_instance,
     total_latency,
 )
-from kvopt.engine import COMPLETION, BlindPolicy, ClairvoyantPolicy, simulate
+from kvopt.engine import COMPLETION, BlindPolicy, ClairvoyantPolicy
 from kvopt.errors import InputError, PolicyError
 from kvopt.instance import Instance
 from kvopt.policy import POLICIES
 from kvopt.schedule import check_schedule
+from kvopt.simulation import simulate
 
 ONLINE = [name for name in POLICIES if POLICIES[name].check is None]
 

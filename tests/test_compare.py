@@ -9,9 +9,9 @@ import pytest
 from kvopt.bound import lower_bounds
 from kvopt.cli import main
 from kvopt.comparison import compare, compare_instance, format_table, plot_worst_vs_opt
-from kvopt.engine import simulate
 from kvopt.instance import Instance, save_instance
 from kvopt.policy import POLICIES
+from kvopt.simulation import simulate
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -121,7 +121,8 @@ def test_uncertified_opt_gives_an_interval():
 
 
 def test_policy_variants(tmp_path, small, capsys):
-    from kvopt.comparison import parse_policy, split_policies
+    from kvopt.comparison import split_policies
+    from kvopt.policy import parse_policy
 
     assert split_policies("fcfs, beta-clear[alpha=0.1;beta=0.3],sjf") == [
         "fcfs",

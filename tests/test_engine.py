@@ -17,12 +17,12 @@ from kvopt.engine import (
     BlindPolicy,
     ClairvoyantPolicy,
     View,
-    simulate,
 )
 from kvopt.errors import InputError, PolicyError
-from kvopt.instance import Instance, save_instance
+from kvopt.instance import Instance, Job, save_instance
 from kvopt.policy import POLICIES, get_policy, make_policy
 from kvopt.schedule import memory_profile
+from kvopt.simulation import simulate
 
 
 class Scripted(BlindPolicy):
@@ -235,6 +235,27 @@ def test_registry_entries():
     with pytest.raises(InputError, match="--param x: unknown parameter"):
         make_policy("route", {"x": "1"})
     assert make_policy("route", {"base": "3"}).base == 3
+
+
+def test_registry_declares_arrivals_and_default_space():
+    """``arrivals`` agrees with the class check; the default search space stays in the class."""
+    from kvopt.campaign import policy_space
+
+    probe = Instance(memory=8, jobs=(Job(1, 2, arrival=1),))  # only rule broken: a late arrival
+    rng = np.random.default_rng(0)
+    for name, spec in POLICIES.items():
+        rule = spec.check(probe, spec.resolve_params({})) if spec.check else None
+        assert spec.arrivals == (rule is None), (name, rule)
+        space = policy_space(name)
+        assert space == spec.default_space()
+        assert space.arrivals == spec.arrivals and space.max_response == 16
+        for _ in range(10):
+            spec.check_applies(space.sample(rng))
+    assert policy_space("rect").regimes == ("large", "prompt-heavy")
+    assert policy_space("response").all_response_heavy
+    assert policy_space("gba").identical_prompts and not policy_space("route").arrivals
+    assert policy_space("fcfs", n_max=5).replace(n_max=8) == policy_space("fcfs")
+    assert policy_space("fcfs").max_arrival == 16
 
 
 def test_class_check_for_rect():

@@ -66,8 +66,8 @@ def test_figure_content(toy):
 
 def test_record_embeds_instance(toy, tmp_path, capsys):
     """A search record (SPEC §8) carries its instance: drawn as the policy beside the clairvoyant one."""
-    from kvopt.engine import simulate
     from kvopt.record import make_record, save_record
+    from kvopt.simulation import simulate
 
     inst, pol, opt, *_ = toy
     res = simulate(inst, "fcfs")

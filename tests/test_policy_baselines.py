@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from kvopt.engine import BlindPolicy, ClairvoyantPolicy, simulate
+from kvopt.engine import BlindPolicy, ClairvoyantPolicy
 from kvopt.errors import InputError
 from kvopt.instance import Instance
 from kvopt.policy import get_policy, make_policy
+from kvopt.simulation import simulate
 
 
 def _rows(res):

@@ -7,9 +7,10 @@ import json
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
-from kvopt.engine import ClairvoyantPolicy, simulate
+from kvopt.engine import ClairvoyantPolicy
 from kvopt.instance import Instance, Job
 from kvopt.policy.blackbox import BlackBoxMeta
+from kvopt.simulation import simulate
 
 
 @st.composite

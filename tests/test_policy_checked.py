@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kvopt.engine import simulate
 from kvopt.instance import Instance
 from kvopt.policy import POLICIES, get_policy
 from kvopt.schedule import check_schedule
+from kvopt.simulation import simulate
 
 MINE = [
     "greedy-area",

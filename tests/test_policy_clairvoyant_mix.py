@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from kvopt.engine import simulate
 from kvopt.instance import Instance
 from kvopt.policy.clairvoyant_mix import mix_parts
 from kvopt.policy.gba import gba_classes
+from kvopt.simulation import simulate
 
 
 def test_parts_split_at_half_memory():

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvopt.engine import simulate
 from kvopt.instance import Instance
 from kvopt.schedule import memory_profile
+from kvopt.simulation import simulate
 
 
 def _starts(res):

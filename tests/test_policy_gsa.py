@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kvopt.engine import simulate
 from kvopt.instance import Instance
+from kvopt.simulation import simulate
 
 
 def test_worked_example_identical_prompts():

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kvopt.engine import simulate
 from kvopt.errors import InputError
 from kvopt.instance import Instance
 from kvopt.policy import make_policy
 from kvopt.policy.pack_and_schedule import pack_and_schedule_starts
+from kvopt.simulation import simulate
 
 
 def test_hand_example():

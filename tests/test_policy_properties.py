@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
 
-from kvopt.engine import simulate
 from kvopt.instance import Instance, Job
 from kvopt.schedule import check_schedule
+from kvopt.simulation import simulate
 
 SETTINGS = settings(
     max_examples=100,

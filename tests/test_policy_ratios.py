@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kvopt.engine import simulate
 from kvopt.exact import solve
 from kvopt.instance import Instance
+from kvopt.simulation import simulate
 
 
 def _instances() -> list[Instance]:

@@ -8,9 +8,9 @@ from fractions import Fraction
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
-from kvopt.engine import simulate
 from kvopt.instance import Instance, Job
 from kvopt.policy.rect import lemma5_bounds, widths
+from kvopt.simulation import simulate
 
 
 def attempts(res):

@@ -7,8 +7,8 @@ import json
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
-from kvopt.engine import simulate
 from kvopt.instance import Instance, Job
+from kvopt.simulation import simulate
 
 
 def test_worked_example():

@@ -7,9 +7,10 @@ import json
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
-from kvopt.engine import simulate
+from kvopt.engine import run_alone
 from kvopt.instance import Instance, Job
 from kvopt.policy.route import route_bounds
+from kvopt.simulation import simulate
 
 
 def attempts(res):
@@ -63,7 +64,7 @@ def test_per_job_bounds(inst):
     """C_i <= 7 C^P_i (prompt-heavy), 11 C^L_i (large), max(8 C^P_i + C^R_i, 9 C^R_i)."""
     note(json.dumps(inst.to_dict()))
     res = simulate(inst, "route")
-    b = route_bounds(inst)
+    b = route_bounds(inst, run=run_alone)
     for i, c in enumerate(res.completion_times):
         assert c <= b["bound"][i], (i, c, b["C_P"][i], b["C_L"][i], b["C_R"][i])
 

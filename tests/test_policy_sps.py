@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvopt.engine import simulate
 from kvopt.instance import Instance
 from kvopt.policy.sps import peak_one, sps_plan
+from kvopt.simulation import simulate
 
 
 def brute_peak(p, tau, d, g=1):

@@ -3,8 +3,8 @@ admission, hand-computed traces, predictions."""
 
 from __future__ import annotations
 
-from kvopt.engine import simulate
 from kvopt.instance import Instance
+from kvopt.simulation import simulate
 
 
 def _starts(res):

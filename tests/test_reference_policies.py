@@ -14,8 +14,8 @@ import random
 
 import pytest
 
-from kvopt.engine import simulate
 from kvopt.instance import Instance
+from kvopt.simulation import simulate
 
 # --------------------------------------------------------------------------- references
 

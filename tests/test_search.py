@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from kvopt.campaign import read_log, search
-from kvopt.engine import simulate
 from kvopt.instance import Instance
 from kvopt.record import load_record, save_record, verify_record
 from kvopt.schedule import Schedule, check_schedule
+from kvopt.simulation import simulate
 from kvopt.space import Space
 
 TINY = {"n_min": 2, "n_max": 4, "memory_min": 6, "memory_max": 12, "max_response": 6}

@@ -10,10 +10,10 @@ import pytest
 from kvopt import claim as claims_mod
 from kvopt.claim import CLAIMS, RATIO, Claim, claims_for_policy
 from kvopt.claimchecks import claim_metrics
-from kvopt.engine import simulate
 from kvopt.instance import Instance
 from kvopt.policy import POLICIES
 from kvopt.record import load_record, verify_record
+from kvopt.simulation import simulate
 from kvopt.space import Space
 from kvopt.validation import QUICK, VERDICTS, ValidationResult, validate
 

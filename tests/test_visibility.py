@@ -24,12 +24,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
 
-from kvopt.engine import BlindPolicy, ClairvoyantPolicy, simulate
+from kvopt.engine import BlindPolicy, ClairvoyantPolicy
 from kvopt.errors import PolicyError
 from kvopt.instance import Instance, Job
 from kvopt.policy import POLICIES
 from kvopt.policy.blackbox import BlackBoxMeta
 from kvopt.policy.pack_and_schedule import pack_and_schedule_starts
+from kvopt.simulation import simulate
 
 #: every registry policy whose instance class allows arrivals
 ONLINE = [

@@ -26,36 +26,21 @@ OBJECTIVES = ("total", "makespan", "latency")
 
 
 def policy_space(policy: str, *, n_max: int = 8, memory_max: int = 48) -> Space:
-    """A default space inside ``policy``'s registry class (kvopt.policies), for search.
+    """A default space inside ``policy``'s registry class, for search.
 
-    Offline policies get all jobs at round 0; ``rect`` small jobs prompt-heavy;
-    ``response`` every job response-heavy; ``gsa``/``gba`` identical prompts
-    (the setting of their paper); online policies get arrivals.  Responses
-    are capped at 16 so that exact Opt stays cheap; widen with
-    :meth:`Space.replace`.
+    The registry declares it (:meth:`kvopt.policy.PolicySpec.default_space`):
+    offline policies get all jobs at round 0, ``rect`` small jobs prompt-heavy,
+    ``response`` every job response-heavy, ``gsa``/``gba`` identical prompts;
+    online policies get arrivals.  Responses are capped at 16 so that exact
+    Opt stays cheap; widen with :meth:`Space.replace`.
     """
-    from ..instance import Instance, Job
     from ..policy import get_policy
 
-    spec = get_policy(policy)
-    base = Space(n_min=2, n_max=n_max, memory_min=8, memory_max=memory_max, max_response=16)
-    probe = Instance(memory=8, jobs=(Job(1, 2, arrival=1),))
-    rule = spec.check(probe, spec.resolve_params({})) if spec.check else None
-    offline = rule is not None and "arriv" in rule
-    if policy == "rect":
-        return base.replace(regimes=("large", "prompt-heavy"))
-    if policy == "response":
-        return base.replace(regimes=("large", "response-heavy"), all_response_heavy=True)
-    if policy in ("gsa", "gba"):
-        return base.replace(identical_prompts=True)
-    if offline:
-        return base
-    return base.replace(arrivals=True, max_arrival=16)
+    return get_policy(policy).default_space(n_max=n_max, memory_max=memory_max)
 
 
 def _policy_and_params(policy: str, params: Mapping[str, Any] | None):
-    from ..comparison import parse_policy
-    from ..policy import get_policy
+    from ..policy import get_policy, parse_policy
 
     name, inline = parse_policy(policy)
     spec = get_policy(name)

@@ -108,9 +108,9 @@ def cheap_lb(inst: Instance, objective: str) -> tuple[int, str]:
 
 def cheap_ub(inst: Instance, objective: str) -> tuple[np.ndarray, int, str]:
     """Starts, value and source of the best cheap clairvoyant kill-free schedule (checked)."""
-    from ..engine import simulate
     from ..exact.heuristic import _orders as heuristic_orders
     from ..exact.heuristic import place
+    from ..simulation import simulate
 
     solver_obj = "makespan" if objective == "makespan" else "total"
     best: tuple[np.ndarray, int, str] | None = None
@@ -184,7 +184,7 @@ def evaluate(task: dict[str, Any]) -> dict[str, Any]:
     A :class:`~kvopt.errors.PolicyError` (the policy broke the model) is a
     finding, returned as ``error`` — the search logs it and goes on.
     """
-    from ..engine import simulate
+    from ..simulation import simulate
 
     t0 = time.perf_counter()
     inst = expand_instance(task["instance"], name=f"eval-{task['index']}")

@@ -630,8 +630,8 @@ def _norm(v):
 
 def record_from_log(header: dict[str, Any], rec: dict[str, Any], meta=None):
     """Rebuild the record (SPEC §8) of one logged evaluation: re-simulate, rebuild the UB schedule."""
-    from ..engine import simulate
     from ..record import make_record
+    from ..simulation import simulate
 
     inst = expand_instance(rec["instance"], name=f"{header['policy']}-worst-eval{rec['index']}")
     res = simulate(

@@ -62,7 +62,7 @@ class _Judge:
 
     def ratio(self, inst: Instance) -> float | None:
         """The certified ratio found for ``inst`` (``None`` outside the class or on a policy error)."""
-        from ..engine import simulate
+        from ..simulation import simulate
 
         key = instance_key(inst)
         if key in self.cache:
@@ -210,7 +210,7 @@ def shrink(
                     steps += 1
                     break
     # the final record, solved exactly (certified as well as the solver can)
-    from ..engine import simulate
+    from ..simulation import simulate
 
     res = simulate(cur, record.policy, params=dict(record.params) or None, seed=record.seed)
     st, ub, src_name = cheap_ub(cur, record.objective)

@@ -17,7 +17,6 @@ from ..comparison import (
     compare,
     format_summary,
     format_table,
-    parse_policy,
     plot_comparison,
     plot_worst_vs_opt,
     split_policies,
@@ -73,7 +72,7 @@ def run(args) -> int:
         policies = split_policies(args.policies)
         if not policies:
             raise InputError("no policy named", source="--policies")
-        from ..policy import get_policy
+        from ..policy import get_policy, parse_policy
 
         for label in policies:
             name, params = parse_policy(label)

@@ -1,7 +1,7 @@
 """``kvopt simulate INSTANCE --policy NAME [--param KEY=VALUE …] [--seed S] [--out FILE] [--json]``.
 
 Runs one policy (SPEC §6) on an instance with the event-driven engine
-(:func:`kvopt.engine.simulate`).  JSON (SPEC §4): ``policy``, ``params``,
+(:func:`kvopt.simulation.simulate`).  JSON (SPEC §4): ``policy``, ``params``,
 ``objective`` (``total_completion``, ``makespan``), ``schedule``, ``stats``
 (``kills``, ``wasted_rounds``, ``events``, ``seconds``; also ``event_times``).
 A policy applied outside its instance class, an unknown policy or parameter,
@@ -40,8 +40,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..engine import simulate
     from ..policy import get_policy
+    from ..simulation import simulate
 
     inst = load_instance(args.instance)
     params = parse_params(args.param)

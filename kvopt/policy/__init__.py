@@ -4,18 +4,19 @@ How to add a policy
 -------------------
 
 1. **Write the policy** in its own module ``kvopt/policy/<name>.py`` as a
-   subclass of one of the two kinds in :mod:`kvopt.engine`:
+   subclass of one of the two kinds in :mod:`kvopt.engine.contract` (import
+   from there only: a policy never imports the engine's event loop):
 
-   * :class:`~kvopt.engine.BlindPolicy` (non-clairvoyant): ``setup(view)`` and
-     ``on_events(now, events, view, act)``.  The :class:`~kvopt.engine.View`
+   * :class:`~kvopt.engine.contract.BlindPolicy` (non-clairvoyant): ``setup(view)`` and
+     ``on_events(now, events, view, act)``.  The :class:`~kvopt.engine.contract.View`
      holds ``memory``, ``n`` (the number of jobs visible *so far*), the visible
      jobs (``view.jobs``, ``view.arrival(j)``, ``view.prompts[j]``), the running
      attempts (``view.running``: job → start, ``view.caps``) and the finished
      jobs (``view.done``, ``view.response(j)``).  It does **not** hold the
      response lengths of unfinished jobs — a completion reveals one — so a blind
      policy cannot read them.
-   * :class:`~kvopt.engine.ClairvoyantPolicy`: ``setup(view)`` and
-     ``on_events`` receive a :class:`~kvopt.engine.ClairvoyantView`, which adds
+   * :class:`~kvopt.engine.contract.ClairvoyantPolicy`: ``setup(view)`` and
+     ``on_events`` receive a :class:`~kvopt.engine.contract.ClairvoyantView`, which adds
      ``view.responses[j]`` and ``view.predicted[j]`` (``predicted_response``
      where given, else the true length) of *arrived* jobs, and
      ``view.instance`` — the whole :class:`~kvopt.instance.Instance` — only
@@ -57,8 +58,11 @@ How to add a policy
    ``source`` (paper and algorithm), ``applies_to`` (the instance class, in
    words) and ``check`` (a function ``(instance, params) -> str | None``
    returning the broken rule, which the command line reports with exit
-   status 2).  The SPEC §7 claims about a policy live in :mod:`kvopt.claims`
-   (the one registry; ``PolicySpec.claims`` reads it).
+   status 2).  An offline policy sets ``arrivals=False``; ``search_space``
+   narrows its default search space (:meth:`PolicySpec.default_space`, the
+   :class:`~kvopt.space.Space` fields its class needs, e.g. regimes).  The
+   SPEC §7 claims about a policy live in :mod:`kvopt.claims` (the one
+   registry; ``PolicySpec.claims`` reads it).
 
 4. **Randomness**: a seeded policy sets ``seeded=True``; its factory receives
    ``seed`` (an int, required: :func:`make_policy` refuses ``None``) and must
@@ -85,6 +89,7 @@ from typing import Any
 from ..errors import InputError
 from ..instance import Instance
 from ..params import convert_value
+from ..space import Space
 
 
 @dataclass(frozen=True)
@@ -147,6 +152,10 @@ class PolicySpec:
     check: Callable[[Instance, dict[str, Any]], str | None] | None = None
     seeded: bool = False
     meta: Mapping[str, Any] = field(default_factory=dict)
+    #: whether the policy accepts jobs arriving after round 0 (``False``: offline)
+    arrivals: bool = True
+    #: :class:`~kvopt.space.Space` fields that keep the default search space in the class
+    search_space: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def claims(self) -> tuple[str, ...]:
@@ -178,6 +187,21 @@ class PolicySpec:
             raise InputError(
                 f"policy {self.name!r} applies to {self.applies_to}: {rule}", source="--policy"
             )
+
+    def default_space(self, *, n_max: int = 8, memory_max: int = 48) -> Space:
+        """A default space inside the policy's class, for search (``kvopt search``).
+
+        Up to ``n_max`` jobs and memory ``memory_max``; responses are capped at 16
+        so that exact Opt stays cheap (widen with :meth:`Space.replace`).  The
+        class's own restrictions (:attr:`search_space`) apply, e.g. ``rect``'s
+        prompt-heavy small jobs; a policy that accepts arrivals gets them.
+        """
+        space = Space(n_min=2, n_max=n_max, memory_min=8, memory_max=memory_max, max_response=16)
+        if self.search_space:
+            space = space.replace(**self.search_space)
+        if self.arrivals:
+            space = space.replace(arrivals=True, max_arrival=16)
+        return space
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -277,6 +301,8 @@ POLICIES: dict[str, PolicySpec] = {
             applies_to="instances without arrivals whose small jobs are all prompt-heavy",
             params=(_LAM, _BASE),
             check=_check_rect,
+            arrivals=False,
+            search_space={"regimes": ("large", "prompt-heavy")},
         ),
         PolicySpec(
             name="sps",
@@ -292,6 +318,7 @@ POLICIES: dict[str, PolicySpec] = {
                 _STAGGER,
             ),
             check=_check_sps,
+            arrivals=False,
         ),
         PolicySpec(
             name="response",
@@ -302,6 +329,8 @@ POLICIES: dict[str, PolicySpec] = {
             applies_to="instances without arrivals whose jobs are all response-heavy",
             params=(_BASE, _STAGGER),
             check=_check_response,
+            arrivals=False,
+            search_space={"regimes": ("large", "response-heavy"), "all_response_heavy": True},
         ),
         PolicySpec(
             name="blackbox",
@@ -312,6 +341,7 @@ POLICIES: dict[str, PolicySpec] = {
             applies_to="instances without arrivals",
             params=(_LAM, _BASE, _STAGGER, _COMPACT),
             check=_check_offline,
+            arrivals=False,
         ),
         PolicySpec(
             name="route",
@@ -322,6 +352,7 @@ POLICIES: dict[str, PolicySpec] = {
             applies_to="instances without arrivals",
             params=(_LAM, _BASE, _STAGGER, _COMPACT),
             check=_check_offline,
+            arrivals=False,
         ),
         PolicySpec(
             name="route-online",
@@ -341,6 +372,8 @@ POLICIES: dict[str, PolicySpec] = {
             applies_to="instances without arrivals (designed for identical prompts)",
             params=(_BASE, _STAGGER),
             check=_check_offline,
+            arrivals=False,
+            search_space={"identical_prompts": True},
         ),
         # ---- clairvoyant, prediction-based and practical baselines (issue 5) ----
         PolicySpec(
@@ -393,6 +426,7 @@ POLICIES: dict[str, PolicySpec] = {
             applies_to="instances without arrivals",
             params=(_BASE, _COMPACT),
             check=_check_offline,
+            arrivals=False,
         ),
         PolicySpec(
             name="pack-and-schedule",
@@ -419,6 +453,8 @@ POLICIES: dict[str, PolicySpec] = {
             applies_to="instances without arrivals (designed for identical prompts)",
             params=(_STAGGER,),
             check=_check_offline,
+            arrivals=False,
+            search_space={"identical_prompts": True},
         ),
         PolicySpec(
             name="fcfs",
@@ -483,4 +519,35 @@ def make_policy(name: str, params: Mapping[str, Any] | None = None, seed: int | 
     return pol
 
 
-__all__ = ["POLICIES", "Param", "PolicySpec", "get_policy", "make_policy", "no_arrivals"]
+def parse_policy(text: str) -> tuple[str, dict[str, str]]:
+    """``"name"`` or ``"name[key=value;key=value]"`` → ``(name, params)`` (values stay strings).
+
+    The bracket form lets one comparison hold variants of a policy, e.g.
+    ``pack-and-schedule[packer=nfdh]``; the row is labelled with the whole text.
+    """
+    text = text.strip()
+    if "[" not in text:
+        return text, {}
+    if not text.endswith("]"):
+        raise InputError(f"expected NAME[KEY=VALUE;…], got {text!r}", source="--policies")
+    name, inner = text[:-1].split("[", 1)
+    params: dict[str, str] = {}
+    for item in filter(None, (x.strip() for x in inner.split(";"))):
+        if "=" not in item:
+            raise InputError(f"expected KEY=VALUE in {text!r}, got {item!r}", source="--policies")
+        key, value = (x.strip() for x in item.split("=", 1))
+        if key in params:
+            raise InputError(f"parameter {key!r} given twice in {text!r}", source="--policies")
+        params[key] = value
+    return name.strip(), params
+
+
+__all__ = [
+    "POLICIES",
+    "Param",
+    "PolicySpec",
+    "get_policy",
+    "make_policy",
+    "no_arrivals",
+    "parse_policy",
+]

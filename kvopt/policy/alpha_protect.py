@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import Actions, BlindPolicy, View
+from ..engine.contract import Actions, BlindPolicy, View
 from ..errors import InputError
 from .fcfs import QueueLogic
 

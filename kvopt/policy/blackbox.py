@@ -41,7 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..engine import (
+from ..engine.contract import (
     COMPLETION,
     EXPIRY,
     OVERFLOW,
@@ -50,8 +50,9 @@ from ..engine import (
     ClairvoyantPolicy,
     ClairvoyantView,
     Event,
+    Policy,
+    RunAlone,
     View,
-    _Policy,
 )
 from ..errors import PolicyError
 from ..instance import Instance
@@ -89,7 +90,7 @@ class SlotHost:
 
     def __init__(
         self,
-        sub: _Policy,
+        sub: Policy,
         pool: Sequence[int],
         dummies: Mapping[int, int],
         t0: int,
@@ -293,7 +294,7 @@ class SlotMeta:
     def live(self, part: int, view: View) -> bool:
         raise NotImplementedError
 
-    def make_sub(self, part: int) -> _Policy:
+    def make_sub(self, part: int) -> Policy:
         raise NotImplementedError
 
     def on_real_event(self, e: Event, view: View) -> None:
@@ -369,7 +370,7 @@ class BlackBoxMeta(SlotMeta, ClairvoyantPolicy):
     def __init__(
         self,
         parts: Callable[[Instance], Sequence[Sequence[int]]],
-        subs: Sequence[Callable[[], _Policy]],
+        subs: Sequence[Callable[[], Policy]],
         base: int = 2,
         compact: bool = False,
         name: str | None = None,
@@ -412,7 +413,7 @@ class BlackBoxMeta(SlotMeta, ClairvoyantPolicy):
         if e.kind == COMPLETION:
             self.n_live[self.part_of[e.job]] -= 1
 
-    def make_sub(self, part: int) -> _Policy:
+    def make_sub(self, part: int) -> Policy:
         return self._subs[part]()
 
     def on_events(self, now: int, events: Sequence[Event], view: View, act: Actions) -> None:
@@ -420,15 +421,22 @@ class BlackBoxMeta(SlotMeta, ClairvoyantPolicy):
 
     def report(self, instance: Instance):
         """Per job: its part ``ℓ`` (1-based), ``C_i^ℓ`` (isolated run), the Lemma 10 bound."""
-        return blackbox_isolated(instance, self.parts, self._subs)
+        assert self.run_alone is not None  # set by the engine before report
+        return blackbox_isolated(instance, self.parts, self._subs, run=self.run_alone)
 
 
 def blackbox_isolated(
-    instance: Instance, parts: Sequence[Sequence[int]], subs: Sequence[Callable[[], _Policy]]
+    instance: Instance,
+    parts: Sequence[Sequence[int]],
+    subs: Sequence[Callable[[], Policy]],
+    *,
+    run: RunAlone,
 ) -> dict[str, Any]:
-    """Run each part's sub-policy alone on its part; per-job ``C_i^ℓ`` and Lemma 10 bounds."""
-    from ..engine import simulate
+    """Run each part's sub-policy alone on its part; per-job ``C_i^ℓ`` and Lemma 10 bounds.
 
+    ``run`` is the engine's :func:`~kvopt.engine.core.run_alone` (in a report,
+    the policy's ``run_alone``).
+    """
     k = len(parts)
     n = instance.n
     part = [0] * n
@@ -437,10 +445,10 @@ def blackbox_isolated(
         p = sorted(p)
         if not p:
             continue
-        res = simulate(instance.subset(p), subs[ell]())
+        times = run(instance.subset(p), subs[ell]())
         for idx, j in enumerate(p):
             part[j] = ell + 1
-            iso[j] = res.completion_times[idx]
+            iso[j] = times[idx]
     bound = [(2 * (k + part[j] - 1) + 1) * iso[j] for j in range(n)]
     return {
         "k": k,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from ..engine import ARRIVAL, OVERFLOW, Actions, BlindPolicy, Event, View
+from ..engine.contract import ARRIVAL, OVERFLOW, Actions, BlindPolicy, Event, View
 
 
 class QueueLogic:

@@ -20,7 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..engine import COMPLETION, EXPIRY, Actions, ClairvoyantPolicy, ClairvoyantView, Event, View
+from ..engine.contract import (
+    COMPLETION,
+    EXPIRY,
+    Actions,
+    ClairvoyantPolicy,
+    ClairvoyantView,
+    Event,
+    View,
+)
 from ..instance import Instance
 from .sps import SPSRun, sps_plan, sps_proxy_ok
 

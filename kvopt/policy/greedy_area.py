@@ -20,7 +20,14 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from ..engine import ARRIVAL, COMPLETION, Actions, ClairvoyantPolicy, ClairvoyantView, Event
+from ..engine.contract import (
+    ARRIVAL,
+    COMPLETION,
+    Actions,
+    ClairvoyantPolicy,
+    ClairvoyantView,
+    Event,
+)
 from ..errors import InputError
 from ..instance import area
 

@@ -11,7 +11,7 @@ reconstruction.
 
 from __future__ import annotations
 
-from ..engine import View
+from ..engine.contract import View
 from .response import PhasedSPS
 
 

@@ -34,7 +34,15 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from ..engine import ARRIVAL, OVERFLOW, Actions, ClairvoyantPolicy, ClairvoyantView, Event, View
+from ..engine.contract import (
+    ARRIVAL,
+    OVERFLOW,
+    Actions,
+    ClairvoyantPolicy,
+    ClairvoyantView,
+    Event,
+    View,
+)
 from ..futurememory import FutureMemory
 
 

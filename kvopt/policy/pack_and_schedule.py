@@ -39,7 +39,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Collection, Mapping, Sequence
 
-from ..engine import ARRIVAL, Actions, ClairvoyantPolicy, ClairvoyantView, Event, View
+from ..engine.contract import ARRIVAL, Actions, ClairvoyantPolicy, ClairvoyantView, Event, View
 from ..errors import InputError
 from ..instance import Instance
 from ..packing import pack_nfdh, pack_steinberg

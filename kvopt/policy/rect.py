@@ -30,7 +30,7 @@ import heapq
 from collections.abc import Sequence
 from fractions import Fraction
 
-from ..engine import COMPLETION, EXPIRY, Actions, BlindPolicy, Event, View
+from ..engine.contract import COMPLETION, EXPIRY, Actions, BlindPolicy, Event, View
 from ..instance import Instance
 
 

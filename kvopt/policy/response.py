@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..engine import COMPLETION, EXPIRY, Actions, BlindPolicy, Event, View
+from ..engine.contract import COMPLETION, EXPIRY, Actions, BlindPolicy, Event, View
 from ..errors import PolicyError
 from .sps import SPSRun, sps_plan
 

@@ -38,7 +38,17 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..engine import ARRIVAL, COMPLETION, EXPIRY, Actions, BlindPolicy, Event, View, _Policy
+from ..engine.contract import (
+    ARRIVAL,
+    COMPLETION,
+    EXPIRY,
+    Actions,
+    BlindPolicy,
+    Event,
+    Policy,
+    RunAlone,
+    View,
+)
 from ..instance import Instance
 from .blackbox import SlotMeta
 from .rect import Rect, lemma5_bounds
@@ -111,7 +121,7 @@ class Route(SlotMeta, BlindPolicy):
     def live(self, part: int, view: View) -> bool:
         return self.n_live[part] > 0
 
-    def make_sub(self, part: int) -> _Policy:
+    def make_sub(self, part: int) -> Policy:
         if part == P_BRANCH:
             return Rect(self.lam, self.base, capped=True)
         if part == R_BRANCH:
@@ -145,7 +155,8 @@ class Route(SlotMeta, BlindPolicy):
             "slots": [list(s) for s in slots],
         }
         if not self.online:
-            b = route_bounds(instance, self.lam, self.base, self.stagger)
+            assert self.run_alone is not None  # set by the engine before report
+            b = route_bounds(instance, self.lam, self.base, self.stagger, run=self.run_alone)
             out.update({k: [None if x is None else float(x) for x in v] for k, v in b.items()})
         return out
 
@@ -158,15 +169,20 @@ class RouteOnline(Route):
 
 
 def route_bounds(
-    instance: Instance, lam: float = 0.25, base: int = 2, stagger: bool = True
+    instance: Instance,
+    lam: float = 0.25,
+    base: int = 2,
+    stagger: bool = True,
+    *,
+    run: RunAlone,
 ) -> dict[str, list[Fraction | int | None]]:
     """Per-job branch values and Route's per-job bounds (SPEC §6.1, Lemma 11 / Theorem 1).
 
     Returns lists indexed by job: ``C_P`` (small jobs), ``C_L`` (large jobs),
     ``C_R`` (small response-heavy jobs), ``bound`` (every job), exact fractions.
+    ``run`` runs Response alone on the small response-heavy jobs (the engine's
+    :func:`~kvopt.engine.core.run_alone`; in :meth:`Route.report`, ``self.run_alone``).
     """
-    from ..engine import simulate
-
     M, n = instance.memory, instance.n
     lamf = Fraction(str(lam))
     s = instance.prompts.tolist()
@@ -186,9 +202,9 @@ def route_bounds(
         for j, v in zip(L, vals):
             CL[j] = v
     if R:
-        res = simulate(instance.subset(R), Response(base, stagger))
+        times = run(instance.subset(R), Response(base, stagger))
         for idx, j in enumerate(R):
-            CR[j] = res.completion_times[idx]
+            CR[j] = times[idx]
     bound: list[Fraction | int | None] = [None] * n
     for j in range(n):
         if CL[j] is not None:

@@ -11,7 +11,7 @@ the :class:`~kvopt.engine.ClairvoyantView` when the job arrives.
 
 from __future__ import annotations
 
-from ..engine import ClairvoyantPolicy, ClairvoyantView, View
+from ..engine.contract import ClairvoyantPolicy, ClairvoyantView, View
 from .fcfs import QueueLogic
 
 

@@ -31,7 +31,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ..engine import COMPLETION, EXPIRY, Actions, ClairvoyantPolicy, ClairvoyantView, Event, View
+from ..engine.contract import (
+    COMPLETION,
+    EXPIRY,
+    Actions,
+    ClairvoyantPolicy,
+    ClairvoyantView,
+    Event,
+    View,
+)
 
 
 def peak_one(p: int, tau: int, d: int) -> int:

@@ -19,7 +19,7 @@ Overflow and stall handling with wrong predictions are those of
 
 from __future__ import annotations
 
-from ..engine import ClairvoyantView
+from ..engine.contract import ClairvoyantView
 from ..instance import area
 from .mcsf import FutureCheckGreedy
 

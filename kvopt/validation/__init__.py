@@ -574,9 +574,9 @@ def _resolve(claim: Claim, r: dict[str, Any], ctx: _Ctx):
     import numpy as np
 
     from ..campaign.evaluate import cheap_lb, exact_opt
-    from ..engine import simulate
     from ..record import make_record, verify_record
     from ..schedule import Schedule
+    from ..simulation import simulate
 
     inst = expand_instance(r["instance"], name=f"{claim.id}-candidate")
     ex = exact_opt(inst, claim.objective, ctx.eff.resolve_time_limit, np.asarray(r["ub_starts"]))
@@ -663,7 +663,7 @@ def _scaling(claim: Claim, ctx: _Ctx):
 
 def _per_job_claim(claim: Claim, ctx: _Ctx) -> ClaimVerdict:
     from ..claimchecks import claim_metrics, needs_instrument
-    from ..engine import simulate
+    from ..simulation import simulate
 
     logs = []
     records = []

@@ -28,8 +28,8 @@ from typing import Any
 
 from ..campaign.evaluate import cheap_lb, cheap_ub, exact_opt
 from ..campaign.strategies import fit_exponent
-from ..engine import simulate
 from ..instance import Instance
+from ..simulation import simulate
 
 #: Policies run on the Proposition 1 families (the single-priority rules, then Route).
 SINGLE_PRIORITY_RULES = ("greedy-area", "sjf", "fcfs", "svf")

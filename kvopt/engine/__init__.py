@@ -1,0 +1,65 @@
+"""Event-driven simulation of scheduling policies (SPEC §1, §6), with enforced visibility.
+
+Three modules, in the direction of their imports:
+
+* :mod:`kvopt.engine.contract` — what a policy sees and may do: events
+  (:class:`Event`, :data:`EVENT_KINDS`), views (:class:`View`,
+  :class:`ClairvoyantView`, :class:`VisibleData`), decisions
+  (:class:`Actions`), the policy kinds (:class:`Policy`, :class:`BlindPolicy`,
+  :class:`ClairvoyantPolicy`) and the :class:`Adversary` protocol.  Policies
+  import this module only.
+* :mod:`kvopt.engine.core` — the event loop: :func:`run` runs a policy *object*
+  and knows nothing of the policy registry.
+* :mod:`kvopt.engine.results` — :class:`SimulationResult` and :class:`Stats`.
+
+Running a policy by its registry name is :func:`kvopt.simulation.simulate`
+(above the engine and the policies).
+"""
+
+from __future__ import annotations
+
+from .contract import (
+    ARRIVAL,
+    COMPLETION,
+    EVENT_KINDS,
+    EXPIRY,
+    OVERFLOW,
+    WAKE,
+    Actions,
+    Adversary,
+    BlindPolicy,
+    ClairvoyantPolicy,
+    ClairvoyantView,
+    Event,
+    Policy,
+    Release,
+    RunAlone,
+    View,
+    VisibleData,
+)
+from .core import run, run_alone
+from .results import SimulationResult, Stats
+
+__all__ = [
+    "ARRIVAL",
+    "COMPLETION",
+    "EVENT_KINDS",
+    "EXPIRY",
+    "OVERFLOW",
+    "WAKE",
+    "Actions",
+    "Adversary",
+    "BlindPolicy",
+    "ClairvoyantPolicy",
+    "ClairvoyantView",
+    "Event",
+    "Policy",
+    "Release",
+    "RunAlone",
+    "SimulationResult",
+    "Stats",
+    "View",
+    "VisibleData",
+    "run",
+    "run_alone",
+]

@@ -1,0 +1,475 @@
+"""The event loop that runs a policy object (SPEC §1, §6); it knows nothing of the registry.
+
+The engine never loops over rounds.  It keeps a heap of future events and jumps
+from one event time to the next (event kinds: :data:`~kvopt.engine.contract.EVENT_KINDS`).
+:func:`run` runs one policy *object*; running a policy by its registry name
+(parameters, seed, instance-class checks) is :func:`kvopt.simulation.simulate`,
+which sits above both this module and the policies.
+
+**Order of simultaneous events** (fixed, documented, SPEC §6.1): at an event
+time ``t`` the engine first ends every attempt that completes or expires at
+``t`` and registers every arrival at ``t``; then it calls the policy once with
+the list of events in the order *completions (by job index), expiries (by job
+index), arrivals (by job index), one wake, one overflow*.  A policy that wants
+"one event at a time" semantics (Rect) walks the list in that order.  The policy
+is always called at time 0 (possibly with an empty list) and otherwise only when
+there is at least one event.
+
+**Visibility.**  The engine fills the policy's view
+(:class:`~kvopt.engine.contract.View` or
+:class:`~kvopt.engine.contract.ClairvoyantView`) on each arrival and
+completion, and nothing else; see :mod:`kvopt.engine.contract` for what a
+policy may know.
+
+**What the engine enforces.**  Decisions go through an
+:class:`~kvopt.engine.contract.Actions` object: ``start(job, cap=None)``,
+``kill(job)``, ``wake(time)``.  Starting a job that is not visible (not
+arrived, or no job at all), is finished or already running, killing a job that
+is not running (or in the round it started), a cap < 1, a wake-up in the past,
+a decision after which the running set exceeds ``M`` in the current round, and
+a policy that stops while jobs are unfinished all raise
+:class:`~kvopt.errors.PolicyError` naming the policy, the job and the round.
+A policy cannot probe with bad decisions: once a decision was refused the run
+fails, even if the policy catches the error.  Nothing is repaired silently.
+Every schedule is re-checked by :func:`kvopt.schedule.checked` before it is
+returned.
+
+**Adversaries.**  ``run(..., adversary=A)`` runs an adaptive adversary
+(:class:`~kvopt.engine.contract.Adversary`) beside the policy: after every
+policy call it sees the decisions of that call and may release new jobs at
+*future* rounds; the job set grows during the run, and released jobs are
+invisible until their arrival like any other job.
+:attr:`SimulationResult.instance` is the final instance (input jobs and
+released jobs), which replays as a normal instance.
+"""
+
+from __future__ import annotations
+
+import gc
+import heapq
+import time as _time
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, PolicyError
+from ..instance import Instance, Job
+from ..schedule import Attempt, Schedule, checked
+from .contract import (
+    ARRIVAL,
+    COMPLETION,
+    EVENT_KINDS,
+    EXPIRY,
+    OVERFLOW,
+    WAKE,
+    Actions,
+    Adversary,
+    ClairvoyantView,
+    Event,
+    Policy,
+    View,
+)
+from .results import SimulationResult, Stats
+
+
+class _EngineActions(Actions):
+    """Validates each decision at once against the view and logs it for the engine.
+
+    It holds only the view (nothing of unarrived jobs, no response lengths of
+    unfinished ones) and a log, so a policy reaches no hidden data through it.
+    It cannot tell "not arrived yet" from "no such job" (the engine words the
+    final error), and the first refused decision fails the run even if the
+    policy catches the error, so refusals cannot be used to probe.
+    """
+
+    __slots__ = ("_view", "_pname", "_log", "_refused", "_unseen")
+
+    def __init__(self, view: View, pname: str):
+        self._view = view
+        self._pname = pname
+        self._log: list[
+            tuple[int, int, int]
+        ] = []  # (0=start/1=kill/2=wake, job or time, cap/start)
+        self._refused: PolicyError | None = None
+        self._unseen: int | None = None
+
+    def _err(self, msg: str, job: int | None = None) -> PolicyError:
+        now = self._view.now
+        where = f"job {job}, round {now}" if job is not None else f"round {now}"
+        err = PolicyError(f"policy {self._pname!r}: {where}: {msg}")
+        if self._refused is None:
+            self._refused = err
+        return err
+
+    def start(self, job: int, cap: int | None = None) -> None:
+        v = self._view
+        if not isinstance(job, int | np.integer) or job < 0:
+            raise self._err(f"start of unknown job {job!r}")
+        job = int(job)
+        if job not in v._arrival:
+            if self._refused is None:
+                self._unseen = job
+            raise self._err("started but not visible (it has not arrived)", job)
+        if job in v._done:
+            raise self._err("started after it finished", job)
+        if job in v._running:
+            raise self._err("started while an attempt of it is running (two attempts)", job)
+        if cap is None:
+            c = -1
+        else:
+            c = int(cap)
+            if c < 1:
+                raise self._err(f"cap must be >= 1, got {cap}", job)
+        v._start(job, v.now, None if c < 0 else c)
+        self._log.append((0, job, c))
+
+    def kill(self, job: int) -> None:
+        v = self._view
+        if job not in v._running:
+            raise self._err("killed but not running", job)
+        start = v._running[job]
+        if v.now - start < 1:
+            raise self._err("killed in the round it started (an attempt needs >= 1 round)", job)
+        v._stop(job)
+        self._log.append((1, int(job), start))
+
+    def wake(self, time: int) -> None:
+        time = int(time)
+        if time <= self._view.now:
+            raise self._err(f"wake-up at round {time} is not in the future")
+        self._log.append((2, time, 0))
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int | np.integer) and not isinstance(x, bool | np.bool_)
+
+
+class _Engine:
+    def __init__(
+        self, instance: Instance, policy: Policy, trace: bool, adversary: Adversary | None
+    ):
+        self.inst = instance
+        self.policy = policy
+        self.pname = getattr(policy, "name", type(policy).__name__)
+        self.M = instance.memory
+        # per-job data, growable (an adversary appends released jobs)
+        self.resp: list[int] = instance.responses.tolist()
+        self.prom: list[int] = instance.prompts.tolist()
+        self.pred: list[int] = instance.predicted.tolist()
+        self.arrq = [(a, j) for j, a in enumerate(instance.arrivals.tolist())]
+        heapq.heapify(self.arrq)
+        self.adversary = adversary
+        self.released: list[Job] = []
+        self.ids = {j.id for j in instance.jobs if j.id is not None} if adversary else set()
+        self.now = 0
+        self.ended = False
+        if policy.clairvoyant:
+            whole = instance if adversary is None and not instance.has_arrivals else None
+            self.view: View = ClairvoyantView(instance.memory, whole)
+        else:
+            self.view = View(instance.memory)
+        self.heap: list[tuple[int, int, int, int]] = []
+        self.seq: dict[int, int] = {}
+        self.counter = 0
+        self.attempts: list[Attempt] = []
+        self.trace: list[tuple[int, str, int, int]] | None = [] if trace else None
+        self.n_events = 0
+
+    def _err(self, t: int, msg: str, job: int | None = None) -> PolicyError:
+        where = f"job {job}, round {t}" if job is not None else f"round {t}"
+        return PolicyError(f"policy {self.pname!r}: {where}: {msg}")
+
+    def _refusal(self, act: _EngineActions) -> PolicyError:
+        """The error of the first refused decision, worded with what the engine knows."""
+        err = act._refused
+        assert err is not None
+        j = act._unseen
+        if j is None:
+            return err
+        if j < len(self.resp):
+            return self._err(self.view.now, "started before its arrival", j)
+        return self._err(self.view.now, f"start of unknown job {j}")
+
+    # --- adversary -----------------------------------------------------------
+    def release(
+        self,
+        prompt: int,
+        response: int,
+        arrival: int,
+        id: str | int | None = None,
+        predicted_response: int | None = None,
+    ) -> int:
+        """Append a job arriving at ``arrival > now`` (the adversary's ``release``)."""
+        name = getattr(self.adversary, "name", type(self.adversary).__name__)
+        where = f"adversary {name!r}, release at round {self.now}"
+        if self.ended:
+            raise InputError("the run has ended; no job can be released any more", source=where)
+        for key, value, low in (
+            ("prompt", prompt, 1),
+            ("response", response, 1),
+            ("arrival", arrival, 0),
+            ("predicted_response", 1 if predicted_response is None else predicted_response, 1),
+        ):
+            if not _is_int(value) or value < low:
+                raise InputError(
+                    f"must be an integer >= {low}, got {value!r}", field=key, source=where
+                )
+        prompt, response, arrival = int(prompt), int(response), int(arrival)
+        if arrival <= self.now:
+            raise InputError(
+                f"must be after the current round {self.now} (a release is for a future "
+                f"round), got {arrival}",
+                field="arrival",
+                source=where,
+            )
+        if prompt + response > self.M:
+            raise InputError(
+                f"prompt + response = {prompt} + {response} = {prompt + response} exceeds memory {self.M}",
+                field="prompt",
+                source=where,
+            )
+        if id is not None:
+            if not (isinstance(id, str) or _is_int(id)) or id in self.ids:
+                raise InputError(
+                    f"must be a new string or integer, got {id!r}", field="id", source=where
+                )
+            self.ids.add(id)
+        pr = None if predicted_response is None else int(predicted_response)
+        j = len(self.resp)
+        self.released.append(Job(prompt, response, arrival, id, pr))
+        self.resp.append(response)
+        self.prom.append(prompt)
+        self.pred.append(response if pr is None else pr)
+        heapq.heappush(self.arrq, (arrival, j))
+        return j
+
+    def final_instance(self) -> Instance:
+        if not self.released:
+            return self.inst
+        meta = dict(self.inst.meta)
+        meta["adversary"] = str(getattr(self.adversary, "name", type(self.adversary).__name__))
+        meta["released"] = len(self.released)
+        return Instance(
+            self.inst.memory, self.inst.jobs + tuple(self.released), name=self.inst.name, meta=meta
+        )
+
+    def _apply(self, t: int, log: list[tuple[int, int, int]]) -> int | None:
+        """Turn the logged decisions into heap events and attempts; return the last started job."""
+        heap, seq, resp, trace = self.heap, self.seq, self.resp, self.trace
+        last = None
+        for what, a, b in log:
+            if what == 0:  # start job a with cap b (-1: none)
+                self.counter += 1
+                seq[a] = self.counter
+                o = resp[a]
+                if b < 0 or o <= b:
+                    heapq.heappush(heap, (t + o, COMPLETION, a, self.counter))
+                else:
+                    heapq.heappush(heap, (t + b, EXPIRY, a, self.counter))
+                last = a
+                if trace is not None:
+                    trace.append((t, "start", a, b))
+            elif what == 1:  # kill job a that started at b
+                del seq[a]
+                self.attempts.append(Attempt(a, b, t - b, False))
+                if trace is not None:
+                    trace.append((t, "kill", a, t - b))
+            else:
+                heapq.heappush(heap, (a, WAKE, -1, 0))
+        log.clear()
+        return last
+
+    # --- main loop ---------------------------------------------------------
+    def run(self) -> int:
+        v, heap, resp, prom, pred, arrq = (
+            self.view,
+            self.heap,
+            self.resp,
+            self.prom,
+            self.pred,
+            self.arrq,
+        )
+        M = self.M
+        policy = self.policy
+        clair = bool(policy.clairvoyant)
+        adversary = self.adversary
+        act = _EngineActions(v, self.pname)
+        log = act._log
+        trace = self.trace
+        n_events = 0
+        n_times = 0
+        t = 0
+        first = True
+        while True:
+            events: list[Event] = []
+            has_wake = False
+            while heap and heap[0][0] == t:
+                _, kind, job, sq = heapq.heappop(heap)
+                if kind == WAKE:
+                    has_wake = True
+                elif kind == OVERFLOW:
+                    pass  # an engine-internal wake-up; overflow is re-evaluated below
+                elif self.seq.get(job) == sq:
+                    start = v._running[job]
+                    del self.seq[job]
+                    if kind == COMPLETION:
+                        v._finish(job, t, resp[job])
+                        self.attempts.append(Attempt(job, start, resp[job], True))
+                        events.append(Event(t, COMPLETION, job, resp[job]))
+                    else:
+                        v._stop(job)
+                        self.attempts.append(Attempt(job, start, t - start, False))
+                        events.append(Event(t, EXPIRY, job, t - start))
+            while arrq and arrq[0][0] == t:
+                j = heapq.heappop(arrq)[1]
+                if clair:
+                    v._arrive_c(j, t, prom[j], resp[j], pred[j])  # type: ignore[attr-defined]
+                else:
+                    v._arrive(j, t, prom[j])
+                events.append(Event(t, ARRIVAL, j))
+            if len(events) > 1:
+                events.sort(key=_event_key)
+            if has_wake:
+                events.append(Event(t, WAKE, -1))
+            if v._K and v._C + v._K * t > M:
+                events.append(Event(t, OVERFLOW, -1))
+            if trace is not None:
+                trace.extend((t, EVENT_KINDS[e.kind], e.job, e.info) for e in events)
+            v.now = t
+            called = first or bool(events)  # stale internal wake-ups do not call the policy
+            if called:
+                try:
+                    if first:
+                        first = False
+                        policy.setup(v)  # type: ignore[call-arg]
+                    policy.on_events(t, events, v, act)
+                except PolicyError as err:
+                    if act._refused is err:
+                        raise self._refusal(act) from None
+                    raise
+                if act._refused is not None:  # the policy caught a refusal and went on
+                    raise self._refusal(act)
+                n_times += 1
+            n_events += len(events)
+            if adversary is not None and called:
+                starts = [a for w, a, _ in log if w == 0]
+                kills = [a for w, a, _ in log if w == 1]
+            culprit = self._apply(t, log) if log else None
+            log_started = culprit is not None
+            # the decision must leave round t within memory
+            if v._K and v._C + v._K * t > M:
+                if culprit is None:  # name the most recently started running attempt
+                    culprit = max(v._running, key=lambda j: (v._running[j], j))
+                raise self._err(
+                    t,
+                    f"running attempts hold {v._C + v._K * t} > memory {M}"
+                    + (" after this start" if log_started else " (overflow not resolved)"),
+                    culprit,
+                )
+            if adversary is not None and called:
+                self.now = t
+                adversary.on_decisions(t, starts, kills, self.release, events)
+            n = len(resp)
+            if len(v._done) == n:
+                break
+            if v._K:  # first future round in which the running set overflows
+                t_over = (M - v._C) // v._K + 1
+                if not heap or t_over < heap[0][0]:
+                    heapq.heappush(heap, (t_over, OVERFLOW, -1, 0))
+            nxt = heap[0][0] if heap else None
+            if arrq and (nxt is None or arrq[0][0] < nxt):
+                nxt = arrq[0][0]
+            if nxt is None:
+                left = n - len(v._done)
+                raise self._err(
+                    t,
+                    f"stalled: {left} unfinished job(s), nothing running and no wake-up "
+                    f"(e.g. job {next(j for j in range(n) if j not in v._done)})",
+                )
+            t = nxt
+        self.ended = True
+        self.n_events = n_events
+        return n_times
+
+
+def _event_key(e: Event) -> tuple[int, int]:
+    return (e.kind, e.job)
+
+
+def run(
+    instance: Instance,
+    policy: Policy,
+    *,
+    trace: bool = False,
+    instrument: bool = False,
+    adversary: Adversary | None = None,
+    name: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    check_final: Callable[[Instance], None] | None = None,
+) -> SimulationResult:
+    """Run the policy object ``policy`` on ``instance``; the schedule has passed the checker.
+
+    ``trace=True`` records every event and decision; ``instrument=True`` asks
+    the policy for its instrumentation (:meth:`~kvopt.engine.contract.Policy.report`,
+    with ``policy.run_alone`` set to :func:`run_alone`).  ``adversary`` may
+    release jobs during the run in reaction to the policy's decisions.  The
+    result is labelled ``name`` with the parameters ``params`` (default: the
+    object's ``name`` and ``params`` attributes).  ``check_final`` is called
+    with the final instance when the adversary released jobs, before the
+    schedule is checked (the registry's class check).
+    """
+    if name is None:
+        name = getattr(policy, "name", type(policy).__name__)
+    used = dict(getattr(policy, "params", {}) or {}) if params is None else dict(params)
+    policy.instrument = bool(instrument)
+    t0 = _time.perf_counter()
+    eng = _Engine(instance, policy, trace, adversary)
+    if adversary is not None:
+        adversary.setup(instance)
+    # the run allocates many small long-lived objects; cyclic GC passes over them
+    # would make the cost grow faster than the number of events
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        n_times = eng.run() if instance.n else 0
+    finally:
+        eng.ended = True
+        if gc_was:
+            gc.enable()
+    seconds = _time.perf_counter() - t0
+    final = eng.final_instance()
+    if check_final is not None and final is not instance:
+        check_final(final)
+    attempts = sorted(eng.attempts, key=lambda a: (a.start, a.job))
+    sched = Schedule(tuple(attempts), final.memory, final.name, name)
+    checked(final, sched, what=f"schedule of policy {name!r}")
+    ct = sched.completion_times(final.n)
+    objective = {"total_completion": int(sum(ct)), "makespan": int(max(ct, default=0))}
+    kills = sum(1 for a in attempts if not a.completed)
+    wasted = sum(a.rounds for a in attempts if not a.completed)
+    stats = Stats(kills, wasted, getattr(eng, "n_events", 0), n_times, seconds)
+    report = None
+    if instrument:
+        policy.run_alone = run_alone
+        report = policy.report(final)
+    return SimulationResult(
+        policy=name,
+        params=MappingProxyType(used),
+        schedule=sched,
+        objective=MappingProxyType(objective),
+        stats=stats,
+        completion_times=tuple(int(c) for c in ct),  # type: ignore[arg-type]
+        trace=tuple(eng.trace) if eng.trace is not None else None,
+        instrumentation=report,
+        instance=final,
+    )
+
+
+def run_alone(instance: Instance, policy: Policy) -> tuple[int, ...]:
+    """Completion times of ``policy`` run alone on ``instance`` (:data:`.contract.RunAlone`)."""
+    return run(instance, policy).completion_times
+
+
+__all__ = ["run", "run_alone"]
