@@ -49,7 +49,7 @@ def test_public_names_are_functions_with_docs(name):
     "name,impl",
     [
         ("solve", "kvopt.exact:solve"),
-        ("simulate", "kvopt.engine:simulate"),
+        ("simulate", "kvopt.simulation:simulate"),
         ("compare", "kvopt.comparison:compare"),
         ("search", "kvopt.campaign:search"),
         ("validate", "kvopt.validation:validate"),
