@@ -1,4 +1,4 @@
-"""Instance spaces: the classes of instances that search and validation explore.
+"""The per-job space (``kind="jobs"``): every job of an instance drawn on its own.
 
 A :class:`Space` describes a class of instances structurally — how many jobs,
 which memory budgets, which regimes (main paper §3 with Λ = M/4), arrivals or
@@ -6,7 +6,7 @@ not, identical prompts, a cap on the peak ``s + o`` — so that one object can
 both *decide* membership (:meth:`Space.rule`, the broken rule or ``None``) and
 *produce* members: :meth:`Space.sample` (random), :meth:`Space.mutate` (local
 moves that stay inside), :meth:`Space.enumerate` (every member of a small
-grid).  The instance classes of SPEC §7 are spaces (:mod:`kvopt.claims`), and
+grid).  The instance classes of SPEC §7 are spaces (:mod:`kvopt.claim`), and
 every policy has a default space inside its registry class
 (:func:`kvopt.campaign.policy_space`).  Spaces only hold numbers and strings, so they pickle
 to worker processes.
@@ -23,12 +23,12 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .errors import InputError
-from .instance import Instance, Job
+from ..errors import InputError
+from ..instance import Instance, Job
 
 #: The regimes of the main paper (§3, Λ = M/4), by the names the spaces use.
 REGIMES = ("large", "prompt-heavy", "response-heavy")
@@ -67,6 +67,9 @@ class Space:
     most ``peak_limit · M`` (strictly below it when ``peak_strict``: e.g.
     ``α < 1`` of the greedy-area claim is ``peak_limit = 1, peak_strict``).
     """
+
+    #: The value of ``--space kind=…`` that selects this space (not a field: ``to_dict`` omits it).
+    kind: ClassVar[str] = "jobs"
 
     n_min: int = 2
     n_max: int = 8
