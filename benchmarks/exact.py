@@ -30,8 +30,9 @@ import time
 import numpy as np
 
 from kvopt.exact import lp_bound, solve
+from kvopt.exact.backend import Limits, Problem
 from kvopt.exact.common import finish, start_windows
-from kvopt.exact.highs_matrix import solve_highs
+from kvopt.exact.highs import Highs
 from kvopt.generators import generate
 
 SIZES = (12, 15, 18, 20, 22, 25, 30)
@@ -46,16 +47,8 @@ def textbook(inst, time_limit: float, threads: int):
     """SPEC §5 as written: horizon max a + Σ o, no tightening, no warm start, HiGHS defaults."""
     t0 = time.monotonic()
     lo, hi = start_windows(inst, "total")
-    raw = solve_highs(
-        inst,
-        "total",
-        lo,
-        hi,
-        time_limit=time_limit,
-        threads=threads,
-        aggregate=False,
-        cuts=(),
-        defaults=True,
+    raw = Highs(aggregate=False, cuts=(), defaults=True).solve(
+        Problem(inst, "total", lo, hi), Limits(time_limit=time_limit, threads=threads)
     )
     return finish(
         inst,

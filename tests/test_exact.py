@@ -142,7 +142,8 @@ def test_pyomo_and_matrix_same_lp():
     import pyomo.environ as pyo
     from pyomo.contrib.solver.solvers.highs import Highs
 
-    from kvopt.exact.highs_matrix import build_matrix, run_highs, to_highs
+    from kvopt.exact.highs_glue import run_highs, to_highs
+    from kvopt.exact.highs_matrix import build_matrix
     from kvopt.exact.pyomo_model import build_pyomo
 
     rng = np.random.default_rng(7)

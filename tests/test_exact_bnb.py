@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from test_exact import assert_certified, brute_force
 
 from kvopt.exact import SolveStatus, solve
-from kvopt.exact.bnb import solve_bnb
+from kvopt.exact.backend import Hooks, Limits, Problem
+from kvopt.exact.bnb import BranchAndBound
 from kvopt.exact.common import start_windows, value_of
 from kvopt.exact.heuristic import heuristic_starts
 from kvopt.generators import generate
@@ -108,7 +109,7 @@ def test_stopped_search_never_claims_optimal():
     w = heuristic_starts(inst, "total", seconds=0.0)
     ub = value_of(inst, w, "total")
     lo, hi = start_windows(inst, "total", ub)
-    raw = solve_bnb(inst, "total", lo, hi, warm=w, ub=ub, node_limit=300)
+    raw = BranchAndBound(node_limit=300).solve(Problem(inst, "total", lo, hi, w, ub), Limits())
     assert raw.native_status == "stopped"
     full = solve(inst, time_limit=60, threads=2)
     assert full.optimal
@@ -123,7 +124,8 @@ def test_outside_incumbent_is_proven_not_returned():
     w = heuristic_starts(inst, "total", seconds=0.0)
     ub = value_of(inst, w, "total")
     lo, hi = start_windows(inst, "total", ub)
-    raw = solve_bnb(inst, "total", lo, hi, warm=w, ub=ub, outside=lambda: opt)
+    problem = Problem(inst, "total", lo, hi, w, ub)
+    raw = BranchAndBound().solve(problem, Limits(), Hooks(outside=lambda: opt))
     assert raw.native_status in ("optimal", "exhausted")
     assert raw.bound == opt
     assert value_of(inst, raw.starts, "total") >= opt
@@ -146,26 +148,3 @@ def test_long_responses_take_the_general_path():
     res = solve(inst, time_limit=30, threads=2)
     assert res.optimal and "bnb" not in res.solver
     assert res.objective == int(np.sum(o))
-
-
-def test_auto_beyond_race_n_gives_cpsat_its_bound_workers(monkeypatch):
-    """``auto`` above ``RACE_N`` jobs runs CP-SAT with ``bound_focus`` (models/cpsat.md)."""
-    import importlib
-
-    from kvopt.exact import cpsat
-
-    solve_mod = importlib.import_module("kvopt.exact.solve")
-
-    seen = {}
-    real = cpsat.solve_cpsat
-
-    def spy(*args, **kw):
-        seen.update(kw)
-        return real(*args, **kw)
-
-    monkeypatch.setattr(cpsat, "solve_cpsat", spy)
-    n = solve_mod.RACE_N + 1
-    inst = Instance.from_arrays(4 * n, [1] * n, [1 + i % 3 for i in range(n)])
-    res = solve(inst, time_limit=20, threads=2)
-    assert seen.get("bound_focus") is True
-    assert res.solver == "auto(cpsat)" and res.status is SolveStatus.OPTIMAL

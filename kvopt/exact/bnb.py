@@ -20,19 +20,21 @@ Pruning (each rule is proved in ``models/bnb.md``):
 * a memo of states (jobs left, ``t``, last index, the memory profile of ``P``
   from ``t`` on): a state reached again at no lower cost is dropped.
 
-:func:`solve_bnb` stops at a time or node limit; it then returns its incumbent
+:class:`BranchAndBound` stops at a time or node limit; it then returns its incumbent
 with the root bound (never a claim of optimality).
 """
 
 from __future__ import annotations
 
 import heapq
-import threading
 import time
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from ..instance import Instance
+from .backend import NO_HOOKS, Hooks, Limits, Problem
 from .common import RawResult, lower_bound, value_of
 
 #: states remembered at most (then the memo starts afresh)
@@ -357,68 +359,79 @@ class _Search:
             self.add(j, t2, -1)
 
 
-def solve_bnb(
-    inst: Instance,
-    objective: str,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    *,
-    warm: np.ndarray | None = None,
-    ub: int | None = None,
-    time_limit: float = 60.0,
-    stop: threading.Event | None = None,
-    node_limit: int | None = None,
-    monitor=None,
-    outside=None,
-    **_ignored,
-) -> RawResult:
-    """Run the branch and bound; ``bound`` is the optimum when the search finished.
+@dataclass(frozen=True)
+class BranchAndBound:
+    """The branch and bound (see module doc): pure Python, one thread.
 
-    ``outside()`` (optional) returns the value of the best schedule a racing
-    solver holds; the search then looks only for better ones, and when it
-    finishes that value is proven optimal (the schedule is the other's).
+    Reads the problem (windows, warm start, ``ub``), only ``time_limit`` of
+    the limits, and all three hooks: ``stop``, ``monitor`` (called once, with
+    the final incumbent and bound) and ``outside()``, the value of the best
+    schedule a racing solver holds; the search then looks only for better
+    ones, and when it finishes that value is proven optimal (the schedule is
+    the other's).  ``node_limit`` stops the search after that many nodes.
+    ``bound`` is the optimum when the search finished.
     """
-    t0 = time.monotonic()
-    if warm is not None:
-        ub_val = value_of(inst, warm, objective)
-        ub = ub_val if ub is None else min(ub, ub_val)
-    if ub is None:
-        ub = 10**18
-    # prune at ``>= best``: start one above the incumbent so that it can be proven optimal
-    search = _Search(
-        inst, objective, lo, hi, ub + 1, None, t0 + time_limit, stop, node_limit, outside
-    )
-    root = search.root_bound()
-    done = False
-    try:
-        search.run()
-        done = True
-    except _Stopped:
-        pass
-    except RecursionError:  # pragma: no cover - depth is n, far below the limit
-        pass
-    starts = None
-    if search.best_starts is not None:
-        starts = np.asarray(search.best_starts, dtype=np.int64)
-    elif warm is not None:
-        starts = np.asarray(warm, dtype=np.int64)
-    if done:
-        # no schedule of value < search.best exists (each pruned subtree was shown not to
-        # hold one, against a threshold that only decreased); search.best is attained by
-        # our incumbent, or by the racing solver's (outside) schedule, or is ub + 1 when no
-        # schedule of value <= ub is in the windows (impossible for a valid ub)
-        bound = float(min(search.best, ub + 1))
-        native = "optimal" if search.best_starts is not None else "exhausted"
-    else:
-        bound = float(max(root, lower_bound(inst, objective)))
-        native = "stopped"
-    if monitor is not None and starts is not None:
-        monitor(value_of(inst, starts, objective), bound)
-    return RawResult(
-        starts=starts,
-        bound=bound,
-        native_status=native,
-        solver="bnb",
-        solver_version=bnb_version(),
-        stats={"nodes": search.nodes, "memo": len(search.memo), "seconds": time.monotonic() - t0},
-    )
+
+    name: ClassVar[str] = "bnb"
+
+    node_limit: int | None = None
+
+    def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
+        t0 = time.monotonic()
+        inst, objective, warm, ub = problem.instance, problem.objective, problem.warm, problem.ub
+        if warm is not None:
+            ub_val = value_of(inst, warm, objective)
+            ub = ub_val if ub is None else min(ub, ub_val)
+        if ub is None:
+            ub = 10**18
+        # prune at ``>= best``: start one above the incumbent so that it can be proven optimal
+        search = _Search(
+            inst,
+            objective,
+            problem.lo,
+            problem.hi,
+            ub + 1,
+            None,
+            t0 + limits.time_limit,
+            hooks.stop,
+            self.node_limit,
+            hooks.outside,
+        )
+        root = search.root_bound()
+        done = False
+        try:
+            search.run()
+            done = True
+        except _Stopped:
+            pass
+        except RecursionError:  # pragma: no cover - depth is n, far below the limit
+            pass
+        starts = None
+        if search.best_starts is not None:
+            starts = np.asarray(search.best_starts, dtype=np.int64)
+        elif warm is not None:
+            starts = np.asarray(warm, dtype=np.int64)
+        if done:
+            # no schedule of value < search.best exists (each pruned subtree was shown not to
+            # hold one, against a threshold that only decreased); search.best is attained by
+            # our incumbent, or by the racing solver's (outside) schedule, or is ub + 1 when
+            # no schedule of value <= ub is in the windows (impossible for a valid ub)
+            bound = float(min(search.best, ub + 1))
+            native = "optimal" if search.best_starts is not None else "exhausted"
+        else:
+            bound = float(max(root, lower_bound(inst, objective)))
+            native = "stopped"
+        if hooks.monitor is not None and starts is not None:
+            hooks.monitor(value_of(inst, starts, objective), bound)
+        return RawResult(
+            starts=starts,
+            bound=bound,
+            native_status=native,
+            solver="bnb",
+            solver_version=bnb_version(),
+            stats={
+                "nodes": search.nodes,
+                "memo": len(search.memo),
+                "seconds": time.monotonic() - t0,
+            },
+        )

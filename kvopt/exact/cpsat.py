@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from ..instance import Instance
+from .backend import NO_HOOKS, Hooks, Limits, Problem
 from .common import RawResult, lower_bound
 
 #: Largest number of memory-row terms for which the time-indexed rows are added to CP-SAT.
@@ -144,125 +147,130 @@ def build_cpsat(
     return m, starts
 
 
-def solve_cpsat(
-    inst: Instance,
-    objective: str,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    *,
-    warm: np.ndarray | None = None,
-    ub: int | None = None,
-    time_limit: float = 60.0,
-    threads: int = 1,
-    seed: int = 0,
-    gap: float = 0.0,
-    stop: threading.Event | None = None,
-    grace: float = 0.35,
-    redundant: bool = True,
-    lb: int | None = None,
-    monitor=None,
-    time_indexed: bool | None = None,
-    bound_focus: bool = False,
-) -> RawResult:
-    """Solve the CP-SAT model in a worker thread; honour ``time_limit`` and ``stop``; Ctrl-C stops."""
-    from ortools.sat.python import cp_model
+@dataclass(frozen=True)
+class CpSat:
+    """OR-Tools CP-SAT on the model of :func:`build_cpsat` (``models/cpsat.md``).
 
-    t0 = time.monotonic()
-    if time_indexed is None:  # the redundant time-indexed rows, unless the model gets huge
-        width = np.maximum(np.asarray(hi) - np.asarray(lo) + 1, 0)
-        time_indexed = redundant and int((width * inst.responses).sum()) <= TIME_INDEXED_TERMS
-    try:
-        m, starts = build_cpsat(
-            inst,
-            objective,
-            lo,
-            hi,
-            ub=ub,
-            redundant=redundant,
-            lb=lb,
-            time_indexed=time_indexed,
-            stop=stop,
-        )
-    except BuildCancelled:
-        return RawResult(None, None, "CANCELLED (before solving)", "cpsat", cpsat_version())
-    if warm is not None:
-        for S, v in zip(starts, warm):
-            m.add_hint(S, int(v))
-    solver = cp_model.CpSolver()
-    p = solver.parameters
-    p.max_time_in_seconds = max(time_limit - (time.monotonic() - t0), 0.01)
-    p.num_workers = int(threads)
-    if bound_focus and threads == 2:
-        # two full searches that move the bound (models/cpsat.md, "Parameters"): with 2
-        # workers CP-SAT's default runs one full search and LNS helpers
-        p.num_full_subsolvers = 2
-        p.subsolvers.extend(BOUND_SUBSOLVERS)
-    p.random_seed = int(seed)
-    p.log_search_progress = False
-    p.catch_sigint_signal = False  # Ctrl-C is handled in the main thread (stop_search)
-    p.relative_gap_limit = float(gap)
-    p.absolute_gap_limit = 0.0 if gap == 0 else 1e-9
-    box: dict = {}
-    callback = None
-    if monitor is not None:
+    Reads the whole problem (windows, warm start as hints, ``ub`` as a
+    redundant row), every limit (``bound_focus``: with 2 threads, two full
+    workers that move the bound, ``BOUND_SUBSOLVERS``) and the ``stop`` and
+    ``monitor`` hooks.  Model options: ``redundant`` rows, ``lb`` (a known
+    lower bound), ``time_indexed`` (the time-indexed rows; by default unless
+    the model would have more than ``TIME_INDEXED_TERMS`` terms); ``grace`` is
+    how long a solver that overruns its limit is waited for.  The search runs
+    in a worker thread; Ctrl-C stops it.
+    """
 
-        class Report(cp_model.CpSolverSolutionCallback):
-            def on_solution_callback(self):
-                monitor(self.objective_value, self.best_objective_bound)
+    name: ClassVar[str] = "cpsat"
 
-        callback = Report()
-        solver.best_bound_callback = lambda bound: monitor(None, bound)
+    redundant: bool = True
+    lb: int | None = None
+    time_indexed: bool | None = None
+    grace: float = 0.35
 
-    def work():
-        box["status"] = solver.solve(m, callback)
+    def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
+        from ortools.sat.python import cp_model
 
-    th = threading.Thread(target=work, daemon=True, name="kvopt-cpsat")
-    deadline = time.monotonic() + p.max_time_in_seconds + grace
-    th.start()
-    cancelled = interrupted = False
-    abandon_at = None
-    while th.is_alive():
+        t0 = time.monotonic()
+        inst, lo, hi = problem.instance, problem.lo, problem.hi
+        time_indexed = self.time_indexed
+        if time_indexed is None:  # the redundant time-indexed rows, unless the model gets huge
+            width = np.maximum(np.asarray(hi) - np.asarray(lo) + 1, 0)
+            terms = int((width * inst.responses).sum())
+            time_indexed = self.redundant and terms <= TIME_INDEXED_TERMS
         try:
-            th.join(0.05)
-            now = time.monotonic()
-            if not cancelled and (now > deadline or (stop is not None and stop.is_set())):
-                solver.stop_search()
-                cancelled = True
-                abandon_at = now + 2 * grace
-            if abandon_at is not None and now > abandon_at and th.is_alive():
-                return RawResult(
-                    None,
-                    None,
-                    "ABANDONED (did not stop when asked)",
-                    "cpsat",
-                    cpsat_version(),
-                    interrupted=interrupted,
-                )
-        except KeyboardInterrupt:
-            solver.stop_search()
-            cancelled = interrupted = True
-            abandon_at = time.monotonic() + 2 * grace
-    status = box.get("status", cp_model.UNKNOWN)
-    name = solver.status_name(status)
-    found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    st = np.array([solver.value(S) for S in starts], dtype=np.int64) if found else None
-    bound = float(solver.best_objective_bound) if found or status == cp_model.UNKNOWN else None
-    if status == cp_model.MODEL_INVALID:
-        from ..errors import SolverError
+            m, starts = build_cpsat(
+                inst,
+                problem.objective,
+                lo,
+                hi,
+                ub=problem.ub,
+                redundant=self.redundant,
+                lb=self.lb,
+                time_indexed=time_indexed,
+                stop=hooks.stop,
+            )
+        except BuildCancelled:
+            return RawResult(None, None, "CANCELLED (before solving)", "cpsat", cpsat_version())
+        if problem.warm is not None:
+            for S, v in zip(starts, problem.warm):
+                m.add_hint(S, int(v))
+        solver = cp_model.CpSolver()
+        p = solver.parameters
+        p.max_time_in_seconds = max(limits.time_limit - (time.monotonic() - t0), 0.01)
+        p.num_workers = int(limits.threads)
+        if limits.bound_focus and limits.threads == 2:
+            # two full searches that move the bound (models/cpsat.md, "Parameters"): with 2
+            # workers CP-SAT's default runs one full search and LNS helpers
+            p.num_full_subsolvers = 2
+            p.subsolvers.extend(BOUND_SUBSOLVERS)
+        p.random_seed = int(limits.seed)
+        p.log_search_progress = False
+        p.catch_sigint_signal = False  # Ctrl-C is handled in the main thread (stop_search)
+        p.relative_gap_limit = float(limits.gap)
+        p.absolute_gap_limit = 0.0 if limits.gap == 0 else 1e-9
+        stop, monitor, grace = hooks.stop, hooks.monitor, self.grace
+        box: dict = {}
+        callback = None
+        if monitor is not None:
 
-        raise SolverError(f"CP-SAT rejected the model: {m.validate()}")
-    return RawResult(
-        starts=st,
-        bound=bound if bound is not None and np.isfinite(bound) else None,
-        native_status=name + (" (cancelled)" if cancelled and name != "OPTIMAL" else ""),
-        solver="cpsat",
-        solver_version=cpsat_version(),
-        infeasible=status == cp_model.INFEASIBLE,
-        interrupted=interrupted,
-        stats={
-            "branches": int(solver.num_branches),
-            "conflicts": int(solver.num_conflicts),
-            "intervals": int(sum(int(o) for o in inst.responses)),
-            "time_indexed": bool(time_indexed),
-        },
-    )
+            class Report(cp_model.CpSolverSolutionCallback):
+                def on_solution_callback(self):
+                    monitor(self.objective_value, self.best_objective_bound)
+
+            callback = Report()
+            solver.best_bound_callback = lambda bound: monitor(None, bound)
+
+        def work():
+            box["status"] = solver.solve(m, callback)
+
+        th = threading.Thread(target=work, daemon=True, name="kvopt-cpsat")
+        deadline = time.monotonic() + p.max_time_in_seconds + grace
+        th.start()
+        cancelled = interrupted = False
+        abandon_at = None
+        while th.is_alive():
+            try:
+                th.join(0.05)
+                now = time.monotonic()
+                if not cancelled and (now > deadline or (stop is not None and stop.is_set())):
+                    solver.stop_search()
+                    cancelled = True
+                    abandon_at = now + 2 * grace
+                if abandon_at is not None and now > abandon_at and th.is_alive():
+                    return RawResult(
+                        None,
+                        None,
+                        "ABANDONED (did not stop when asked)",
+                        "cpsat",
+                        cpsat_version(),
+                        interrupted=interrupted,
+                    )
+            except KeyboardInterrupt:
+                solver.stop_search()
+                cancelled = interrupted = True
+                abandon_at = time.monotonic() + 2 * grace
+        status = box.get("status", cp_model.UNKNOWN)
+        native = solver.status_name(status)
+        found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+        st = np.array([solver.value(S) for S in starts], dtype=np.int64) if found else None
+        bound = float(solver.best_objective_bound) if found or status == cp_model.UNKNOWN else None
+        if status == cp_model.MODEL_INVALID:
+            from ..errors import SolverError
+
+            raise SolverError(f"CP-SAT rejected the model: {m.validate()}")
+        return RawResult(
+            starts=st,
+            bound=bound if bound is not None and np.isfinite(bound) else None,
+            native_status=native + (" (cancelled)" if cancelled and native != "OPTIMAL" else ""),
+            solver="cpsat",
+            solver_version=cpsat_version(),
+            infeasible=status == cp_model.INFEASIBLE,
+            interrupted=interrupted,
+            stats={
+                "branches": int(solver.num_branches),
+                "conflicts": int(solver.num_conflicts),
+                "intervals": int(sum(int(o) for o in inst.responses)),
+                "time_indexed": bool(time_indexed),
+            },
+        )

@@ -1,7 +1,8 @@
-"""The time-indexed integer program of SPEC §5, built with numpy and solved with ``highspy``.
+"""The time-indexed integer program of SPEC §5 as numpy matrices, and its LP windows.
 
-This is the default IP path; the model is written out in
-``models/time-indexed.md`` and mirrored, constraint for constraint, by the
+This is the default IP path (solved by :mod:`kvopt.exact.highs`, with the
+``highspy`` glue of :mod:`kvopt.exact.highs_glue`); the model is written out
+in ``models/time-indexed.md`` and mirrored, constraint for constraint, by the
 readable Pyomo reference in :mod:`kvopt.exact.pyomo_model`.
 
 Columns: ``x_{g,t}`` for each *group* ``g`` of identical jobs (same prompt,
@@ -16,13 +17,13 @@ Rows: ``Σ_t x_{g,t} = |g|`` per group; per round ``τ`` the memory row
 ``cuts`` the rounded row ``Σ (⌈(k+1)(s_g + τ − t + 1)/M⌉ − 1) x_{g,t} ≤ k``
 (``models/time-indexed.md`` §4.2); for makespan ``z − Σ_t (t + o_i) x_{i,t} ≥ 0``
 per job (``z`` may be given bounds with ``z_bounds``).
+
+:func:`lp_value` is the LP relaxation's value (``kvopt bound --lp``) and
+:func:`lp_windows` tightens the start windows with it (§4.1).
 """
 
 from __future__ import annotations
 
-import functools
-import sys
-import threading
 import time
 from dataclasses import dataclass
 
@@ -30,7 +31,8 @@ import numpy as np
 
 from ..errors import SolverError
 from ..instance import Instance
-from .common import RawResult, stdout_to_stderr
+from .common import start_windows
+from .highs_glue import run_highs, to_highs
 
 #: The rounded memory rows added by default (``k`` of models/time-indexed.md §4.2).
 DEFAULT_CUTS: tuple[int, ...] = (1,)
@@ -201,76 +203,6 @@ def build_matrix(
     )
 
 
-#: HiGHS model statuses (``h.modelStatusToString``) → how kvopt reads them.
-#: ``finish()`` decides optimal/feasible from the checked objective and the bound;
-#: this table only says whether the model was proven infeasible.
-HIGHS_STATUS = {
-    "Optimal": "optimal",
-    "Infeasible": "infeasible",
-    "Time limit reached": "stopped",
-    "Interrupted by user": "stopped",
-    "Solution limit reached": "stopped",
-    "Iteration limit reached": "stopped",
-    "Objective bound": "stopped",
-    "Unknown": "unknown",
-}
-
-
-@functools.cache
-def highs_version() -> str:
-    import highspy
-
-    with stdout_to_stderr(silence=True):  # the constructor prints a banner
-        h = highspy.Highs()
-    return f"{h.versionMajor()}.{h.versionMinor()}.{h.versionPatch()}"
-
-
-def to_highs(model: MatrixModel, *, relax: bool = False, names: bool = False):
-    """A silent ``highspy.Highs`` holding ``model`` (integrality dropped when ``relax``)."""
-    import highspy
-
-    with stdout_to_stderr(silence=True):  # the constructor prints a banner
-        h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    lp = highspy.HighsLp()
-    lp.num_col_ = model.n_cols
-    lp.num_row_ = model.n_rows
-    lp.col_cost_ = model.col_cost
-    lp.col_lower_ = model.col_lower
-    lp.col_upper_ = model.col_upper
-    inf = h.getInfinity()
-    lp.row_lower_ = np.where(np.isfinite(model.row_lower), model.row_lower, -inf)
-    lp.row_upper_ = np.where(np.isfinite(model.row_upper), model.row_upper, inf)
-    lp.col_upper_ = np.where(np.isfinite(model.col_upper), model.col_upper, inf)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = model.a_start.astype(np.int32)
-    lp.a_matrix_.index_ = model.a_index.astype(np.int32)
-    lp.a_matrix_.value_ = model.a_value
-    if not relax:
-        lp.integrality_ = [
-            highspy.HighsVarType.kInteger if v else highspy.HighsVarType.kContinuous
-            for v in model.integrality
-        ]
-    if names:
-        lp.col_names_ = [
-            "z" if g < 0 else f"x_g{g}_t{t}" for g, t in zip(model.col_group, model.col_start)
-        ]
-        G = len(model.groups)
-        H = model.horizon
-        rn = [f"assign_g{g}" for g in range(G)] + [f"mem_t{t}" for t in range(H)]
-        for k in model.cuts:
-            rn += [f"round{k}_t{t}" for t in range(H)]
-        if model.objective == "makespan":
-            rn += [f"span_g{g}" for g in range(G)]
-        lp.row_names_ = rn
-    status = h.passModel(lp)
-    if status != highspy.HighsStatus.kOk:
-        raise SolverError(
-            f"HiGHS rejected the model ({h.statusToString(status) if hasattr(h, 'statusToString') else status})"
-        )
-    return h
-
-
 def warm_values(model: MatrixModel, starts: np.ndarray) -> np.ndarray | None:
     """Column values of the kill-free schedule ``starts`` (``None`` if outside the windows)."""
     x = np.zeros(model.n_cols)
@@ -287,221 +219,6 @@ def warm_values(model: MatrixModel, starts: np.ndarray) -> np.ndarray | None:
     if model.objective == "makespan":
         x[-1] = max(float(model.col_lower[-1]), float(model.z_completion(starts)))
     return x
-
-
-def run_highs(
-    h,
-    *,
-    time_limit: float,
-    threads: int,
-    seed: int,
-    gap: float,
-    stop: threading.Event | None = None,
-    grace: float = 0.35,
-    defaults: bool = False,
-    monitor=None,
-) -> tuple[str, bool, bool]:
-    """Run ``h`` in HiGHS's own thread; honour ``time_limit`` and ``stop`` even if HiGHS overruns.
-
-    Returns ``(native_status, cancelled, interrupted)``.  ``KeyboardInterrupt``
-    cancels the solve and waits for HiGHS to stop; the caller reports what was
-    found and marks the result interrupted.
-    """
-    h.setOptionValue("time_limit", max(float(time_limit), 0.01))
-    h.setOptionValue("threads", int(threads))
-    h.setOptionValue("random_seed", int(seed))
-    if not defaults:  # the objective is integral: an absolute gap below 1 proves optimality
-        h.setOptionValue("mip_rel_gap", float(gap))
-        h.setOptionValue("mip_abs_gap", 0.999 if gap == 0 else 1e-6)
-    import highspy
-
-    # our own thread and interrupt flag: highspy's startSolve() uses class-level locks, so
-    # one abandoned solve would block every later one in the process
-    flag = {"stop": False}
-
-    def on_interrupt(event):
-        if (
-            monitor is not None
-            and event.callback_type == highspy.cb.HighsCallbackType.kCallbackMipInterrupt
-        ):
-            out = event.data_out
-            monitor(out.mip_primal_bound, out.mip_dual_bound)
-        if flag["stop"]:
-            event.interrupt()
-
-    h.cbSimplexInterrupt += on_interrupt
-    h.cbIpmInterrupt += on_interrupt
-    h.cbMipInterrupt += on_interrupt
-    box: dict = {}
-
-    def work():
-        try:
-            box["status"] = h.run()
-        except BaseException as exc:  # noqa: BLE001 - reported in the caller's thread
-            box["error"] = exc
-
-    th = threading.Thread(target=work, daemon=True, name="kvopt-highs-run")
-    deadline = time.monotonic() + float(time_limit) + grace
-    cancelled = interrupted = False
-    abandon_at = None
-    with stdout_to_stderr():
-        th.start()
-        while th.is_alive():
-            try:
-                th.join(0.05)
-                now = time.monotonic()
-                if not cancelled and (now > deadline or (stop is not None and stop.is_set())):
-                    flag["stop"] = cancelled = True
-                    abandon_at = now + 2 * grace
-                if abandon_at is not None and now > abandon_at and th.is_alive():
-                    # HiGHS does not poll for interrupts in every phase (e.g. parts of
-                    # presolve); leave its thread behind rather than overrun the limit
-                    return "Abandoned (did not stop when asked)", True, interrupted
-            except KeyboardInterrupt:
-                flag["stop"] = cancelled = interrupted = True
-                abandon_at = time.monotonic() + 2 * grace
-    if "error" in box:
-        raise SolverError(f"HiGHS failed: {box['error']}")
-    native = h.modelStatusToString(h.getModelStatus())
-    return native, cancelled, interrupted
-
-
-def _solve_highs_here(
-    inst: Instance,
-    objective: str,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    *,
-    warm: np.ndarray | None = None,
-    time_limit: float = 60.0,
-    threads: int = 1,
-    seed: int = 0,
-    gap: float = 0.0,
-    stop: threading.Event | None = None,
-    aggregate: bool = True,
-    z_bounds: tuple[float, float] | None = None,
-    cuts: tuple[int, ...] = DEFAULT_CUTS,
-    defaults: bool = False,
-    monitor=None,
-    _retry: bool = True,
-    _presolve: bool = True,
-) -> RawResult:
-    """Build and solve the time-indexed IP with HiGHS in this process.
-
-    HiGHS's reported objective is compared with the cost of its solution's
-    columns; on a mismatch (seen with a warm start on a model that presolve
-    settles at once: HiGHS reported 10 for a solution of cost 13, and "Optimal")
-    its bound and status are not trusted: the model is solved again without
-    the warm start and without presolve, and if that also disagrees the bound
-    is dropped.  A "Solve error" (seen: presolve reduces a tiny aggregated model
-    to empty and postsolves it to an infeasible point, e.g. 6 jobs, M = 5,
-    identical jobs grouped) is retried the same way.
-    """
-    t0 = time.monotonic()
-    model = build_matrix(inst, objective, lo, hi, aggregate=aggregate, z_bounds=z_bounds, cuts=cuts)
-    h = to_highs(model)
-    if not _presolve:
-        h.setOptionValue("presolve", "off")
-    stats = {
-        "columns": model.n_cols,
-        "rows": model.n_rows,
-        "nonzeros": int(len(model.a_value)),
-        "groups": len(model.groups),
-        "build_seconds": round(time.monotonic() - t0, 3),
-    }
-    if warm is not None:
-        xv = warm_values(model, warm)
-        if xv is not None:
-            sol = highspy_solution(xv)
-            h.setSolution(sol)
-            stats["warm_start"] = True
-    remaining = max(time_limit - (time.monotonic() - t0), 0.01)
-    native, cancelled, interrupted = run_highs(
-        h,
-        time_limit=remaining,
-        threads=threads,
-        seed=seed,
-        gap=gap,
-        stop=stop,
-        defaults=defaults,
-        monitor=monitor,
-    )
-    if native.startswith("Abandoned"):
-        return RawResult(
-            None, None, native, "highs", highs_version(), interrupted=interrupted, stats=stats
-        )
-    info = h.getInfo()
-    starts = None
-    mismatch = False
-    if info.primal_solution_status == 2:  # kSolutionStatusFeasible
-        x = np.asarray(h.getSolution().col_value)
-        starts = model.starts_from(x, inst.n)
-        cost = float(model.col_cost @ x)
-        reported = float(info.objective_function_value)
-        mismatch = abs(cost - reported) > 1e-6 * max(1.0, abs(cost))
-    solve_error = native == "Solve error"
-    if (mismatch or solve_error) and _retry and not interrupted and not cancelled:
-        left = time_limit - (time.monotonic() - t0)
-        if left > 0.05:
-            again = _solve_highs_here(
-                inst,
-                objective,
-                lo,
-                hi,
-                warm=None,
-                time_limit=left,
-                threads=threads,
-                seed=seed,
-                gap=gap,
-                stop=stop,
-                aggregate=aggregate,
-                z_bounds=z_bounds,
-                cuts=cuts,
-                defaults=defaults,
-                monitor=monitor,
-                _retry=False,
-                _presolve=False,
-            )
-            again.stats["retried_without_presolve"] = (
-                "solve error" if solve_error else "objective mismatch"
-            )
-            return again
-    bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
-    if mismatch:
-        bound = None
-        native = f"{native} (objective mismatch {reported:g} vs {cost:g}: bound dropped)"
-    elif native == "Optimal" and starts is not None:
-        # "Optimal" is HiGHS's claim that primal − dual ≤ max(mip_abs_gap, mip_rel_gap·|primal|).
-        # Its reported mip_dual_bound can lag behind that claim (seen: 10.0 for a proven 13
-        # when a warm start and presolve settle the model at the root), so use the claim
-        obj = float(info.objective_function_value)
-        tol = max(_option(h, "mip_abs_gap"), _option(h, "mip_rel_gap") * abs(obj))
-        bound = obj - tol if bound is None else max(bound, obj - tol)
-    stats["nodes"] = int(info.mip_node_count)
-    return RawResult(
-        starts=starts,
-        bound=bound,
-        native_status=native + (" (cancelled)" if cancelled and native != "Optimal" else ""),
-        solver="highs",
-        solver_version=highs_version(),
-        infeasible=HIGHS_STATUS.get(native) == "infeasible",
-        interrupted=interrupted,
-        stats=stats,
-    )
-
-
-def _option(h, name: str) -> float:
-    value = h.getOptionValue(name)
-    return float(value[1] if isinstance(value, tuple) else value)
-
-
-def highspy_solution(x: np.ndarray):
-    import highspy
-
-    sol = highspy.HighsSolution()
-    sol.col_value = list(map(float, x))
-    sol.value_valid = True
-    return sol
 
 
 def lp_value(inst: Instance, lo: np.ndarray, hi: np.ndarray, time_limit: float = 60.0) -> float:
@@ -531,8 +248,6 @@ def lp_windows(
     after ``seconds`` (the ends computed so far are kept); any failure leaves
     a job's end unchanged.
     """
-    from .common import start_windows
-
     n = inst.n
     hi = np.asarray(hi).copy()
     deadline = time.monotonic() + seconds
@@ -548,210 +263,3 @@ def lp_windows(
         cap = ub - int(np.ceil(value - 1e-6))
         hi[i] = max(min(hi[i], cap - int(inst.responses[i])), int(lo[i]))
     return hi
-
-
-#: Models with at least this many non-zeros are solved in a worker process (see solve_highs).
-ISOLATE_NONZEROS = 20_000
-
-
-def _worker_main() -> None:
-    """``python -m kvopt.exact.highs_matrix``: the HiGHS worker process.
-
-    Reads one pickled job from stdin, streams pickled ``("monitor", value,
-    bound)`` frames and one ``("result", RawResult)`` or ``("error", text)`` frame
-    on its original stdout (fd 1 itself is pointed at stderr so no solver output
-    can corrupt the stream); stdin reaching EOF means "stop".
-    """
-    import os
-    import pickle
-    import signal
-    import struct
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and tells us
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    inp = sys.stdin.buffer
-    (size,) = struct.unpack("<Q", inp.read(8))
-    job = pickle.loads(inp.read(size))
-    stop = threading.Event()
-
-    def watch():
-        inp.read(1)  # blocks until the parent closes stdin
-        stop.set()
-
-    threading.Thread(target=watch, daemon=True).start()
-    lock = threading.Lock()
-
-    def send(msg):
-        data = pickle.dumps(msg)
-        with lock:
-            out.write(struct.pack("<Q", len(data)) + data)
-            out.flush()
-
-    last = [None]
-
-    def monitor(value, bound):
-        if (value, bound) != last[0]:
-            last[0] = (value, bound)
-            send(("monitor", value, bound))
-
-    try:
-        memory, prompts, responses, arrivals = job["arrays"]
-        inst = Instance.from_arrays(memory, prompts, responses, arrivals)
-        res = _solve_highs_here(
-            inst,
-            job["objective"],
-            job["lo"],
-            job["hi"],
-            stop=stop,
-            monitor=monitor,
-            **job["kwargs"],
-        )
-        send(("result", res))
-    except BaseException as exc:  # noqa: BLE001 - sent to the parent
-        send(("error", f"{type(exc).__name__}: {exc}"))
-
-
-def solve_highs(
-    inst: Instance,
-    objective: str,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    *,
-    time_limit: float = 60.0,
-    stop: threading.Event | None = None,
-    monitor=None,
-    grace: float = 0.35,
-    isolate: bool | None = None,
-    **kwargs,
-) -> RawResult:
-    """Build and solve the time-indexed IP with HiGHS (the default IP path).
-
-    HiGHS does not poll for interrupts in every phase (on a large model its
-    presolve ran 20 s past a 2 s limit), and a thread cannot be killed.  So
-    models with ``≥ ISOLATE_NONZEROS`` non-zeros (or ``isolate=True``) are
-    solved in a worker process (``python -m kvopt.exact.highs_matrix``) that
-    is terminated if it does not stop within ``2·grace`` of being asked: the
-    time limit, ``stop`` and Ctrl-C are honoured within about a second and no
-    runaway solver keeps a core busy.  Small models run in this process.
-    Keyword arguments (``warm``, ``threads``, ``seed``, ``gap``, ``aggregate``,
-    ``cuts``, ``defaults`` — HiGHS's default gap tolerances, for the textbook
-    baseline) go to the model and the solver.
-    """
-    if isolate is None:
-        lo_, hi_ = np.asarray(lo), np.asarray(hi)
-        width = np.maximum(hi_ - lo_ + 1, 0)
-        isolate = int((width * inst.responses).sum()) >= ISOLATE_NONZEROS
-    if not isolate:
-        return _solve_highs_here(
-            inst, objective, lo, hi, time_limit=time_limit, stop=stop, monitor=monitor, **kwargs
-        )
-    import os
-    import pickle
-    import queue as queue_mod
-    import struct
-    import subprocess
-
-    job = {
-        "arrays": (inst.memory, inst.prompts.copy(), inst.responses.copy(), inst.arrivals.copy()),
-        "objective": objective,
-        "lo": np.asarray(lo),
-        "hi": np.asarray(hi),
-        "kwargs": dict(kwargs, time_limit=time_limit),
-    }
-    data = pickle.dumps(job)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kvopt.exact.highs_matrix"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        start_new_session=True,  # Ctrl-C reaches only us; we stop the worker
-        env=dict(os.environ),
-    )
-    proc.stdin.write(struct.pack("<Q", len(data)) + data)
-    proc.stdin.flush()
-    q: queue_mod.Queue = queue_mod.Queue()
-
-    def reader():
-        try:
-            while True:
-                head = proc.stdout.read(8)
-                if len(head) < 8:
-                    break
-                (size,) = struct.unpack("<Q", head)
-                q.put(pickle.loads(proc.stdout.read(size)))
-        finally:
-            q.put(None)
-
-    threading.Thread(target=reader, daemon=True).start()
-    deadline = time.monotonic() + time_limit + grace
-    kill_at = None
-    interrupted = False
-    result: RawResult | None = None
-    error = None
-    closed = False
-
-    def ask_stop():
-        nonlocal closed
-        if not closed:
-            closed = True
-            try:
-                proc.stdin.close()
-            except OSError:
-                pass
-
-    try:
-        while True:
-            try:
-                try:
-                    msg = q.get(timeout=0.05)
-                except queue_mod.Empty:
-                    msg = ()
-                if msg is None:  # the worker closed its stream
-                    break
-                if msg:
-                    if msg[0] == "monitor":
-                        if monitor is not None:
-                            monitor(msg[1], msg[2])
-                    elif msg[0] == "result":
-                        result = msg[1]
-                    else:
-                        error = msg[1]
-                    continue
-                now = time.monotonic()
-                if kill_at is None and (now > deadline or (stop is not None and stop.is_set())):
-                    ask_stop()
-                    kill_at = now + 2 * grace
-                if kill_at is not None and now > kill_at:
-                    break
-            except KeyboardInterrupt:
-                interrupted = True
-                ask_stop()
-                kill_at = time.monotonic() + 2 * grace
-    finally:
-        ask_stop()
-        if proc.poll() is None:
-            try:
-                proc.wait(0.2)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-    if error is not None:
-        raise SolverError(f"HiGHS worker failed: {error}")
-    if result is None:
-        if kill_at is None and proc.returncode not in (0, None):
-            raise SolverError(f"HiGHS worker exited with status {proc.returncode}")
-        return RawResult(
-            None,
-            None,
-            "Terminated (did not stop when asked)",
-            "highs",
-            highs_version(),
-            interrupted=interrupted,
-        )
-    if interrupted:
-        result.interrupted = True
-    return result
-
-
-if __name__ == "__main__":
-    _worker_main()

@@ -10,11 +10,14 @@ horizons, which is why the numpy → highspy path is the default.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from ..errors import SolverError
 from ..instance import Instance
+from .backend import NO_HOOKS, Hooks, Limits, Problem
 from .common import RawResult, stdout_to_stderr
 from .highs_matrix import DEFAULT_CUTS, job_groups
 
@@ -101,67 +104,68 @@ def build_pyomo(
     return m
 
 
-def solve_pyomo(
-    inst: Instance,
-    objective: str,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    *,
-    warm: np.ndarray | None = None,
-    time_limit: float = 60.0,
-    threads: int = 1,
-    seed: int = 0,
-    gap: float = 0.0,
-    cuts: tuple[int, ...] = DEFAULT_CUTS,
-) -> RawResult:
-    """Build with Pyomo and solve with HiGHS through ``pyomo.contrib.solver`` (no warm start)."""
-    import pyomo.environ as pyo
+@dataclass(frozen=True)
+class PyomoHighs:
+    """Build with Pyomo and solve with HiGHS through ``pyomo.contrib.solver``.
 
-    try:
-        from pyomo.contrib.solver.solvers.highs import Highs
-    except ImportError as exc:  # pragma: no cover - depends on the Pyomo version
-        raise SolverError(f"Pyomo's HiGHS interface is not available: {exc}") from None
-    t0 = time.monotonic()
-    m = build_pyomo(inst, objective, lo, hi, cuts=cuts)
-    build = time.monotonic() - t0
-    opt = Highs()
-    with stdout_to_stderr():
-        if not opt.available():
-            raise SolverError("HiGHS is not available to Pyomo (install highspy)")
-        version = ".".join(map(str, opt.version()))
-        res = opt.solve(
-            m,
-            tee=False,
-            load_solutions=False,
-            raise_exception_on_nonoptimal_result=False,
-            time_limit=max(time_limit - build, 0.01),
-            threads=int(threads),
-            solver_options={
-                "random_seed": int(seed),
-                "mip_rel_gap": float(gap),
-                "mip_abs_gap": 0.999 if gap == 0 else 1e-6,
-            },
+    Reads the problem's windows (no warm start, no ``ub``), the time limit,
+    threads, seed and gap, and no hooks (it cannot be stopped early and does
+    not race).  Model option: ``cuts`` (the rounded rows).
+    """
+
+    name: ClassVar[str] = "pyomo"
+
+    cuts: tuple[int, ...] = DEFAULT_CUTS
+
+    def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
+        import pyomo.environ as pyo
+
+        try:
+            from pyomo.contrib.solver.solvers.highs import Highs
+        except ImportError as exc:  # pragma: no cover - depends on the Pyomo version
+            raise SolverError(f"Pyomo's HiGHS interface is not available: {exc}") from None
+        t0 = time.monotonic()
+        inst = problem.instance
+        m = build_pyomo(inst, problem.objective, problem.lo, problem.hi, cuts=self.cuts)
+        build = time.monotonic() - t0
+        opt = Highs()
+        with stdout_to_stderr():
+            if not opt.available():
+                raise SolverError("HiGHS is not available to Pyomo (install highspy)")
+            version = ".".join(map(str, opt.version()))
+            res = opt.solve(
+                m,
+                tee=False,
+                load_solutions=False,
+                raise_exception_on_nonoptimal_result=False,
+                time_limit=max(limits.time_limit - build, 0.01),
+                threads=int(limits.threads),
+                solver_options={
+                    "random_seed": int(limits.seed),
+                    "mip_rel_gap": float(limits.gap),
+                    "mip_abs_gap": 0.999 if limits.gap == 0 else 1e-6,
+                },
+            )
+        native = res.termination_condition.name
+        starts = None
+        if res.incumbent_objective is not None:
+            res.solution_loader.load_vars()
+            starts = np.full(inst.n, -1, dtype=np.int64)
+            for g, jobs in enumerate(m._kvopt_groups):
+                ts = []
+                for gg, t in m.X:
+                    if gg == g:
+                        ts += [t] * int(round(pyo.value(m.x[gg, t])))
+                if len(ts) != len(jobs):
+                    raise SolverError("Pyomo solution does not start every job once")
+                starts[list(jobs)] = sorted(ts)
+        bound = res.objective_bound
+        return RawResult(
+            starts=starts,
+            bound=float(bound) if bound is not None and np.isfinite(bound) else None,
+            native_status=native,
+            solver="pyomo-highs",
+            solver_version=f"pyomo {pyo.__version__ if hasattr(pyo, '__version__') else ''} / highs {version}",
+            infeasible=PYOMO_STATUS.get(native) == "infeasible",
+            stats={"build_seconds": round(build, 3), "variables": len(m.X)},
         )
-    native = res.termination_condition.name
-    starts = None
-    if res.incumbent_objective is not None:
-        res.solution_loader.load_vars()
-        starts = np.full(inst.n, -1, dtype=np.int64)
-        for g, jobs in enumerate(m._kvopt_groups):
-            ts = []
-            for gg, t in m.X:
-                if gg == g:
-                    ts += [t] * int(round(pyo.value(m.x[gg, t])))
-            if len(ts) != len(jobs):
-                raise SolverError("Pyomo solution does not start every job once")
-            starts[list(jobs)] = sorted(ts)
-    bound = res.objective_bound
-    return RawResult(
-        starts=starts,
-        bound=float(bound) if bound is not None and np.isfinite(bound) else None,
-        native_status=native,
-        solver="pyomo-highs",
-        solver_version=f"pyomo {pyo.__version__ if hasattr(pyo, '__version__') else ''} / highs {version}",
-        infeasible=PYOMO_STATUS.get(native) == "infeasible",
-        stats={"build_seconds": round(build, 3), "variables": len(m.X)},
-    )

@@ -28,6 +28,12 @@ the race ends when one finishes or one's bound meets the other's
 incumbent), kept for comparison (``benchmarks/exact.py``).  ``bnb`` runs the
 branch and bound alone (no time split, no LP windows); ``highs``, ``cpsat``,
 ``pyomo`` one backend after the LP windows.
+Backends are looked up by name in :data:`kvopt.exact.registry.BACKENDS` and
+all take the same three frozen bundles (:mod:`kvopt.exact.backend`): the
+:class:`~kvopt.exact.backend.Problem` (instance, objective, windows, warm
+start and its value), the :class:`~kvopt.exact.backend.Limits` (time limit,
+threads, seed, gap, ``bound_focus``) and the :class:`~kvopt.exact.backend.Hooks`
+(stop event, monitor, outside incumbent) of the race.
 Every schedule passes :func:`kvopt.schedule.checked` before it is returned,
 and the status is ``optimal`` only when the proven bound meets it.
 """
@@ -38,12 +44,14 @@ import math
 import sys
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from ..errors import InputError, SolverError
 from ..instance import Instance
 from ..schedule import Schedule, check_schedule
+from .backend import NO_HOOKS, Hooks, Limits, Problem
 from .common import (
     BOUND_TOL,
     RawResult,
@@ -54,8 +62,10 @@ from .common import (
     value_of,
 )
 from .heuristic import heuristic_starts
+from .registry import BACKENDS
 
-SOLVERS = ("auto", "race", "highs", "cpsat", "bnb", "pyomo")
+#: ``solver=`` values: the two strategies, then the backends of the registry
+SOLVERS = ("auto", "race", *BACKENDS)
 
 #: ``auto`` takes the small-instance path (no LP windows; branch and bound) up to this many jobs
 SMALL_N = 12
@@ -94,77 +104,9 @@ def _check_args(objective, solver, time_limit, threads, gap) -> None:
         raise InputError(f"must be in [0, 1), got {gap!r}", source="gap")
 
 
-def _backend(
-    name: str,
-    inst,
-    objective,
-    lo,
-    hi,
-    warm,
-    ub,
-    time_limit,
-    threads,
-    seed,
-    gap,
-    stop,
-    monitor=None,
-    **extra,
-):
-    if name == "highs":
-        from .highs_matrix import solve_highs
-
-        return solve_highs(
-            inst,
-            objective,
-            lo,
-            hi,
-            warm=warm,
-            time_limit=time_limit,
-            threads=threads,
-            seed=seed,
-            gap=gap,
-            stop=stop,
-            monitor=monitor,
-        )
-    if name == "cpsat":
-        from .cpsat import solve_cpsat
-
-        return solve_cpsat(
-            inst,
-            objective,
-            lo,
-            hi,
-            warm=warm,
-            ub=ub,
-            time_limit=time_limit,
-            threads=threads,
-            seed=seed,
-            gap=gap,
-            stop=stop,
-            monitor=monitor,
-            **extra,  # bound_focus (auto beyond RACE_N jobs)
-        )
-    if name == "bnb":
-        from .bnb import solve_bnb
-
-        return solve_bnb(
-            inst, objective, lo, hi, warm=warm, ub=ub, time_limit=time_limit, stop=stop
-        )
-    if name == "pyomo":
-        from .pyomo_model import solve_pyomo
-
-        return solve_pyomo(
-            inst,
-            objective,
-            lo,
-            hi,
-            warm=warm,
-            time_limit=time_limit,
-            threads=threads,
-            seed=seed,
-            gap=gap,
-        )
-    raise AssertionError(name)
+def _run(name: str, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
+    """The backend ``name`` of :data:`~kvopt.exact.registry.BACKENDS` (looked up at call time)."""
+    return BACKENDS[name].solve(problem, limits, hooks)
 
 
 class _Shared:
@@ -192,13 +134,15 @@ class _Shared:
             )
 
 
-def _in_thread(out: dict, stop: threading.Event, name: str, *args) -> threading.Thread:
-    """A (not yet started) thread running ``_backend(name, *args)`` into ``out[name]``; an
+def _in_thread(
+    out: dict, stop: threading.Event, name: str, problem: Problem, limits: Limits, hooks: Hooks
+) -> threading.Thread:
+    """A (not yet started) thread running the backend ``name`` into ``out[name]``; an
     exception is stored there too (re-raised by the caller), and finishing sets ``stop``."""
 
     def run():
         try:
-            out[name] = _backend(name, *args)
+            out[name] = _run(name, problem, limits, hooks)
         except BaseException as exc:  # reported in the caller's thread
             out[name] = exc
         finally:
@@ -207,19 +151,19 @@ def _in_thread(out: dict, stop: threading.Event, name: str, *args) -> threading.
     return threading.Thread(target=run, daemon=True, name=f"kvopt-{name}")
 
 
-def _race(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) -> RawResult:
+def _race(problem: Problem, limits: Limits) -> RawResult:
     """HiGHS (1 thread) and CP-SAT (``threads − 1`` workers) in parallel; merge their findings.
 
     Both report incumbents and bounds as they go; the race ends when one
     finishes or when one's bound meets the other's incumbent.
     """
     stop = threading.Event()
-    shared = _Shared(ub, gap)
+    shared = _Shared(problem.ub, limits.gap)
     out: dict[str, RawResult | BaseException] = {}
-    common = (inst, objective, lo, hi, warm, ub, time_limit)
+    hooks = Hooks(stop=stop, monitor=shared.report)
     workers = [
-        _in_thread(out, stop, "highs", *common, 1, seed, gap, stop, shared.report),
-        _in_thread(out, stop, "cpsat", *common, threads - 1, seed, gap, stop, shared.report),
+        _in_thread(out, stop, "highs", problem, replace(limits, threads=1), hooks),
+        _in_thread(out, stop, "cpsat", problem, replace(limits, threads=limits.threads - 1), hooks),
     ]
     for w in workers:
         w.start()
@@ -236,10 +180,10 @@ def _race(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) -> 
     results = [r for r in out.values() if isinstance(r, RawResult)]
     if not results:
         raise next(r for r in out.values() if isinstance(r, BaseException))
-    return _merge(inst, objective, results, interrupted=interrupted)
+    return _merge(problem, results, interrupted=interrupted)
 
 
-def _small(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) -> RawResult:
+def _small(problem: Problem, limits: Limits) -> RawResult:
     """Small instances: the branch and bound of ``models/bnb.md``, raced against CP-SAT.
 
     With ``threads ≥ 2`` CP-SAT (``threads − 1`` workers) runs in a thread while
@@ -248,38 +192,28 @@ def _small(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) ->
     alone for ``BNB_ALONE`` of the time limit, then CP-SAT gets the rest,
     warm-started with the best schedule found.
     """
-    from .bnb import solve_bnb
-
     t0 = time.monotonic()
-    if threads < 2:
-        a = solve_bnb(inst, objective, lo, hi, warm=warm, ub=ub, time_limit=BNB_ALONE * time_limit)
+    inst, objective = problem.instance, problem.objective
+    if limits.threads < 2:
+        a = _run("bnb", problem, replace(limits, time_limit=BNB_ALONE * limits.time_limit))
         if a.native_status == "optimal" or a.native_status == "exhausted":
             a.solver = "auto(bnb)"
             return a
-        better = a.starts if a.starts is not None else warm
-        b = _backend(
+        better = a.starts if a.starts is not None else problem.warm
+        rest = max(limits.time_limit - (time.monotonic() - t0), 0.05)
+        b = _run(
             "cpsat",
-            inst,
-            objective,
-            lo,
-            hi,
-            better,
-            value_of(inst, better, objective),
-            max(time_limit - (time.monotonic() - t0), 0.05),
-            1,
-            seed,
-            gap,
-            None,
+            replace(problem, warm=better, ub=value_of(inst, better, objective)),
+            replace(limits, time_limit=rest, threads=1),
         )
-        return _merge(inst, objective, [a, b], interrupted=False)
+        return _merge(problem, [a, b], interrupted=False)
     stop = threading.Event()
-    shared = _Shared(ub, gap)
+    shared = _Shared(problem.ub, limits.gap)
     out: dict[str, RawResult | BaseException] = {}
-
+    cpsat_limits = replace(limits, threads=limits.threads - 1)
     worker = _in_thread(
-        out, stop, "cpsat", inst, objective, lo, hi, warm, ub, time_limit, threads - 1, seed,
-        gap, stop, shared.report,
-    )  # fmt: skip
+        out, stop, "cpsat", problem, cpsat_limits, Hooks(stop=stop, monitor=shared.report)
+    )
     launch_at = t0 + CPSAT_DELAY
 
     def outside():
@@ -291,17 +225,7 @@ def _small(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) ->
 
     interrupted = False
     try:
-        out["bnb"] = solve_bnb(
-            inst,
-            objective,
-            lo,
-            hi,
-            warm=warm,
-            ub=ub,
-            time_limit=time_limit,
-            stop=stop,
-            outside=outside,
-        )
+        out["bnb"] = _run("bnb", problem, limits, Hooks(stop=stop, outside=outside))
         if out["bnb"].native_status in ("optimal", "exhausted"):
             stop.set()
     except KeyboardInterrupt:
@@ -315,11 +239,12 @@ def _small(inst, objective, lo, hi, warm, ub, time_limit, threads, seed, gap) ->
     results = [r for r in out.values() if isinstance(r, RawResult)]
     if not results:
         raise next(r for r in out.values() if isinstance(r, BaseException))
-    return _merge(inst, objective, results, interrupted=interrupted)
+    return _merge(problem, results, interrupted=interrupted)
 
 
-def _merge(inst, objective, results, *, interrupted) -> RawResult:
+def _merge(problem: Problem, results: list[RawResult], *, interrupted: bool) -> RawResult:
     """The best schedule and the best bound of several backends' results."""
+    inst, objective = problem.instance, problem.objective
     best = None
     for r in results:
         if r.starts is not None and (
@@ -410,45 +335,27 @@ def solve(
         f"horizon={int((hi + instance.responses).max())}"
     )
     remaining = max(time_limit - (time.monotonic() - t0), 0.05)
+    problem = Problem(instance, objective, lo, hi, warm=warm, ub=ub)
+    limits = Limits(time_limit=remaining, threads=threads, seed=seed, gap=gap)
     if solver == "auto" and small and objective == "total":
-        raw = _small(instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap)
+        raw = _small(problem, limits)
     elif solver == "auto" and small:
         # makespan: the branch and bound's bound is weak there (models/bnb.md); CP-SAT alone
-        raw = _backend(
-            "cpsat", instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap, None
-        )
+        raw = _run("cpsat", problem, limits)
         raw.solver = "auto(cpsat)"
     elif (solver == "auto" and n <= RACE_N) or solver == "race":
         # medium instances (and solver="race", round 1's auto): HiGHS races CP-SAT
         raw = (
-            _race(instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap)
+            _race(problem, limits)
             if threads >= 2
-            else _backend(
-                "cpsat", instance, objective, lo, hi, warm, ub, remaining, 1, seed, gap, None
-            )
+            else _run("cpsat", problem, replace(limits, threads=1))
         )
     elif solver == "auto":
         # larger instances: CP-SAT, with two bound-moving full workers when given 2 threads
-        raw = _backend(
-            "cpsat",
-            instance,
-            objective,
-            lo,
-            hi,
-            warm,
-            ub,
-            remaining,
-            threads,
-            seed,
-            gap,
-            None,
-            bound_focus=True,
-        )
+        raw = _run("cpsat", problem, replace(limits, bound_focus=True))
         raw.solver = "auto(cpsat)"
     else:
-        raw = _backend(
-            solver, instance, objective, lo, hi, warm, ub, remaining, threads, seed, gap, None
-        )
+        raw = _run(solver, problem, limits)
     if raw.infeasible:
         raise SolverError(
             f"{raw.solver} reports the model infeasible although a schedule of value {ub} "

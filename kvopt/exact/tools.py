@@ -42,7 +42,8 @@ def export_model(
     if not (p.endswith(".mps") or p.endswith(".lp")):
         raise InputError(f"must end in .mps or .lp, got {p!r}", source="--export")
     from ..errors import SolverError
-    from .highs_matrix import build_matrix, to_highs
+    from .highs_glue import to_highs
+    from .highs_matrix import build_matrix
 
     ub = None
     if tightened and instance.n:

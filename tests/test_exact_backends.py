@@ -1,0 +1,173 @@
+"""The backend protocol of ``kvopt.exact``: what each route of ``solve()`` hands the backends.
+
+Fake backends replace the registry's entries and record the
+:class:`~kvopt.exact.backend.Problem`, :class:`~kvopt.exact.backend.Limits`
+and :class:`~kvopt.exact.backend.Hooks` they receive.  Round 2's bug —
+``auto`` beyond ``RACE_N`` jobs never gave CP-SAT its bound workers, because a
+positional ``_backend`` dropped ``bound_focus`` — fails
+:func:`test_auto_beyond_race_n_passes_every_limit`; the last test follows
+``bound_focus`` into the real CP-SAT's parameters.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from dataclasses import fields
+
+import pytest
+
+from kvopt.exact import SolveStatus, solve
+from kvopt.exact.backend import NO_HOOKS, Limits
+from kvopt.exact.common import RawResult, value_of
+from kvopt.exact.registry import BACKENDS
+from kvopt.instance import Instance
+
+solve_mod = importlib.import_module("kvopt.exact.solve")
+
+#: the knobs these tests expect; a new Limits field must be added here (and routed)
+KNOBS = {"time_limit", "threads", "seed", "gap", "bound_focus"}
+
+
+class Recorder:
+    """A backend that records its arguments and returns the warm start, without a bound."""
+
+    def __init__(self, name: str, calls: list):
+        self.name = name
+        self.calls = calls
+
+    def solve(self, problem, limits, hooks=NO_HOOKS):
+        self.calls.append((self.name, problem, limits, hooks))
+        return RawResult(problem.warm, None, "recorded", self.name, "fake")
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    out: list = []
+    for name in list(BACKENDS):
+        monkeypatch.setitem(BACKENDS, name, Recorder(name, out))
+    return out
+
+
+def jobs(n: int) -> Instance:
+    return Instance.from_arrays(4 * n, [1] * n, [1 + i % 3 for i in range(n)])
+
+
+def check_limits(limits: Limits, time_limit: float, **want) -> None:
+    """Every field of ``limits`` as expected: ``want`` names all but ``time_limit``."""
+    assert {f.name for f in fields(Limits)} == KNOBS
+    assert set(want) | {"time_limit"} == KNOBS
+    assert 0 < limits.time_limit <= time_limit
+    for key, value in want.items():
+        assert getattr(limits, key) == value, key
+
+
+def test_registry_names_the_solvers():
+    assert solve_mod.SOLVERS == ("auto", "race", "highs", "cpsat", "bnb", "pyomo")
+    for name, backend in BACKENDS.items():
+        assert backend.name == name and callable(backend.solve)
+
+
+def test_auto_beyond_race_n_passes_every_limit(calls):
+    inst = jobs(solve_mod.RACE_N + 1)
+    res = solve(inst, time_limit=5, threads=2, seed=7, gap=0.25)
+    assert [c[0] for c in calls] == ["cpsat"]
+    _, problem, limits, hooks = calls[0]
+    check_limits(limits, 5, threads=2, seed=7, gap=0.25, bound_focus=True)
+    assert problem.instance is inst and problem.objective == "total"
+    assert problem.ub == value_of(inst, problem.warm, "total")
+    assert hooks == NO_HOOKS
+    assert res.solver == "auto(cpsat)" and res.objective == problem.ub
+
+
+def test_race_splits_the_threads(calls):
+    inst = jobs(solve_mod.SMALL_N + 1)
+    assert inst.n <= solve_mod.RACE_N
+    solve(inst, time_limit=5, threads=3, seed=4, gap=0.1)
+    got = {c[0]: c for c in calls}
+    assert sorted(got) == ["cpsat", "highs"]
+    check_limits(got["highs"][2], 5, threads=1, seed=4, gap=0.1, bound_focus=False)
+    check_limits(got["cpsat"][2], 5, threads=2, seed=4, gap=0.1, bound_focus=False)
+    hooks = [got[k][3] for k in ("highs", "cpsat")]
+    assert hooks[0] is hooks[1]
+    assert isinstance(hooks[0].stop, threading.Event) and hooks[0].monitor is not None
+
+
+@pytest.mark.parametrize("solver", ["highs", "cpsat", "bnb", "pyomo"])
+def test_named_backend_gets_the_caller_limits(calls, solver):
+    inst = jobs(solve_mod.RACE_N + 1)
+    res = solve(inst, solver=solver, time_limit=5, threads=3, seed=9, gap=0.5, objective="makespan")
+    assert [c[0] for c in calls] == [solver]
+    _, problem, limits, hooks = calls[0]
+    check_limits(limits, 5, threads=3, seed=9, gap=0.5, bound_focus=False)
+    assert problem.objective == "makespan" and hooks == NO_HOOKS
+    assert res.solver == solver
+
+
+def test_small_path_one_thread_splits_the_time(calls):
+    inst = jobs(6)
+    solve(inst, time_limit=4, threads=1, seed=3, gap=0.2)
+    assert [c[0] for c in calls] == ["bnb", "cpsat"]
+    check_limits(
+        calls[0][2], solve_mod.BNB_ALONE * 4, threads=1, seed=3, gap=0.2, bound_focus=False
+    )
+    check_limits(calls[1][2], 4, threads=1, seed=3, gap=0.2, bound_focus=False)
+    assert calls[1][1].ub == value_of(inst, calls[1][1].warm, "total")
+
+
+def test_small_path_two_threads_races_cpsat(calls, monkeypatch):
+    """The branch and bound asks ``outside()`` after ``CPSAT_DELAY``: CP-SAT then starts."""
+
+    class SlowBnb(Recorder):
+        def solve(self, problem, limits, hooks=NO_HOOKS):
+            hooks.stop.wait(solve_mod.CPSAT_DELAY + 0.1)
+            assert hooks.outside() == problem.ub
+            return super().solve(problem, limits, hooks)
+
+    monkeypatch.setitem(BACKENDS, "bnb", SlowBnb("bnb", calls))
+    solve(jobs(6), time_limit=4, threads=2, seed=1, gap=0.0)
+    got = {c[0]: c for c in calls}
+    assert sorted(got) == ["bnb", "cpsat"]
+    check_limits(got["bnb"][2], 4, threads=2, seed=1, gap=0.0, bound_focus=False)
+    check_limits(got["cpsat"][2], 4, threads=1, seed=1, gap=0.0, bound_focus=False)
+    assert got["bnb"][3].stop is got["cpsat"][3].stop
+    assert got["cpsat"][3].monitor is not None and got["cpsat"][3].outside is None
+
+
+def test_auto_beyond_race_n_gives_cpsat_its_bound_workers(monkeypatch):
+    """``bound_focus`` reaches CP-SAT's parameters (two full bound workers, models/cpsat.md)."""
+    from ortools.sat.python import cp_model
+
+    from kvopt.exact.cpsat import BOUND_SUBSOLVERS
+
+    seen = []
+
+    class Solver(cp_model.CpSolver):
+        def solve(self, *args, **kw):
+            seen.append((self.parameters.num_full_subsolvers, list(self.parameters.subsolvers)))
+            return super().solve(*args, **kw)
+
+    monkeypatch.setattr(cp_model, "CpSolver", Solver)
+    res = solve(jobs(solve_mod.RACE_N + 1), time_limit=20, threads=2)
+    assert seen == [(2, list(BOUND_SUBSOLVERS))]
+    assert res.solver == "auto(cpsat)" and res.status is SolveStatus.OPTIMAL
+
+
+def test_highs_worker_process_agrees_with_this_process():
+    """``Highs(isolate=True)`` solves in ``python -m kvopt.exact.highs_worker``."""
+    from kvopt.exact.backend import Problem
+    from kvopt.exact.common import start_windows
+    from kvopt.exact.heuristic import heuristic_starts
+    from kvopt.exact.highs import Highs
+    from kvopt.generators import generate
+
+    inst = generate("random", 3, n=7, memory=40, max_response=6)
+    warm = heuristic_starts(inst, "total", seconds=0.0)
+    ub = value_of(inst, warm, "total")
+    lo, hi = start_windows(inst, "total", ub)
+    problem = Problem(inst, "total", lo, hi, warm, ub)
+    a = Highs(isolate=True).solve(problem, Limits(time_limit=30))
+    b = Highs(isolate=False).solve(problem, Limits(time_limit=30))
+    assert a.native_status == b.native_status == "Optimal"
+    assert value_of(inst, a.starts, "total") == value_of(inst, b.starts, "total")
+    assert a.stats["columns"] == b.stats["columns"]
