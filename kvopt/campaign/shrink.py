@@ -86,8 +86,8 @@ class _Judge:
                 if r < self.R and lb > 0 and alg / lb >= self.R:
                     self.solves += 1
                     ex = exact_opt(inst, rec.objective, self.time_limit, st)
-                    if ex["objective"] is not None and ex["objective"] < ub:
-                        r = alg / ex["objective"]
+                    if ex.objective is not None and ex.objective < ub:
+                        r = alg / ex.objective
         self.cache[key] = r
         return r
 
@@ -217,13 +217,13 @@ def shrink(
     ex = exact_opt(cur, record.objective, exact_time_limit, st)
     lb, _ = cheap_lb(cur, record.objective)
     status = "feasible"
-    if ex["starts"] is not None and ex["objective"] is not None and ex["objective"] <= ub:
+    if ex.starts is not None and ex.objective is not None and ex.objective <= ub:
         import numpy as np
 
-        st, ub, src_name = np.asarray(ex["starts"]), ex["objective"], "exact"
-    if ex["bound"] is not None:
-        lb = max(lb, ex["bound"])
-    if ex["status"] == "optimal":
+        st, ub, src_name = np.asarray(ex.starts), ex.objective, "exact"
+    if ex.bound is not None:
+        lb = max(lb, ex.bound)
+    if ex.optimal:
         status, lb = "optimal", ub
     cur = cur.replace(name=f"{record.policy}-shrunk", meta={"source": "kvopt shrink"})
     new = make_record(

@@ -13,8 +13,8 @@ error), 2 on bad input, 130 when interrupted.
 
 from __future__ import annotations
 
-from .search import _budget, _range, size_overrides
 from .common import emit_json, nonneg_int, positive_float, positive_int
+from .search import _budget, _range, size_overrides
 
 
 def add_parser(sub) -> None:
