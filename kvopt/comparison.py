@@ -25,7 +25,6 @@ solver check before returning).
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from .errors import InputError
 from .fileio import read_json
 from .instance import FORMAT as INSTANCE_FORMAT
 from .instance import Instance, load_instance
+from .logs import progress_logger
 from .schedule import Schedule, checked
 
 
@@ -390,11 +390,7 @@ def compare(
             items.append((p, p.name))
     for path in paths:
         items.append((load_instance(path), path))
-    say = None
-    if progress:
-
-        def say(msg: str) -> None:
-            print(f"[kvopt compare] {msg}", file=sys.stderr, flush=True)
+    say = progress_logger(__name__, True, "kvopt compare") if progress else None
 
     out = []
     for k, (inst, src) in enumerate(items):

@@ -20,12 +20,12 @@ exactly, whose ``found_by`` says it was shrunk from which record.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from collections.abc import Callable
 
 from ..errors import InputError, PolicyError
 from ..instance import Instance
+from ..logs import progress_logger
 from ..record import Record, load_record, make_record, save_record
 from ..schedule import Schedule
 from .evaluate import cheap_lb, cheap_ub, exact_opt, instance_key, value
@@ -159,11 +159,7 @@ def shrink(
         raise InputError(f"must be > 0, got {seconds!r}", source="--seconds")
     rule = _class_rule(record)
     judge = _Judge(record, float(min_ratio), exact_time_limit, rule)
-    say = (
-        (lambda m: print(f"[kvopt shrink] {m}", file=sys.stderr, flush=True))
-        if progress_enabled(progress)
-        else (lambda m: None)
-    )
+    say = progress_logger(__name__, progress_enabled(progress), "kvopt shrink")
     cur = record.instance
     if not judge.keeps(cur):
         r = judge.ratio(cur)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from ..campaign.log import LOG_NAME, read_log
 from ..campaign.types import CampaignResult, CompactInstance, Evaluation, StopReason
 from ..claim import Claim
+from ..logs import progress_logger
 from .effort import Effort
 
 
@@ -26,10 +26,7 @@ class Context:
         self.sizes = dict(sizes or {})
         self.seen: dict[tuple[str, str], dict[str, CompactInstance]] = {}
         self.exact_logs: list[Path] = []
-
-    def say(self, msg: str) -> None:
-        if self.show:
-            print(f"[kvopt validate] {msg}", file=sys.stderr, flush=True)
+        self.say = progress_logger("kvopt.validation", show, "kvopt validate")
 
     def campaign(
         self, claim: Claim, strategy: str, budget: int, seconds=None, **kw
