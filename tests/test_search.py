@@ -388,3 +388,17 @@ def test_bundled_worst_records_verify():
         assert rec.policy == name
         assert verify_record(rec) == [], name
         assert f"| `{name}` | {rec.ratio_certified:.4f} |" in table, name
+
+
+def test_campaign_folder_lock_is_exclusive(tmp_path):
+    from kvopt.campaign.lock import lock_file
+    from kvopt.errors import InputError
+
+    out = tmp_path / "locked"
+    out.mkdir()
+    held = lock_file(out / ".lock")
+    assert held is not None and lock_file(out / ".lock") is None
+    with pytest.raises(InputError, match="another kvopt search is running"):
+        run(tmp_path, "locked")
+    held.close()
+    assert run(tmp_path, "locked").evaluations == 16
