@@ -73,13 +73,12 @@ class Table(tuple):
                 return ", ".join(map(str, v))
             return "" if v is None else str(v)
 
-        cols = self.columns
-        widths = [max([len(c)] + [min(len(cell(r.get(c))), 60) for r in self]) for c in cols]
+        from .texttable import Column, render_table
+
+        cols = [Column(c, max_width=60) for c in self.columns]
+        rows = [[cell(r.get(c.header)) for c in cols] for r in self]
         lines = [self.title] if self.title else []
-        lines.append("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
-        for r in self:
-            lines.append("  ".join(cell(r.get(c))[:60].ljust(w) for c, w in zip(cols, widths)))
-        return "\n".join(lines)
+        return "\n".join([*lines, *render_table(cols, rows)])
 
 
 def load_instance(path: str | os.PathLike) -> Instance:

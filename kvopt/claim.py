@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
@@ -38,8 +39,21 @@ from .errors import InputError
 from .instance import Instance
 from .space import Space
 
-RATIO, PER_JOB, INVARIANT, BOUND, GROWTH = "ratio", "per-job", "invariant", "bound", "growth"
-KINDS = (RATIO, PER_JOB, INVARIANT, BOUND, GROWTH)
+
+class ClaimKind(StrEnum):
+    """What a claim states (see the module docstring); the value is its name in JSON."""
+
+    __repr__ = str.__repr__  # shows as its string, as before the enum
+
+    RATIO = "ratio"
+    PER_JOB = "per-job"
+    INVARIANT = "invariant"
+    BOUND = "bound"
+    GROWTH = "growth"
+
+
+RATIO, PER_JOB, INVARIANT, BOUND, GROWTH = ClaimKind
+KINDS = tuple(ClaimKind)
 
 
 def alpha(inst: Instance) -> Fraction:
@@ -64,7 +78,7 @@ class Claim:
     id: str
     statement: str
     source: str
-    kind: str
+    kind: ClaimKind
     klass: str
     space: Space | None
     policies: tuple[str, ...] = ()
@@ -77,7 +91,7 @@ class Claim:
     note: str = ""
 
     def __post_init__(self) -> None:
-        assert self.kind in KINDS, self.kind
+        object.__setattr__(self, "kind", ClaimKind(self.kind))
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
 
     @property
@@ -238,6 +252,7 @@ def claims_for_policy(policy: str) -> tuple[str, ...]:
 __all__ = [
     "CLAIMS",
     "KINDS",
+    "ClaimKind",
     "Claim",
     "alpha",
     "claims_for_policy",

@@ -37,6 +37,8 @@ These are the papers' statements for ``lam = 0.25`` and ``base = 2``
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -152,12 +154,26 @@ def _response_subset(inst: Instance, res, subsets: int = 6) -> dict[str, Any]:
     return {"score": float(score), "violation": violation, "subsets": len(subs)}
 
 
-CHECKS = {
-    "rect-per-job": _rect_per_job,
-    "rect-monotone": _rect_monotone,
-    "blackbox-per-job": _blackbox_per_job,
-    "route-per-job": _route_per_job,
-    "response-subset": _response_subset,
+@dataclass(frozen=True)
+class Check:
+    """The per-run check of a per-job or invariant claim, and what it needs from the run.
+
+    ``instrument`` says whether ``run`` reads the policy's instrumentation
+    (``simulate(..., instrument=True)``: Rect's queue states, BlackBoxMeta's
+    isolated runs); evaluations simulate with it exactly when the check asks.
+    """
+
+    run: Callable[[Instance, Any], dict[str, Any]]
+    instrument: bool = False
+
+
+#: The check of every per-job and invariant claim, by claim id.  Explicit on purpose: grep here.
+CHECKS: dict[str, Check] = {
+    "rect-per-job": Check(_rect_per_job),
+    "rect-monotone": Check(_rect_monotone, instrument=True),
+    "blackbox-per-job": Check(_blackbox_per_job, instrument=True),
+    "route-per-job": Check(_route_per_job),
+    "response-subset": Check(_response_subset),
 }
 
 
@@ -165,16 +181,16 @@ def claim_metrics(claim_id: str, inst: Instance, res) -> dict[str, Any]:
     """``score``/``violation`` (per-job and invariant claims) or ``bound`` (ratio claims)."""
     claim = CLAIMS[claim_id]
     if claim.kind in (PER_JOB, INVARIANT):
-        return CHECKS[claim_id](inst, res)
+        return CHECKS[claim_id].run(inst, res)
     if claim.kind == RATIO:
         return {"bound": claim.bound_for(inst)}
     return {}
 
 
 def needs_instrument(claim_id: str | None) -> bool:
-    """Whether the claim's check reads the policy's instrumentation (Rect's queue states,
-    BlackBoxMeta's isolated runs)."""
-    return claim_id in ("rect-monotone", "blackbox-per-job")
+    """Whether the claim's check reads the policy's instrumentation (its :class:`Check` says)."""
+    check = CHECKS.get(claim_id) if claim_id else None
+    return check is not None and check.instrument
 
 
-__all__ = ["CHECKS", "claim_metrics", "needs_instrument"]
+__all__ = ["CHECKS", "Check", "claim_metrics", "needs_instrument"]

@@ -25,7 +25,6 @@ solver check before returning).
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +35,9 @@ from .errors import InputError
 from .fileio import read_json
 from .instance import FORMAT as INSTANCE_FORMAT
 from .instance import Instance, load_instance
+from .logs import progress_logger
 from .schedule import Schedule, checked
+from .texttable import Column, render_table
 
 
 @dataclass(frozen=True)
@@ -367,11 +368,7 @@ def compare(
             items.append((p, p.name))
     for path in paths:
         items.append((load_instance(path), path))
-    say = None
-    if progress:
-
-        def say(msg: str) -> None:
-            print(f"[kvopt compare] {msg}", file=sys.stderr, flush=True)
+    say = progress_logger(__name__, True, "kvopt compare") if progress else None
 
     out = []
     for k, (inst, src) in enumerate(items):
@@ -422,26 +419,24 @@ def format_table(ic: InstanceComparison) -> str:
             )
     certified = ic.opt is not None
     w = max([18, *(len(r.policy) for r in ic.rows)])
-    head = f"  {'policy':<{w}} {'total':>9} {'makespan':>9} {'kills':>6} {'/LB':>8}"
+    cols = [Column("policy", "<", w), Column("total", ">", 9), Column("makespan", ">", 9),
+            Column("kills", ">", 6), Column("/LB", ">", 8)]  # fmt: skip
     if ic.exact is not None:
-        head += f" {'/Opt':>17}"
-    lines.append(head)
-    lines.append("  " + "-" * (len(head) - 2))
+        cols.append(Column("/Opt", ">", 17))
+    rows = []
     for r in ic.rows:
         if not r.applicable:
-            lines.append(f"  {r.policy:<{w}} not applicable: {r.reason}")
+            rows.append([r.policy, f"not applicable: {r.reason}"])
             continue
-        line = (
-            f"  {r.policy:<{w}} {r.total_completion:>9} {r.makespan:>9} {r.kills:>6} "
-            f"{_fmt_ratio(r.ratio_lb):>8}"
-        )
+        row = [r.policy, str(r.total_completion), str(r.makespan), str(r.kills),
+               _fmt_ratio(r.ratio_lb)]  # fmt: skip
         if ic.exact is not None:
             if certified:
-                line += f" {_fmt_ratio(r.ratio_opt):>17}"
+                row.append(_fmt_ratio(r.ratio_opt))
             else:
-                iv = f"[{_fmt_ratio(r.ratio_ub)}, {_fmt_ratio(r.ratio_optimistic)}]"
-                line += f" {iv:>17}"
-        lines.append(line)
+                row.append(f"[{_fmt_ratio(r.ratio_ub)}, {_fmt_ratio(r.ratio_optimistic)}]")
+        rows.append(row)
+    lines += render_table(cols, rows, indent="  ", sep=" ", rule="line")
     return "\n".join(lines)
 
 
@@ -449,12 +444,11 @@ def format_summary(cmp: Comparison) -> str:
     s = cmp.summary()
     lines = [f"summary over {len(cmp.instances)} instances (ratio to Opt where certified, else LB)"]
     w = max([18, *(len(p) for p in s)])
-    lines.append(f"  {'policy':<{w}} {'runs':>5} {'n/a':>5} {'mean':>8} {'max':>8}")
-    for p, d in s.items():
-        lines.append(
-            f"  {p:<{w}} {d['instances']:>5} {d['not_applicable']:>5} "
-            f"{_fmt_ratio(d['mean_ratio']):>8} {_fmt_ratio(d['max_ratio']):>8}"
-        )
+    cols = [Column("policy", "<", w), Column("runs", ">", 5), Column("n/a", ">", 5),
+            Column("mean", ">", 8), Column("max", ">", 8)]  # fmt: skip
+    rows = [[p, str(d["instances"]), str(d["not_applicable"]), _fmt_ratio(d["mean_ratio"]),
+             _fmt_ratio(d["max_ratio"])] for p, d in s.items()]  # fmt: skip
+    lines += render_table(cols, rows, indent="  ", sep=" ")
     return "\n".join(lines)
 
 

@@ -20,7 +20,17 @@ from __future__ import annotations
 LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
     0: (
         "model",
-        ("errors", "fileio", "params", "instance", "schedule", "space", "_version"),
+        (
+            "errors",
+            "fileio",
+            "logs",
+            "texttable",
+            "params",
+            "instance",
+            "schedule",
+            "space",
+            "_version",
+        ),
     ),
     1: (
         "bounds, solvers, engine",

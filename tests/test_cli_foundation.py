@@ -124,3 +124,24 @@ def test_demo_bundled_instances_reproducible(cli, tmp_path):
     assert comps["random/mixed-n10.json"]["exact"]["status"] == "optimal"
     assert d["worst"]["ratio_opt"] >= 1.0
     assert (tmp_path / "worst-vs-opt.png").stat().st_size > 10_000
+
+
+def test_text_table_renderer():
+    from kvopt.texttable import Column, render_table
+
+    cols = [Column("name"), Column("n", ">"), Column("note", max_width=4)]
+    assert render_table(cols, [["ab", "7", "longer"], ["c", "12", "x"]], rule="columns") == [
+        "name   n  note",
+        "----  --  ----",
+        "ab     7  long",
+        "c     12  x   ",
+    ]
+    fixed = [Column("policy", "<", 8), Column("total", ">", 6), Column("kills", ">", 5)]
+    lines = render_table(fixed, [["fcfs", "12", "0"], ["rect", "not applicable: x"]],
+                         indent="  ", sep=" ", rule="line")  # fmt: skip
+    assert lines == [
+        "  policy    total kills",
+        "  " + "-" * 21,
+        "  fcfs         12     0",
+        "  rect     not applicable: x",
+    ]

@@ -102,9 +102,42 @@ def test_resume_replays_without_repeating(tmp_path):
         read_log(tmp_path / "two" / "evaluations.jsonl"),
     )
     assert sorted(a) == sorted(b) == list(range(40))
-    assert all(a[k]["key"] == b[k]["key"] for k in a)
+    assert all(a[k].key == b[k].key for k in a)
     assert one.best.ratio_certified == rest.best.ratio_certified
     assert one.best.evaluation == rest.best.evaluation
+
+
+OLD_CAMPAIGN = os.path.join(os.path.dirname(__file__), "data", "oldcampaign")
+
+
+def test_campaign_folder_of_the_old_format_resumes(tmp_path):
+    """A folder written before the typed records (kvopt 0.2.0, ``kvopt search --policy fcfs
+    --budget 8 --seed 1``) resumes: nothing is re-evaluated, its lines stay byte for byte, new
+    lines have the same keys in the same order, and the best find is the old one."""
+    import shutil
+
+    from kvopt.campaign import Evaluation, ExactStatus, OptStatus
+
+    out = tmp_path / "old"
+    shutil.copytree(OLD_CAMPAIGN, out)
+    old_lines = (out / "evaluations.jsonl").read_text().splitlines()
+    old_best = json.loads((out / "best.json").read_text())
+    log = read_log(out / "evaluations.jsonl")
+    assert sorted(log) == list(range(8)) and all(isinstance(r, Evaluation) for r in log.values())
+    assert {r.exact for r in log.values()} <= set(ExactStatus)
+    assert all(r.opt_status in (OptStatus.OPTIMAL, OptStatus.FEASIBLE) for r in log.values())
+    same = search("fcfs", budget=8, seed=1, out=out, progress=False)
+    assert same.evaluations == 8 and same.new_evaluations == 0
+    assert same.best.evaluation == old_best["found_by"]["evaluation"]
+    assert same.best.ratio_certified == old_best["ratio_certified"]
+    more = search("fcfs", budget=16, seed=1, out=out, progress=False)
+    assert more.evaluations == 16 and more.new_evaluations == 8
+    lines = (out / "evaluations.jsonl").read_text().splitlines()
+    assert lines[:8] == old_lines
+    fresh = [json.loads(line) for line in lines[8:]]
+    plain = [d for d in fresh if "reused_from" not in d]
+    assert plain and all(list(d) == list(json.loads(old_lines[0])) for d in plain)
+    assert more.best.ratio_certified >= same.best.ratio_certified
 
 
 def test_changed_options_are_refused(tmp_path):
@@ -163,11 +196,9 @@ def test_serial_workers_and_dask_find_the_same_record(tmp_path):
     assert _best(serial) == _best(pool) == _best(dask)
     logs = [read_log(tmp_path / d / "evaluations.jsonl") for d in ("serial", "pool", "dask")]
     for k in logs[0]:
-        assert logs[0][k]["key"] == logs[1][k]["key"] == logs[2][k]["key"]
+        assert logs[0][k].key == logs[1][k].key == logs[2][k].key
         assert (
-            logs[0][k]["ratio_certified"]
-            == logs[1][k]["ratio_certified"]
-            == logs[2][k]["ratio_certified"]
+            logs[0][k].ratio_certified == logs[1][k].ratio_certified == logs[2][k].ratio_certified
         )
 
 
@@ -184,15 +215,15 @@ def test_strategies_stay_in_class_and_are_seeded(tmp_path, strategy):
         read_log(tmp_path / "a" / "evaluations.jsonl"),
         read_log(tmp_path / "b" / "evaluations.jsonl"),
     )
-    assert [la[k]["key"] for k in sorted(la)] == [lb[k]["key"] for k in sorted(lb)]
+    assert [la[k].key for k in sorted(la)] == [lb[k].key for k in sorted(lb)]
     from kvopt.policy import get_policy
 
     spec = get_policy("rect")
     for rec in la.values():
-        inst = Instance.from_arrays(rec["instance"]["memory"], rec["instance"]["prompts"],
-                                    rec["instance"]["responses"])  # fmt: skip
+        inst = Instance.from_arrays(rec.instance.memory, rec.instance.prompts,
+                                    rec.instance.responses)  # fmt: skip
         assert spec.check(inst, spec.resolve_params({})) is None
-        assert "error" not in rec
+        assert rec.error is None
     assert a.best.ratio_certified == b.best.ratio_certified >= 1.0
 
 
@@ -200,9 +231,9 @@ def test_family_strategy_reports_growth(tmp_path):
     res = run(tmp_path, strategy="family", family="prop1", family_params={"L": [2, 3, 4], "case": 1},
               policy="greedy-area", budget=None, space=None)  # fmt: skip
     assert res.stopped == "exhausted" and res.evaluations == 3
-    growth = res.summary["growth"]
-    assert growth and growth[0]["param"] == "L"
-    pts = growth[0]["fits"][0]["points"]
+    growth = res.summary.growth
+    assert growth and growth[0].param == "L"
+    pts = growth[0].fits[0].points
     assert [p[0] for p in pts] == [2, 3, 4]
 
 
@@ -357,3 +388,17 @@ def test_bundled_worst_records_verify():
         assert rec.policy == name
         assert verify_record(rec) == [], name
         assert f"| `{name}` | {rec.ratio_certified:.4f} |" in table, name
+
+
+def test_campaign_folder_lock_is_exclusive(tmp_path):
+    from kvopt.campaign.lock import lock_file
+    from kvopt.errors import InputError
+
+    out = tmp_path / "locked"
+    out.mkdir()
+    held = lock_file(out / ".lock")
+    assert held is not None and lock_file(out / ".lock") is None
+    with pytest.raises(InputError, match="another kvopt search is running"):
+        run(tmp_path, "locked")
+    held.close()
+    assert run(tmp_path, "locked").evaluations == 16

@@ -154,3 +154,48 @@ def test_constant_free_claim_keeps_every_instance(tmp_path):
     assert set(c.data) >= {"scaling", "distribution"}
     assert len(c.data["distribution"]["ratio_certified"]) == c.instances
     assert max(c.data["distribution"]["ratio_certified"]) == pytest.approx(c.worst_certified_ratio)
+
+
+def test_every_claim_has_a_procedure_and_per_job_checks_declare_instrumentation():
+    from kvopt.claim import GROWTH, INVARIANT, KINDS, PER_JOB
+    from kvopt.claimchecks import CHECKS, Check, needs_instrument
+    from kvopt.validation.growth import GROWTH_EXPERIMENTS
+    from kvopt.validation.procedures import PROCEDURES, procedure_for
+
+    assert set(PROCEDURES) == set(KINDS)
+    for c in CLAIMS.values():
+        procedure_for(c)  # raises when the claim cannot be validated
+        if c.kind in (PER_JOB, INVARIANT):
+            assert isinstance(CHECKS[c.id], Check)
+        if c.kind == GROWTH:
+            assert c.id in GROWTH_EXPERIMENTS
+    assert needs_instrument("rect-monotone") and needs_instrument("blackbox-per-job")
+    assert not needs_instrument("rect-per-job") and not needs_instrument("rect-large")
+    assert not needs_instrument(None)
+
+
+def test_unknown_growth_claim_is_an_error_not_another_experiment(tmp_path, monkeypatch):
+    from kvopt.claim import GROWTH
+
+    fake = replace(CLAIMS["single-priority"], id="third-growth")
+    monkeypatch.setitem(claims_mod.CLAIMS, fake.id, fake)
+    assert fake.kind == GROWTH
+    with pytest.raises(LookupError, match="third-growth.*GROWTH_EXPERIMENTS"):
+        validate([fake.id], out=tmp_path / "v", progress=False, effort=SMOKE)
+    assert not (tmp_path / "v" / "validation.json").exists()
+
+
+def test_per_job_check_without_its_instrumentation_flag_sees_no_states(monkeypatch):
+    """The instrumentation an evaluation asks for comes from the check's declaration."""
+    from kvopt.campaign.evaluate import evaluate
+    from kvopt.campaign.types import CompactInstance, EvalTask
+    from kvopt.claimchecks import CHECKS
+
+    inst = Instance.from_arrays(16, [5, 6, 5], [3, 2, 4])
+    task = EvalTask(index=0, batch=0, instance=CompactInstance.of(inst), origin="t",
+                    policy="rect", params={}, policy_seed=None, objective="total",
+                    threshold=0.0, exact_time_limit=5.0, claim="rect-monotone")  # fmt: skip
+    with_states = evaluate(task)
+    monkeypatch.setitem(CHECKS, "rect-monotone", replace(CHECKS["rect-monotone"], instrument=False))
+    without = evaluate(task)
+    assert with_states.score > 0 and without.score == 0

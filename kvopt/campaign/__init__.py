@@ -19,8 +19,20 @@ from typing import Any
 
 from ..errors import InputError
 from ..space import Space
-from .runner import Best, CampaignResult, read_history, read_log, record_from_log, run_campaign
+from .log import read_history, read_log
+from .runner import record_from_log, run_campaign
 from .strategies import STRATEGIES, SearchContext, make_strategy
+from .types import (
+    Best,
+    CampaignHeader,
+    CampaignResult,
+    Evaluation,
+    ExactResult,
+    ExactStatus,
+    OptStatus,
+    Outcome,
+    StopReason,
+)
 
 OBJECTIVES = ("total", "makespan", "latency")
 
@@ -186,31 +198,31 @@ def search(
         from .strategies import probe
 
         probe(ctx)
-    header = {
-        "policy": spec.name,
-        "params": {k: resolved[k] for k in sorted(given)} if given else {},
-        "strategy": strategy,
-        "options": dict(options or {}),
-        "family": family,
-        "family_params": fam_params,
-        "space": sp.to_dict() if family is None or strategy in ("anneal",) else None,
-        "claim": cl.id if cl else None,
-        "objective": objective,
-        "seed": seed,
-        "policy_seed": seed if spec.seeded else None,
-        "batch": batch,
-        "exact_time_limit": float(exact_time_limit),
-    }
+    header = CampaignHeader(
+        policy=spec.name,
+        params={k: resolved[k] for k in sorted(given)} if given else {},
+        strategy=strategy,
+        options=dict(options or {}),
+        family=family,
+        family_params=fam_params,
+        space=sp.to_dict() if family is None or strategy in ("anneal",) else None,
+        claim=cl.id if cl else None,
+        objective=objective,
+        seed=seed,
+        policy_seed=seed if spec.seeded else None,
+        batch=batch,
+        exact_time_limit=float(exact_time_limit),
+    )
 
-    def make(rec, where):
+    def make(rec: Evaluation, path: Path):
         from ..record import save_record
 
         meta = None
         if cl is not None:
-            b = cl.bound_for(record_instance(rec))
+            b = cl.bound_for(rec.to_instance())
             meta = {"claim": cl.id, "bound": b, "bound_text": cl.bound_text()}
         record = record_from_log(header, rec, meta=meta)
-        save_record(record, where["path"])
+        save_record(record, path)
         return record
 
     from .runner import progress_enabled
@@ -231,17 +243,18 @@ def search(
     )
 
 
-def record_instance(rec):
-    from .evaluate import expand_instance
-
-    return expand_instance(rec["instance"])
-
-
 from .shrink import shrink  # noqa: E402  (shrink uses search's evaluation pieces)
 
 __all__ = [
     "Best",
+    "CampaignHeader",
     "CampaignResult",
+    "Evaluation",
+    "ExactResult",
+    "ExactStatus",
+    "OptStatus",
+    "Outcome",
+    "StopReason",
     "OBJECTIVES",
     "STRATEGIES",
     "read_history",

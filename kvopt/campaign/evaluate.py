@@ -1,8 +1,8 @@
 """One evaluation of the adversarial search: screen cheaply, then certify (SPEC §8).
 
-:func:`evaluate` takes a plain-dict task (so it pickles to worker processes
-and Dask workers) and returns a plain-dict result, one line of
-``evaluations.jsonl``:
+:func:`evaluate` takes an :class:`~kvopt.campaign.types.EvalTask` (it pickles
+to worker processes and Dask workers) and returns an
+:class:`~kvopt.campaign.types.Evaluation`, one line of ``evaluations.jsonl``:
 
 1. simulate the policy → ``alg`` (the engine checks the schedule);
 2. cheap lower bound ``LB`` (area / processing bounds of SPEC §2, or the
@@ -38,9 +38,11 @@ as for ``total``; its bounds are the total-completion bounds minus ``Σ a_i``.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -50,6 +52,15 @@ from ..claimchecks import claim_metrics, needs_instrument
 from ..errors import InputError, PolicyError
 from ..instance import Instance
 from ..schedule import Schedule, check_schedule
+from .types import (
+    CompactInstance,
+    EvalTask,
+    Evaluation,
+    ExactResult,
+    ExactStatus,
+    OptStatus,
+    Screen,
+)
 
 #: Clairvoyant kill-free policies whose schedules give the cheap upper bound.
 UB_POLICIES = (("greedy-area", {"backfill": True}), ("mcsf", {}), ("svf", {}))
@@ -69,22 +80,16 @@ def canonical(inst: Instance) -> tuple[str, np.ndarray]:
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:20], order
 
 
-def compact_instance(inst: Instance) -> dict[str, Any]:
+def compact_instance(inst: Instance) -> CompactInstance:
     """The instance as three lists (what a log line stores)."""
-    d: dict[str, Any] = {
-        "memory": inst.memory,
-        "prompts": inst.prompts.tolist(),
-        "responses": inst.responses.tolist(),
-    }
-    if inst.has_arrivals:
-        d["arrivals"] = inst.arrivals.tolist()
-    return d
+    return CompactInstance.of(inst)
 
 
-def expand_instance(d: dict[str, Any], name: str = "") -> Instance:
-    return Instance.from_arrays(
-        d["memory"], d["prompts"], d["responses"], d.get("arrivals"), name=name
-    )
+def expand_instance(d: CompactInstance | Mapping[str, Any], name: str = "") -> Instance:
+    """The instance of a compact one (or of its JSON form)."""
+    if not isinstance(d, CompactInstance):
+        d = CompactInstance.from_dict(d)
+    return d.expand(name=name)
 
 
 def value(inst: Instance, starts: np.ndarray, objective: str) -> int:
@@ -143,9 +148,7 @@ def cheap_ub(inst: Instance, objective: str) -> tuple[np.ndarray, int, str]:
     return best
 
 
-def exact_opt(
-    inst: Instance, objective: str, time_limit: float, warm: np.ndarray
-) -> dict[str, Any]:
+def exact_opt(inst: Instance, objective: str, time_limit: float, warm: np.ndarray) -> ExactResult:
     """Exact solve (one thread) → ``status``, ``objective``, ``bound``, ``starts``, ``seconds``."""
     from ..exact import solve
 
@@ -168,17 +171,17 @@ def exact_opt(
         for a in res.schedule.attempts:
             if a.completed:
                 starts[a.job] = a.start
-    return {
-        "status": res.status.value,
-        "objective": None if res.objective is None else int(res.objective) - shift,
-        "bound": None if res.bound is None else int(res.bound) - shift,
-        "starts": None if starts is None else starts.tolist(),
-        "seconds": round(time.perf_counter() - t0, 4),
-        "solver": res.solver,
-    }
+    return ExactResult(
+        status=res.status.value,
+        objective=None if res.objective is None else int(res.objective) - shift,
+        bound=None if res.bound is None else int(res.bound) - shift,
+        starts=None if starts is None else tuple(starts.tolist()),
+        seconds=round(time.perf_counter() - t0, 4),
+        solver=res.solver,
+    )
 
 
-def evaluate(task: dict[str, Any]) -> dict[str, Any]:
+def evaluate(task: EvalTask) -> Evaluation:
     """Evaluate one candidate (see the module docstring); never raises for a policy failure.
 
     A :class:`~kvopt.errors.PolicyError` (the policy broke the model) is a
@@ -187,80 +190,76 @@ def evaluate(task: dict[str, Any]) -> dict[str, Any]:
     from ..simulation import simulate
 
     t0 = time.perf_counter()
-    inst = expand_instance(task["instance"], name=f"eval-{task['index']}")
-    objective = task["objective"]
+    inst = task.instance.expand(name=f"eval-{task.index}")
+    objective = task.objective
     key = instance_key(inst)
     ckey, order = canonical(inst)
-    out: dict[str, Any] = {
-        "index": task["index"],
-        "batch": task["batch"],
-        "key": key,
-        "n": inst.n,
-        "memory": inst.memory,
-        "instance": task["instance"],
-        "origin": task.get("origin", ""),
-    }
-    claim_id = task.get("claim")
+    head = dict(index=task.index, batch=task.batch, key=key, n=inst.n, memory=inst.memory,
+                instance=task.instance, origin=task.origin)  # fmt: skip
+    claim_id = task.claim
     try:
         res = simulate(
             inst,
-            task["policy"],
-            params=task["params"] or None,
-            seed=task["policy_seed"],
+            task.policy,
+            params=task.params or None,
+            seed=task.policy_seed,
             instrument=needs_instrument(claim_id),
         )
         metrics = claim_metrics(claim_id, inst, res) if claim_id else {}
     except PolicyError as err:
-        out.update(error=f"PolicyError: {err}", seconds=round(time.perf_counter() - t0, 4))
-        return out
+        return Evaluation(**head, error=f"PolicyError: {err}",
+                          seconds=round(time.perf_counter() - t0, 4))  # fmt: skip
     per_job = "score" in metrics  # per-job / invariant claims: the score needs no Opt
     bound = metrics.get("bound")
     scale = bound if (bound is not None and 0 < bound < float("inf")) else 1.0
     alg = _objective_of(inst, res.completion_times, objective)
     lb, lb_name = cheap_lb(inst, objective)
     ub_starts, ub, ub_source = cheap_ub(inst, objective)
-    exact = "skipped"
-    opt_status = "feasible"
+    exact = ExactStatus.SKIPPED
+    opt_status = OptStatus.FEASIBLE
     exact_seconds = 0.0
     screen_lb = _ratio(alg, lb)
-    screen = {"ratio_lb": screen_lb, "ratio_ub": _ratio(alg, ub)}
-    cached = task.get("cached")
-    could_beat = screen_lb / scale > task["threshold"]
+    screen = Screen(ratio_lb=screen_lb, ratio_ub=_ratio(alg, ub))
+    cached = task.cached
+    could_beat = screen_lb / scale > task.threshold
     if cached is None and not per_job and could_beat and inst.n > 0:
-        cached = exact_opt(inst, objective, task["exact_time_limit"], ub_starts)
-        cached["key"] = ckey
+        cached = exact_opt(inst, objective, task.exact_time_limit, ub_starts)
         # store in canonical job order, so any permutation of these jobs can reuse it
-        if cached["starts"] is not None:
-            cached["starts"] = [cached["starts"][i] for i in order.tolist()]
-        exact = "solved"
-        exact_seconds = cached["seconds"]
+        starts = cached.starts
+        if starts is not None:
+            starts = tuple(starts[i] for i in order.tolist())
+        cached = dataclasses.replace(cached, key=ckey, starts=starts)
+        exact = ExactStatus.SOLVED
+        exact_seconds = cached.seconds
     elif cached is not None:
-        exact = "cached"
+        exact = ExactStatus.CACHED
     if cached is None and lb >= ub:  # the cheap bounds meet: ub is optimal, no solver needed
-        opt_status, lb, lb_name = "optimal", ub, f"{lb_name} (= ub)"
+        opt_status, lb, lb_name = OptStatus.OPTIMAL, ub, f"{lb_name} (= ub)"
     if cached is not None:
-        if cached["starts"] is not None:
+        if cached.starts is not None:
             st = np.zeros(inst.n, dtype=np.int64)
-            st[order] = np.asarray(cached["starts"], dtype=np.int64)
+            st[order] = np.asarray(cached.starts, dtype=np.int64)
             v = value(inst, st, objective)
             if v < ub:
                 ub_starts, ub, ub_source = st, v, "exact"
-        if cached["bound"] is not None and cached["bound"] > lb:
-            lb, lb_name = int(cached["bound"]), "exact bound"
-        if cached["status"] == "optimal":
-            opt_status = "optimal"
+        if cached.bound is not None and cached.bound > lb:
+            lb, lb_name = int(cached.bound), "exact bound"
+        if cached.optimal:
+            opt_status = OptStatus.OPTIMAL
             lb, lb_name = ub, "exact (optimal)"
     if lb > ub:  # cannot happen for correct bounds; never report an inconsistent pair
         raise AssertionError(f"lower bound {lb} ({lb_name}) exceeds a schedule of value {ub}")
     b = lower_bounds(inst)
     ratio_certified = _ratio(alg, ub)
+    claim_fields: dict[str, Any] = {}
     if per_job:
-        out.update(score=metrics["score"], violation=metrics.get("violation"))
+        claim_fields = dict(score=metrics["score"], violation=metrics.get("violation"))
     elif claim_id:
-        out.update(
-            bound=bound, score=ratio_certified / scale, score_optimistic=_ratio(alg, lb) / scale
-        )
-    out.update(
+        claim_fields = dict(bound=bound, score=ratio_certified / scale,
+                            score_optimistic=_ratio(alg, lb) / scale)  # fmt: skip
+    return Evaluation(
+        **head,
+        **claim_fields,
         area=b.area,
         alg=alg,
         lb=int(lb),
@@ -273,12 +272,11 @@ def evaluate(task: dict[str, Any]) -> dict[str, Any]:
         ratio_optimistic=_ratio(alg, lb),
         screen=screen,
         kills=res.stats.kills,
-        ub_starts=[int(x) for x in ub_starts],
-        exact_result=cached if exact == "solved" else None,
+        ub_starts=tuple(int(x) for x in ub_starts),
+        exact_result=cached if exact == ExactStatus.SOLVED else None,
         exact_seconds=exact_seconds,
         seconds=round(time.perf_counter() - t0, 4),
     )
-    return out
 
 
 def _objective_of(inst: Instance, completion_times, objective: str) -> int:

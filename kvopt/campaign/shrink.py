@@ -20,12 +20,12 @@ exactly, whose ``found_by`` says it was shrunk from which record.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from collections.abc import Callable
 
 from ..errors import InputError, PolicyError
 from ..instance import Instance
+from ..logs import progress_logger
 from ..record import Record, load_record, make_record, save_record
 from ..schedule import Schedule
 from .evaluate import cheap_lb, cheap_ub, exact_opt, instance_key, value
@@ -86,8 +86,8 @@ class _Judge:
                 if r < self.R and lb > 0 and alg / lb >= self.R:
                     self.solves += 1
                     ex = exact_opt(inst, rec.objective, self.time_limit, st)
-                    if ex["objective"] is not None and ex["objective"] < ub:
-                        r = alg / ex["objective"]
+                    if ex.objective is not None and ex.objective < ub:
+                        r = alg / ex.objective
         self.cache[key] = r
         return r
 
@@ -159,11 +159,7 @@ def shrink(
         raise InputError(f"must be > 0, got {seconds!r}", source="--seconds")
     rule = _class_rule(record)
     judge = _Judge(record, float(min_ratio), exact_time_limit, rule)
-    say = (
-        (lambda m: print(f"[kvopt shrink] {m}", file=sys.stderr, flush=True))
-        if progress_enabled(progress)
-        else (lambda m: None)
-    )
+    say = progress_logger(__name__, progress_enabled(progress), "kvopt shrink")
     cur = record.instance
     if not judge.keeps(cur):
         r = judge.ratio(cur)
@@ -217,13 +213,13 @@ def shrink(
     ex = exact_opt(cur, record.objective, exact_time_limit, st)
     lb, _ = cheap_lb(cur, record.objective)
     status = "feasible"
-    if ex["starts"] is not None and ex["objective"] is not None and ex["objective"] <= ub:
+    if ex.starts is not None and ex.objective is not None and ex.objective <= ub:
         import numpy as np
 
-        st, ub, src_name = np.asarray(ex["starts"]), ex["objective"], "exact"
-    if ex["bound"] is not None:
-        lb = max(lb, ex["bound"])
-    if ex["status"] == "optimal":
+        st, ub, src_name = np.asarray(ex.starts), ex.objective, "exact"
+    if ex.bound is not None:
+        lb = max(lb, ex.bound)
+    if ex.optimal:
         status, lb = "optimal", ub
     cur = cur.replace(name=f"{record.policy}-shrunk", meta={"source": "kvopt shrink"})
     new = make_record(

@@ -13,6 +13,7 @@ import traceback
 from importlib import import_module
 
 from ..errors import InputError
+from ..logs import configure_stderr
 from .common import EXIT_BAD_INPUT, EXIT_FAIL, Parser
 
 #: Subcommand modules, in help order.
@@ -60,6 +61,7 @@ def build_parser() -> Parser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    configure_stderr()  # progress messages (the kvopt loggers) as lines on stderr
     try:
         return int(args.func(args) or 0)
     except InputError as err:

@@ -86,15 +86,10 @@ def _regenerate(inst: Instance) -> Instance | None:
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
-    widths = [max(len(str(r[k])) for r in [header, *rows]) for k in range(len(header))]
+    from ..texttable import Column, render_table
 
-    def fmt(r):
-        cells = (
-            str(c).rjust(w) if k else str(c).ljust(w) for k, (c, w) in enumerate(zip(r, widths))
-        )
-        return "  ".join(cells)
-
-    return "\n".join([fmt(header), fmt(["-" * w for w in widths]), *map(fmt, rows)])
+    cols = [Column(str(h), align=">" if k else "<") for k, h in enumerate(header)]
+    return "\n".join(render_table(cols, [[str(c) for c in r] for r in rows], rule="columns"))
 
 
 #: Instances with more jobs than this are compared with the lower bound only.

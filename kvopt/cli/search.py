@@ -217,14 +217,13 @@ def format_result(res) -> str:
         lines.append(f"  record: {b.record}   (kvopt check {b.record}; kvopt plot {b.record})")
     if res.best_optimistic is not None:
         lines.append(f"  largest optimistic ratio of any evaluation: {res.best_optimistic:.4f}")
-    summ = res.summary or {}
-    for g in summ.get("growth", []):
-        for fit in g["fits"]:
-            fixed = ", ".join(f"{k}={v}" for k, v in fit["fixed"].items())
-            pts = " ".join(f"{x:g}:{rc:.3f}" for x, rc, _ in fit["points"])
+    for g in getattr(res.summary, "growth", ()):
+        for fit in g.fits:
+            fixed = ", ".join(f"{k}={v}" for k, v in fit.fixed.items())
+            pts = " ".join(f"{x:g}:{rc:.3f}" for x, rc, _ in fit.points)
             lines.append(
-                f"  growth in {g['param']} ({fixed or 'nothing fixed'}): exponent "
-                f"{fit['exponent_certified']:.3f} certified; points {pts}"
+                f"  growth in {g.param} ({fixed or 'nothing fixed'}): exponent "
+                f"{fit.exponent_certified:.3f} certified; points {pts}"
             )
     return "\n".join(lines)
 

@@ -41,7 +41,6 @@ and the status is ``optimal`` only when the proven bound meets it.
 from __future__ import annotations
 
 import math
-import sys
 import threading
 import time
 from dataclasses import replace
@@ -50,6 +49,7 @@ import numpy as np
 
 from ..errors import InputError, SolverError
 from ..instance import Instance
+from ..logs import progress_logger
 from ..schedule import Schedule, check_schedule
 from .backend import NO_HOOKS, Hooks, Limits, Problem
 from .common import (
@@ -308,11 +308,7 @@ def solve(
             solver_version="",
             native_status="empty instance",
         )
-    say = (
-        (lambda msg: print(f"[kvopt solve] {msg}", file=sys.stderr, flush=True))
-        if progress
-        else (lambda msg: None)
-    )
+    say = progress_logger(__name__, bool(progress), "kvopt solve")
     small = solver == "bnb" or (
         solver == "auto" and n <= SMALL_N and int(instance.responses.sum()) <= SMALL_ROUNDS
     )

@@ -14,6 +14,10 @@
   ratio is in total **latency** ``Σ (C_i − a_i)`` (SPEC §7); the claim is
   growth like √n (exponent ½ in n).
 
+:data:`GROWTH_EXPERIMENTS` maps every growth claim of :mod:`kvopt.claim` to the
+procedure that runs its construction and gives the verdict (``reproduced``
+when the fitted tail exponents reach :data:`~kvopt.validation.effort.REPRODUCED_EXPONENT`).
+
 Every ratio is certified (SPEC §8): ``ALG / UB`` with ``UB`` the best checked
 clairvoyant schedule (the cheap kill-free schedules of
 :mod:`kvopt.campaign.evaluate`, and the exact solver's incumbent on instances
@@ -23,13 +27,18 @@ exponent is the least-squares slope on log–log axes, reported with the points.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..campaign.evaluate import cheap_lb, cheap_ub, exact_opt
 from ..campaign.strategies import fit_exponent
+from ..campaign.types import OptStatus
+from ..claim import Claim
 from ..instance import Instance
 from ..simulation import simulate
+from .context import Context
+from .effort import GROWTH_TOLERANCE, REPRODUCED_EXPONENT
+from .result import ClaimVerdict, Verdict, fmt
 
 #: Policies run on the Proposition 1 families (the single-priority rules, then Route).
 SINGLE_PRIORITY_RULES = ("greedy-area", "sjf", "fcfs", "svf")
@@ -41,15 +50,15 @@ def certified_reference(inst: Instance, objective: str, exact_max_n: int, time_l
     """``(ub, lb, status)`` for ``inst``: cheap bounds, tightened by the exact solver on small instances."""
     st, ub, _ = cheap_ub(inst, objective)
     lb, _ = cheap_lb(inst, objective)
-    status = "optimal" if lb >= ub else "feasible"
-    if status != "optimal" and inst.n <= exact_max_n:
+    status = OptStatus.OPTIMAL if lb >= ub else OptStatus.FEASIBLE
+    if status != OptStatus.OPTIMAL and inst.n <= exact_max_n:
         ex = exact_opt(inst, objective, time_limit, st)
-        if ex["objective"] is not None:
-            ub = min(ub, ex["objective"])
-        if ex["bound"] is not None:
-            lb = max(lb, ex["bound"])
-        if ex["status"] == "optimal":
-            status, lb = "optimal", ub
+        if ex.objective is not None:
+            ub = min(ub, ex.objective)
+        if ex.bound is not None:
+            lb = max(lb, ex.bound)
+        if ex.optimal:
+            status, lb = OptStatus.OPTIMAL, ub
     return ub, min(lb, ub), status
 
 
@@ -201,10 +210,104 @@ def _first_start(res) -> int | None:
     return min(starts) if starts else None
 
 
+# --------------------------------------------------------------------------- growth claims
+
+
+def _single_priority_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
+    """Proposition 1: every single-priority rule grows like √L (Route stays bounded)."""
+    data = single_priority(ctx.eff.prop1_Ls, exact_max_n=12, time_limit=ctx.eff.exact_time_limit,
+                           progress=ctx.say if ctx.show else None)  # fmt: skip
+    pol = data["policies"]
+    exps = {p: pol[p]["exponent_certified"] for p in pol}
+    tails = {p: pol[p]["exponent_tail"] for p in pol}
+    ok = all(
+        tails[p] is not None and tails[p] >= REPRODUCED_EXPONENT for p in SINGLE_PRIORITY_RULES
+    )
+    worst_c = max(r["ratio_certified"] for r in data["rows"])
+    worst_o = max(r["ratio_optimistic"] for r in data["rows"])
+    Ls = ctx.eff.prop1_Ls
+    text = (
+        f"growth exponent in L of the worst certified ratio over L = {Ls[0]}..{Ls[-1]} (upper half "
+        "of the range in brackets): "
+        + ", ".join(f"{p} {fmt(exps[p])} [{fmt(tails[p])}]" for p in pol)
+        + f"; claim: 1/2 for every single-priority rule (each fitted on the family it loses on), "
+        f"reproduced when the upper-half exponent is >= {REPRODUCED_EXPONENT}"
+    )
+    if "route" in pol:
+        rc = pol["route"]["by_case"]
+        route_max = max(r["ratio_certified"] for r in data["rows"] if r["policy"] == "route")
+        grows = any((d.get("exponent_tail") or 0) > GROWTH_TOLERANCE for d in rc.values())
+        text += (
+            f"; route: worst certified ratio {route_max:.3g}, upper-half exponents "
+            + ", ".join(f"case {c} {fmt(d.get('exponent_tail'))}" for c, d in sorted(rc.items()))
+            + (" (still growing over this range)" if grows else " (bounded over this range)")
+        )
+    return ClaimVerdict(
+        id=claim.id, verdict=Verdict.REPRODUCED if ok else Verdict.INCONCLUSIVE, bound="sqrt(L)",
+        bound_text="growth ~ L^0.5", worst_certified_ratio=worst_c, worst_optimistic_ratio=worst_o,
+        instances=len(data["rows"]), exact_solves=0, seconds=0.0, text=text, kind=claim.kind,
+        data=data,
+    )  # fmt: skip
+
+
+def _online_sqrt_n_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
+    """Jaillet et al.: every attacked online policy grows like √n in latency."""
+    data = online_sqrt_n(ctx.eff.sqrt_memories, claim.policies, exact_max_n=20,
+                         time_limit=ctx.eff.exact_time_limit,
+                         progress=ctx.say if ctx.show else None)  # fmt: skip
+    pol = data["policies"]
+    exps = {p: pol[p]["exponent_certified"] for p in pol}
+    tails = {p: pol[p]["exponent_tail"] for p in pol}
+    ok = all(e is not None and e >= REPRODUCED_EXPONENT for e in tails.values())
+    worst_c = max(r["ratio_certified"] for r in data["rows"])
+    worst_o = max(r["ratio_optimistic"] for r in data["rows"])
+    Ms = ctx.eff.sqrt_memories
+    text = (
+        f"latency-ratio growth exponent in n over M = {Ms[0]}..{Ms[-1]} (n = {Ms[0] // 2 + 1}.."
+        f"{Ms[-1] // 2 + 1}; upper half of the range in brackets): "
+        + ", ".join(f"{p} {fmt(exps[p])} [{fmt(tails[p])}]" for p in pol)
+        + f"; claim: >= 1/2 asymptotically, reproduced when every upper-half exponent is >= "
+        f"{REPRODUCED_EXPONENT}"
+    )
+    return ClaimVerdict(
+        id=claim.id, verdict=Verdict.REPRODUCED if ok else Verdict.INCONCLUSIVE, bound="sqrt(n)",
+        bound_text="growth ~ n^0.5 (latency)", worst_certified_ratio=worst_c,
+        worst_optimistic_ratio=worst_o, instances=len(data["rows"]), exact_solves=0, seconds=0.0,
+        text=text, kind=claim.kind, data=data,
+    )  # fmt: skip
+
+
+#: The experiment of every growth claim, by claim id.  Explicit on purpose: grep here.  A growth
+#: claim without an entry is an error (:func:`growth_claim`), never another claim's experiment.
+GROWTH_EXPERIMENTS: dict[str, Callable[[Claim, Context], ClaimVerdict]] = {
+    "single-priority": _single_priority_claim,
+    "online-sqrt-n": _online_sqrt_n_claim,
+}
+
+
+def growth_experiment(claim: Claim) -> Callable[[Claim, Context], ClaimVerdict]:
+    """The experiment of growth claim ``claim``; :class:`LookupError` if it has none."""
+    try:
+        return GROWTH_EXPERIMENTS[claim.id]
+    except KeyError:
+        raise LookupError(
+            f"growth claim {claim.id!r} has no experiment in "
+            f"kvopt.validation.growth.GROWTH_EXPERIMENTS (known: {', '.join(GROWTH_EXPERIMENTS)})"
+        ) from None
+
+
+def growth_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
+    """Run the growth claim's registered experiment (:data:`GROWTH_EXPERIMENTS`)."""
+    return growth_experiment(claim)(claim, ctx)
+
+
 __all__ = [
+    "GROWTH_EXPERIMENTS",
     "SINGLE_PRIORITY_RULES",
     "SQRT_N_POLICIES",
     "certified_reference",
+    "growth_claim",
+    "growth_experiment",
     "online_sqrt_n",
     "single_priority",
     "sqrt_n_memories",

@@ -1,0 +1,219 @@
+"""Strategies that walk the space: independent samples, simulated annealing, CMA-ES."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ...errors import InputError
+from ...instance import Instance, Job
+from .base import Proposal, SearchContext, _no_options, _options, _sample, score
+
+
+class RandomStrategy:
+    """Independent samples of the space (or of ``--family`` with its ``--param``s)."""
+
+    name = "random"
+
+    def __init__(self, ctx: SearchContext, options: Mapping[str, Any]):
+        _no_options(self.name, options)
+        self.ctx = ctx
+        self.exhausted = False
+
+    def propose(self, batch: int, size: int) -> list[Proposal]:
+        rng = self.ctx.rng(batch)
+        return [_sample(self.ctx, rng) for _ in range(size)]
+
+    def tell(self, proposals, results) -> None:
+        pass
+
+    def summary(self):
+        return None
+
+
+# --------------------------------------------------------------------------- anneal
+
+
+class AnnealStrategy:
+    """Simulated annealing over the class-keeping moves of :meth:`Space.mutate`.
+
+    Each proposal mutates the current instance (one move, or more with
+    probability ½ each) — or, one time in five, the best so far; one in
+    twenty is a fresh sample.  Results are accepted in proposal order by the
+    Metropolis rule on the certified ratio with temperature
+    ``t0 · cooling^batch`` (options ``t0`` = 0.05, ``cooling`` = 0.97); after
+    ``patience`` batches without a new best (default 25) the walk restarts
+    from the best.
+    """
+
+    name = "anneal"
+
+    def __init__(self, ctx: SearchContext, options: Mapping[str, Any]):
+        opts = _options(self.name, options, {"t0": 0.05, "cooling": 0.97, "patience": 25})
+        self.t0, self.cooling, self.patience = opts["t0"], opts["cooling"], int(opts["patience"])
+        self.ctx = ctx
+        if ctx.family:  # the walk may leave the family, but not its sizes
+            first = _sample(ctx, ctx.rng(0, 7)).instance
+            sp = ctx.space
+            ctx.space = sp.replace(
+                n_max=max(sp.n_max, first.n),
+                memory_min=min(sp.memory_min, first.memory),
+                memory_max=max(sp.memory_max, first.memory),
+                max_response=0 if sp.max_response == 0 else max(sp.max_response, int(first.responses.max(initial=1))),
+                arrivals=sp.arrivals or first.has_arrivals,
+                max_arrival=max(sp.max_arrival, int(first.arrivals.max(initial=0))),
+            )  # fmt: skip
+        self.current: tuple[Instance, float] | None = None
+        self.best: tuple[Instance, float] | None = None
+        self.since_best = 0
+        self.exhausted = False
+
+    def _child(self, parent: Instance, rng: np.random.Generator) -> Proposal:
+        sp = self.ctx.space
+        inst, moves = parent, []
+        for _ in range(20):
+            cand, move = sp.mutate(inst, rng)
+            if self.ctx.rule(cand) is None:
+                inst = cand
+                moves.append(move)
+                if rng.random() >= 0.5:
+                    break
+        if not moves:
+            return _sample(self.ctx, rng)
+        return Proposal(inst, "mutate:" + "+".join(moves))
+
+    def propose(self, batch: int, size: int) -> list[Proposal]:
+        rng = self.ctx.rng(batch)
+        out = []
+        for _ in range(size):
+            if self.current is None or rng.random() < 0.05:
+                out.append(_sample(self.ctx, rng))
+                continue
+            parent = self.best[0] if (self.best and rng.random() < 0.2) else self.current[0]
+            out.append(self._child(parent, rng))
+        self._batch = batch
+        return out
+
+    def tell(self, proposals, results) -> None:
+        rng = self.ctx.rng(self._batch, 1)
+        temp = self.t0 * self.cooling**self._batch
+        improved = False
+        for p, r in zip(proposals, results):
+            s = score(r)
+            if not math.isfinite(s):
+                continue
+            if self.best is None or s > self.best[1]:
+                self.best = (p.instance, s)
+                improved = True
+            if self.current is None or s >= self.current[1]:
+                self.current = (p.instance, s)
+            elif temp > 0 and rng.random() < math.exp((s - self.current[1]) / temp):
+                self.current = (p.instance, s)
+        self.since_best = 0 if improved else self.since_best + 1
+        if self.since_best >= self.patience and self.best is not None:
+            self.current = self.best
+            self.since_best = 0
+
+    def summary(self):
+        return None
+
+
+# --------------------------------------------------------------------------- cma
+
+
+class CMAStrategy:
+    """CMA-ES (Hansen's ``cma`` package) over a fixed-size encoding in ``[0, 1]``.
+
+    Coordinates: M, then per job slot (``n_max`` of them) presence (the job
+    exists when ≥ 0.25; at least ``n_min`` exist), prompt, response and —
+    with arrivals — arrival.  A decoded job is the allowed ``(s, o)`` of the
+    class nearest to the encoded point (identical-prompt classes use the
+    first job's prompt for all).  Population = batch size; fitness = −
+    certified ratio.  Options: ``sigma0`` (0.3).
+    """
+
+    name = "cma"
+
+    def __init__(self, ctx: SearchContext, options: Mapping[str, Any]):
+        opts = _options(self.name, options, {"sigma0": 0.3})
+        try:
+            import cma
+        except ImportError:
+            raise InputError(
+                "strategy cma needs the optional extra: pip install 'kvopt[cma]'",
+                source="--strategy",
+            ) from None
+        if ctx.family:
+            raise InputError("strategy cma searches the space, not a family", source="--family")
+        self.cma = cma
+        self.ctx = ctx
+        sp = ctx.space
+        self.per_job = 4 if sp.arrivals else 3
+        self.dim = 1 + sp.n_max * self.per_job
+        self.sigma0 = float(opts["sigma0"])
+        self.es = None
+        self._pairs: dict[int, np.ndarray] = {}
+        self.exhausted = False
+
+    def _start(self, size: int):
+        x0 = np.full(self.dim, 0.5)
+        self.es = self.cma.CMAEvolutionStrategy(
+            x0,
+            self.sigma0,
+            {"seed": self.ctx.seed + 1, "popsize": size, "bounds": [0, 1], "verbose": -9},
+        )
+
+    def _pairs_for(self, M: int) -> np.ndarray:
+        if M not in self._pairs:
+            self._pairs[M] = np.array(self.ctx.space.pairs(M), dtype=np.int64).reshape(-1, 2)
+        return self._pairs[M]
+
+    def decode(self, x: np.ndarray) -> Instance:
+        sp = self.ctx.space
+        x = np.clip(np.asarray(x, dtype=float), 0.0, 1.0)
+        M = sp.memory_min + int(round(x[0] * (sp.memory_max - sp.memory_min)))
+        pairs = self._pairs_for(M)
+        slots = x[1:].reshape(sp.n_max, self.per_job)
+        present = np.flatnonzero(slots[:, 0] >= 0.25)
+        if len(present) < sp.n_min:
+            present = np.sort(np.argsort(-slots[:, 0])[: sp.n_min])
+        jobs = []
+        common = None
+        for k in present:
+            s_x, o_x = slots[k, 1], slots[k, 2]
+            cand = pairs if common is None else pairs[pairs[:, 0] == common]
+            # nearest allowed pair in normalised (s/M, o/M) coordinates
+            d = (cand[:, 0] / M - s_x) ** 2 + (cand[:, 1] / M - o_x) ** 2
+            s, o = (int(v) for v in cand[int(np.argmin(d))])
+            if sp.identical_prompts and common is None:
+                common = s
+            a = int(round(slots[k, 3] * sp.arrival_cap(M))) if sp.arrivals else 0
+            jobs.append(Job(prompt=s, response=o, arrival=a))
+        return Instance(memory=M, jobs=tuple(jobs))
+
+    def propose(self, batch: int, size: int) -> list[Proposal]:
+        if self.es is None:
+            self._start(size)
+        self._xs = self.es.ask()
+        out = []
+        for x in self._xs:
+            inst = self.decode(x)
+            if self.ctx.rule(inst) is not None:  # outside the policy's class: resample
+                prop = _sample(self.ctx, self.ctx.rng(batch, 2 + len(out)))
+                out.append(Proposal(prop.instance, "cma:repaired"))
+            else:
+                out.append(Proposal(inst, "cma"))
+        return out
+
+    def tell(self, proposals, results) -> None:
+        fit = [(-score(r) if math.isfinite(score(r)) else 0.0) for r in results]
+        self.es.tell(self._xs, fit)
+
+    def summary(self):
+        return None
+
+
+__all__ = ["AnnealStrategy", "CMAStrategy", "RandomStrategy"]

@@ -1,0 +1,466 @@
+"""Typed records of a campaign: what is logged, told to strategies and reported.
+
+Like Optuna's ``FrozenTrial``/``TrialState``: one frozen dataclass per thing
+a campaign writes or reads back, and string enums for its states, so that
+the JSON files keep their plain strings (a :class:`~enum.StrEnum` member
+*is* its string).
+
+* :class:`Evaluation` — one line of ``evaluations.jsonl``
+  (:meth:`Evaluation.to_dict` writes the keys in the order the log always
+  had; :meth:`Evaluation.from_dict` reads any line, keeping keys it does not
+  know in ``extra`` so that they are written back unchanged);
+* :class:`CompactInstance`, :class:`Screen`, :class:`ExactResult` — its parts;
+* :class:`ExactStatus` (how the evaluation got Opt), :class:`OptStatus`
+  (whether ``ub`` is proved optimal), :class:`Outcome` (complete, reused,
+  failed);
+* :class:`EvalTask` — what a worker evaluates;
+* :class:`CampaignHeader` — ``campaign.json``;
+* :class:`Best`, :class:`StopReason`, :class:`CampaignResult` — what a run reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Any, Protocol
+
+from ..instance import Instance
+
+
+class ExactStatus(StrEnum):
+    """How an evaluation got its Opt information (the log's ``exact`` field)."""
+
+    __repr__ = str.__repr__  # shows as its string, as before the enum
+
+    SOLVED = "solved"  # solved exactly for this evaluation
+    CACHED = "cached"  # an earlier exact result for the same job multiset
+    SKIPPED = "skipped"  # screened out: it could not beat the best
+    REUSED = "reused"  # the same instance was evaluated before: its result copied
+
+
+class OptStatus(StrEnum):
+    """Whether the evaluation's ``ub`` is proved optimal (the log's ``opt_status``)."""
+
+    __repr__ = str.__repr__  # shows as its string, as before the enum
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+
+
+class Outcome(StrEnum):
+    """What became of an evaluation (derived from its line, not stored)."""
+
+    __repr__ = str.__repr__  # shows as its string, as before the enum
+
+    COMPLETE = "complete"
+    REUSED = "reused"
+    FAILED = "failed"  # the policy broke the model (a PolicyError): a finding
+
+
+class StopReason(StrEnum):
+    """Why a campaign run ended (``CampaignResult.stopped``)."""
+
+    __repr__ = str.__repr__  # shows as its string, as before the enum
+
+    BUDGET = "budget"
+    SECONDS = "seconds"
+    EXHAUSTED = "exhausted"
+    INTERRUPTED = "interrupted"
+
+
+def _tuple(v) -> tuple[int, ...] | None:
+    return None if v is None else tuple(int(x) for x in v)
+
+
+@dataclass(frozen=True)
+class CompactInstance:
+    """An instance as three lists (what a log line stores); ``arrivals`` only when some are > 0."""
+
+    memory: int
+    prompts: tuple[int, ...]
+    responses: tuple[int, ...]
+    arrivals: tuple[int, ...] | None = None
+
+    @classmethod
+    def of(cls, inst: Instance) -> CompactInstance:
+        return cls(
+            inst.memory,
+            tuple(inst.prompts.tolist()),
+            tuple(inst.responses.tolist()),
+            tuple(inst.arrivals.tolist()) if inst.has_arrivals else None,
+        )
+
+    def expand(self, name: str = "") -> Instance:
+        return Instance.from_arrays(
+            self.memory, list(self.prompts), list(self.responses),
+            None if self.arrivals is None else list(self.arrivals), name=name,
+        )  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "memory": self.memory,
+            "prompts": list(self.prompts),
+            "responses": list(self.responses),
+        }
+        if self.arrivals is not None:
+            d["arrivals"] = list(self.arrivals)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> CompactInstance:
+        return cls(
+            int(d["memory"]), _tuple(d["prompts"]), _tuple(d["responses"]),
+            _tuple(d.get("arrivals")),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Screen:
+    """The cheap estimates: ``alg/LB`` (an upper estimate) and ``alg/UB`` (certified)."""
+
+    ratio_lb: float
+    ratio_ub: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {"ratio_lb": self.ratio_lb, "ratio_ub": self.ratio_ub}
+
+
+@dataclass(frozen=True)
+class ExactResult:
+    """One exact solve: the solver's ``status`` (a :class:`kvopt.exact.SolveStatus` value),
+    ``objective``/``bound`` (``None`` when it has none), the incumbent's kill-free ``starts``,
+    ``seconds``, ``solver``; ``key`` is the job multiset's hash when cached by a campaign
+    (then ``starts`` are in that canonical job order)."""
+
+    status: str
+    objective: int | None
+    bound: int | None
+    starts: tuple[int, ...] | None
+    seconds: float
+    solver: str
+    key: str | None = None
+
+    @property
+    def optimal(self) -> bool:
+        return self.status == OptStatus.OPTIMAL
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {
+            "status": self.status,
+            "objective": self.objective,
+            "bound": self.bound,
+            "starts": None if self.starts is None else list(self.starts),
+            "seconds": self.seconds,
+            "solver": self.solver,
+        }
+        if self.key is not None:
+            d["key"] = self.key
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ExactResult:
+        return cls(
+            d["status"], d.get("objective"), d.get("bound"), _tuple(d.get("starts")),
+            d.get("seconds", 0.0), d.get("solver", ""), d.get("key"),
+        )  # fmt: skip
+
+
+#: Keys of a log line, in the order they are written (``extra`` keys follow).
+_HEAD = ("index", "batch", "key", "n", "memory", "instance", "origin")
+_RATIO_CLAIM = ("bound", "score", "score_optimistic")
+_PER_JOB_CLAIM = ("score", "violation")
+_BODY = ("area", "alg", "lb", "lb_name", "ub", "ub_source", "opt_status", "exact",
+         "ratio_certified", "ratio_optimistic", "screen", "kills", "ub_starts", "exact_result",
+         "exact_seconds", "seconds", "t", "reused_from")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One evaluation of a campaign: a line of ``evaluations.jsonl`` (see
+    :mod:`kvopt.campaign.evaluate` for what the numbers mean).
+
+    A failed evaluation (the policy broke the model) has ``error`` and no
+    numbers.  With a claim, ``score`` is what the campaign maximises:
+    ``ratio_certified / bound`` for a ratio claim (then ``score_optimistic``
+    too), the slack ``max lhs/rhs`` for a per-job or invariant claim (then
+    ``violation``, the first broken inequality).  ``t`` is the campaign's
+    cumulative seconds when it finished; ``reused_from`` the evaluation whose
+    result a repeated instance copied.
+    """
+
+    index: int
+    batch: int
+    key: str
+    n: int
+    memory: int
+    instance: CompactInstance
+    origin: str = ""
+    error: str | None = None
+    bound: float | None = None
+    score: float | None = None
+    score_optimistic: float | None = None
+    violation: Mapping[str, Any] | None = None
+    area: int | None = None
+    alg: int | None = None
+    lb: int | None = None
+    lb_name: str | None = None
+    ub: int | None = None
+    ub_source: str | None = None
+    opt_status: OptStatus | None = None
+    exact: ExactStatus | None = None
+    ratio_certified: float | None = None
+    ratio_optimistic: float | None = None
+    screen: Screen | None = None
+    kills: int | None = None
+    ub_starts: tuple[int, ...] | None = None
+    exact_result: ExactResult | None = None
+    exact_seconds: float | None = None
+    seconds: float | None = None
+    t: float | None = None
+    reused_from: int | None = None
+    #: Keys of the line this version does not know, written back unchanged.
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def outcome(self) -> Outcome:
+        if self.error is not None:
+            return Outcome.FAILED
+        return Outcome.REUSED if self.reused_from is not None else Outcome.COMPLETE
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+    @property
+    def certified(self) -> bool:
+        """A usable result: no error, and a certified ratio."""
+        return self.error is None and self.ratio_certified is not None
+
+    def to_instance(self, name: str = "") -> Instance:
+        return self.instance.expand(name=name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The log line (keys in the order kvopt has always written them)."""
+        d: dict[str, Any] = {k: getattr(self, k) for k in _HEAD}
+        d["instance"] = self.instance.to_dict()
+        if self.error is not None:
+            d["error"] = self.error
+            d["seconds"] = self.seconds
+            for k in ("t", "reused_from"):
+                if getattr(self, k) is not None:
+                    d[k] = getattr(self, k)
+            return {**d, **self.extra}
+        if self.score_optimistic is not None:
+            d.update((k, getattr(self, k)) for k in _RATIO_CLAIM)
+        elif self.score is not None:
+            d.update((k, getattr(self, k)) for k in _PER_JOB_CLAIM)
+        for k in _BODY:
+            v = getattr(self, k)
+            if k in ("t", "reused_from") and v is None:
+                continue
+            if k == "screen" and v is not None:
+                v = v.to_dict()
+            elif k == "ub_starts" and v is not None:
+                v = list(v)
+            elif k == "exact_result" and v is not None:
+                v = v.to_dict()
+            d[k] = v
+        return {**d, **self.extra}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Evaluation:
+        """Read a log line (any kvopt version's: missing keys are ``None``, unknown ones kept)."""
+        known = {f.name for f in fields(cls)} - {"extra"}
+        kw: dict[str, Any] = {k: v for k, v in d.items() if k in known}
+        kw["instance"] = CompactInstance.from_dict(d["instance"])
+        kw.setdefault("batch", 0)
+        inst = kw["instance"]
+        kw.setdefault("n", len(inst.prompts))
+        kw.setdefault("memory", inst.memory)
+        if kw.get("opt_status") is not None:
+            kw["opt_status"] = OptStatus(kw["opt_status"])
+        if kw.get("exact") is not None:
+            kw["exact"] = ExactStatus(kw["exact"])
+        if kw.get("screen") is not None:
+            kw["screen"] = Screen(**kw["screen"])
+        if kw.get("exact_result") is not None:
+            kw["exact_result"] = ExactResult.from_dict(kw["exact_result"])
+        kw["ub_starts"] = _tuple(kw.get("ub_starts"))
+        extra = {k: v for k, v in d.items() if k not in known}
+        return cls(**kw, extra=extra)
+
+
+@dataclass(frozen=True)
+class EvalTask:
+    """One candidate for a worker (pickles to processes and Dask workers).
+
+    ``threshold`` is the best score before the candidate's batch (only a
+    candidate that could beat it is solved exactly); ``cached`` an exact
+    result of the same job multiset from an earlier batch.
+    """
+
+    index: int
+    batch: int
+    instance: CompactInstance
+    origin: str
+    policy: str
+    params: Mapping[str, Any]
+    policy_seed: int | None
+    objective: str
+    threshold: float
+    exact_time_limit: float
+    cached: ExactResult | None = None
+    claim: str | None = None
+
+
+@dataclass(frozen=True)
+class CampaignHeader:
+    """What defines a campaign (``campaign.json``; see :mod:`kvopt.campaign.runner`)."""
+
+    policy: str
+    params: Mapping[str, Any]
+    strategy: str
+    options: Mapping[str, Any]
+    family: str | None
+    family_params: Mapping[str, Any]
+    space: Mapping[str, Any] | None
+    claim: str | None
+    objective: str
+    seed: int
+    policy_seed: int | None
+    batch: int
+    exact_time_limit: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Best:
+    """The best certified find of a campaign."""
+
+    ratio_certified: float
+    ratio_optimistic: float
+    evaluation: int
+    record: str | None
+    n: int
+    memory: int
+    opt_status: OptStatus
+    seconds: float
+    score: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "score": self.score,
+            "ratio_certified": self.ratio_certified,
+            "ratio_optimistic": self.ratio_optimistic,
+            "record": self.record,
+            "evaluation": self.evaluation,
+            "n": self.n,
+            "memory": self.memory,
+            "opt_status": self.opt_status,
+            "seconds": self.seconds,
+        }
+
+
+class Summary(Protocol):
+    """A strategy's own report (e.g. the family strategy's growth table)."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class CampaignResult:
+    """What ``kvopt search`` reports (``--json``: :meth:`to_dict`) and :func:`kvopt.search` returns.
+
+    ``evaluations``/``exact_solves`` count the whole campaign (resumed runs
+    included), ``new_evaluations`` this run; ``seconds`` is this run's wall
+    time; ``best`` the best certified find (``None`` if nothing was
+    evaluated); ``best_optimistic`` the largest optimistic ratio of any
+    evaluation; ``stopped`` why the run ended (``budget``, ``seconds``,
+    ``exhausted``, ``interrupted``); ``summary`` the strategy's own report
+    (the family strategy's growth table).
+    """
+
+    policy: str
+    params: Mapping[str, Any]
+    strategy: str
+    seed: int
+    objective: str
+    evaluations: int
+    new_evaluations: int
+    exact_solves: int
+    seconds: float
+    best: Best | None
+    best_optimistic: float | None
+    stopped: StopReason
+    out: str
+    errors: int = 0
+    summary: Summary | None = None
+    claim: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "policy": self.policy,
+            "params": dict(self.params),
+            "strategy": self.strategy,
+            "seed": self.seed,
+            "objective": self.objective,
+            "evaluations": self.evaluations,
+            "new_evaluations": self.new_evaluations,
+            "exact_solves": self.exact_solves,
+            "seconds": round(self.seconds, 3),
+            "best": None if self.best is None else self.best.to_dict(),
+            "best_optimistic": self.best_optimistic,
+            "stopped": self.stopped,
+            "out": self.out,
+            "errors": self.errors,
+            "claim": self.claim,
+            "summary": None if self.summary is None else self.summary.to_dict(),
+        }
+
+    def __repr__(self) -> str:
+        b = self.best
+        best = (
+            f"best certified {b.ratio_certified:.4f} (optimistic {b.ratio_optimistic:.4f}, "
+            f"n={b.n}, M={b.memory}, {b.record})"
+            if b
+            else "nothing found"
+        )
+        return (
+            f"CampaignResult({self.policy}/{self.strategy}, seed {self.seed}: "
+            f"{self.evaluations} evaluations, {self.exact_solves} exact solves, "
+            f"{self.seconds:.1f}s, stopped by {self.stopped}; {best})"
+        )
+
+    def record(self):
+        """The best record (:class:`kvopt.record.Record`), read from disk."""
+        from ..record import load_record
+
+        if self.best is None or self.best.record is None:
+            return None
+        return load_record(self.best.record)
+
+    def history(self):
+        """Best-so-far curves from the log (see :func:`kvopt.campaign.log.read_history`)."""
+        from .log import read_history
+
+        return read_history(self.out)
+
+
+__all__ = [
+    "Best",
+    "CampaignHeader",
+    "CampaignResult",
+    "CompactInstance",
+    "EvalTask",
+    "Evaluation",
+    "ExactResult",
+    "ExactStatus",
+    "OptStatus",
+    "Outcome",
+    "Screen",
+    "StopReason",
+    "Summary",
+]

@@ -1,0 +1,58 @@
+"""How hard validation attacks each claim (``--quick`` and the default differ only here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: A constant-free ratio claim is ``inconclusive`` when its ratio grows faster than this
+#: exponent in n or M over the searched range.
+GROWTH_TOLERANCE = 0.25
+#: A lower-bound construction is ``reproduced`` when its ratio grows at least like this.
+REPRODUCED_EXPONENT = 0.35
+
+
+@dataclass(frozen=True)
+class Effort:
+    """How hard each claim is attacked (``--quick`` and the default differ only here)."""
+
+    budget: int = 160  # evaluations per ratio / per-job claim (shared by the strategies)
+    exact_time_limit: float = 10.0
+    strategies: tuple[tuple[str, float], ...] = (("anneal", 0.6), ("random", 0.4))
+    scaling_ns: tuple[int, ...] = (4, 8, 12, 16, 24)
+    scaling_memories: tuple[int, ...] = (24, 48, 96)
+    scaling_seeds: int = 2
+    prop1_Ls: tuple[int, ...] = (2, 4, 9, 16, 25, 36, 49, 64, 81, 100, 144, 196, 256)
+    sqrt_memories: tuple[int, ...] = (16, 36, 64, 100, 144, 256, 400, 576, 784, 1024)
+    area_solves: int = 40
+    resolve: int = 5
+    resolve_time_limit: float = 60.0
+    seconds: float | None = None  # per claim (split over its strategies by share)
+
+
+QUICK = Effort(
+    budget=300,
+    exact_time_limit=3.0,
+    strategies=(("anneal", 0.6), ("random", 0.4)),
+    scaling_ns=(4, 8, 12, 16),
+    scaling_memories=(24, 48),
+    scaling_seeds=2,
+    prop1_Ls=(2, 4, 9, 16, 25, 36, 64, 100),
+    sqrt_memories=(16, 64, 144, 256, 576),
+    area_solves=16,
+    resolve=2,
+    resolve_time_limit=10.0,
+)
+
+
+def split(eff: Effort) -> list[tuple[str, int, float | None]]:
+    """``(strategy, budget, seconds)`` per strategy: the claim's budget shared by ``strategies``."""
+    total = sum(s for _, s in eff.strategies)
+    out = []
+    for name, share in eff.strategies:
+        b = max(1, int(round(eff.budget * share / total)))
+        sec = None if eff.seconds is None else eff.seconds * share / total
+        out.append((name, b, sec))
+    return out
+
+
+__all__ = ["GROWTH_TOLERANCE", "QUICK", "REPRODUCED_EXPONENT", "Effort", "split"]
