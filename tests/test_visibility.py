@@ -44,6 +44,7 @@ ONLINE = [
     "mcsf",
     "mc-benchmark",
     "pack-and-schedule",
+    "serial",
 ]
 
 SETTINGS = settings(
