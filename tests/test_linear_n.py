@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -13,12 +14,14 @@ from kvopt.adversary import (
     run_linear_n,
     total_latency,
 )
+from kvopt.claim import CLAIMS
 from kvopt.engine import simulate
 from kvopt.errors import InputError
 from kvopt.plotting import plot_linear_n
 from kvopt.policy import POLICIES
 from kvopt.record import load_record, verify_record
 from kvopt.schedule import check_schedule
+from kvopt.validation import QUICK, validate
 from kvopt.validation import linear_n as ln
 
 ONLINE = [name for name, spec in POLICIES.items() if spec.check is None]
@@ -163,3 +166,45 @@ def test_unproved_opt_with_the_line_between_the_ratios_is_unresolved(monkeypatch
     assert {r["check"] for r in data["rows"]} == {"unresolved"}
     v = ln.linear_n_verdict(data)
     assert v["verdict"] == "inconclusive" and "Opt not proved" in v["text"]
+
+
+# --------------------------------------------------------------------------- the two claims
+
+
+def test_claims_are_registered():
+    c = CLAIMS["online-linear-n"]
+    assert c.kind == "growth" and c.objective == "latency" and "serial" in c.policies
+    assert all(POLICIES[p].check is None and not POLICIES[p].seeded for p in c.policies)
+    s = CLAIMS["serial-upper"]
+    assert s.kind == "ratio" and s.policies == ("serial",) and s.objective == "latency"
+    assert s.space.arrivals and s.bound_text() == "n"
+    assert s.bound_for(linear_n_instance(5)) == 1.0
+    assert "online-linear-n" in POLICIES["serial"].claims
+    assert "serial-upper" in POLICIES["serial"].claims
+
+
+def test_validate_both_claims_with_report(tmp_path):
+    eff = replace(QUICK, budget=12, linear_ns=(3, 5, 9, 17))
+    res = validate(["online-linear-n", "serial-upper"], out=tmp_path / "v", progress=False,
+                   effort=eff, report=tmp_path / "r.md")  # fmt: skip
+    lin, ser = res.claims
+    assert lin.verdict == "reproduced" and lin.kind == "growth" and lin.bound == "(n-1)/12"
+    assert lin.data["ns"] == [3, 5, 9, 17] and lin.exact_solves >= 4
+    assert ser.verdict == "holds" and ser.bound == "n" and ser.instances >= 12
+    assert max(ser.data["distribution"]["score"]) <= 1.0
+    md = (tmp_path / "r.md").read_text()
+    assert "| `online-linear-n` | **reproduced** |" in md and "| (n-1)/12 |" in md
+    assert (tmp_path / "r-linearn.png").stat().st_size > 5000
+    assert (tmp_path / "r-ratios.png").stat().st_size > 5000
+    # bounded by --n: n = 3..6 only
+    res = validate(["online-linear-n"], out=tmp_path / "w", progress=False, effort=eff,
+                   space={"n_min": 3, "n_max": 6})  # fmt: skip
+    assert res.claims[0].data["ns"] == [3, 4, 5, 6]
+
+
+def test_cli_bad_range_exits_2_with_one_line(cli, tmp_path):
+    for args, option in ((("--n", "1:2"), "--n 1:2"), (("--memory", "5:20"), "--memory 5:20")):
+        r = cli("validate", "--claims", "online-linear-n", *args, "--out", tmp_path / "v")
+        assert r.code == 2, r.err
+        assert len(r.err.strip().splitlines()) == 1 and option in r.err and "n >= 3" in r.err
+        assert not (tmp_path / "v" / "validation.json").exists()

@@ -27,7 +27,10 @@ For every claim of the registry (:mod:`kvopt.claims`) a procedure of its kind:
 * **growth claims** (``single-priority``, ``online-sqrt-n``): the lower-bound
   constructions (:mod:`kvopt.validation.growth`) with fitted exponents;
   ``reproduced`` when every single-priority rule (every attacked policy)
-  grows with exponent ≥ :data:`REPRODUCED_EXPONENT`, else ``inconclusive``.
+  grows with exponent ≥ :data:`REPRODUCED_EXPONENT`, else ``inconclusive``;
+  ``online-linear-n`` (:mod:`kvopt.validation.linear_n`): the ``(n−1)/12``
+  check of every never-kill policy at every n (``violated`` with a record
+  below it), exponents, and ``--n``/``--memory`` bound its n.
 
 Claims that rest on the SPS reconstruction say so in their text (a
 violation is then evidence against the reconstruction, not the paper); the
@@ -75,6 +78,7 @@ class Effort:
     scaling_seeds: int = 2
     prop1_Ls: tuple[int, ...] = (2, 4, 9, 16, 25, 36, 49, 64, 81, 100, 144, 196, 256)
     sqrt_memories: tuple[int, ...] = (16, 36, 64, 100, 144, 256, 400, 576, 784, 1024)
+    linear_ns: tuple[int, ...] = (3, 5, 9, 13, 17, 25, 33, 49, 65, 97, 129)  # online-linear-n
     area_solves: int = 40
     resolve: int = 5
     resolve_time_limit: float = 60.0
@@ -90,6 +94,7 @@ QUICK = Effort(
     scaling_seeds=2,
     prop1_Ls=(2, 4, 9, 16, 25, 36, 64, 100),
     sqrt_memories=(16, 64, 144, 256, 576),
+    linear_ns=(3, 5, 9, 17, 33, 65),
     area_solves=16,
     resolve=2,
     resolve_time_limit=10.0,
@@ -298,6 +303,10 @@ def validate(
             f"only size ranges can change ({', '.join(sorted(allowed))})",
             source=f"--space {bad[0]}",
         )
+    if "online-linear-n" in ids:  # --n/--memory bound its n: refuse an unusable range up front
+        from .linear_n import select_ns
+
+        select_ns(eff.linear_ns, sizes)
     ctx = _Ctx(eff, seed, workers, scheduler, out, show, sizes)
     t0 = time.monotonic()
     verdicts: dict[str, ClaimVerdict] = {}
@@ -316,6 +325,8 @@ def validate(
             v = _area_claim(claim, ctx)
         elif cid == "single-priority":
             v = _single_priority(claim, ctx)
+        elif cid == "online-linear-n":
+            v = _online_linear_n(claim, ctx)
         else:
             v = _online_sqrt_n(claim, ctx)
         v = replace(v, seconds=time.monotonic() - t1, source=claim.source)
@@ -871,6 +882,16 @@ def _online_sqrt_n(claim: Claim, ctx: _Ctx) -> ClaimVerdict:
         worst_optimistic_ratio=worst_o, instances=len(data["rows"]), exact_solves=0, seconds=0.0,
         text=text, kind=claim.kind, data=data,
     )  # fmt: skip
+
+
+def _online_linear_n(claim: Claim, ctx: _Ctx) -> ClaimVerdict:
+    from .linear_n import linear_n_verdict, online_linear_n, select_ns
+
+    data = online_linear_n(select_ns(ctx.eff.linear_ns, ctx.sizes), claim.policies,
+                           time_limit=ctx.eff.exact_time_limit, seed=ctx.seed,
+                           record_dir=ctx.out / claim.id, progress=ctx.say if ctx.show else None)  # fmt: skip
+    return ClaimVerdict(id=claim.id, kind=claim.kind, seconds=0.0, data=data,
+                        **linear_n_verdict(data))  # fmt: skip
 
 
 __all__ = [
