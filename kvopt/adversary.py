@@ -30,6 +30,27 @@ always for a future round.  A later restart of job 0 (after a kill) releases
 nothing more.  (The argument assumes the long job keeps running; a policy that
 kills it to run the shorts pays for its restart instead — the construction is
 the paper's, the verdict is measured.)
+
+``online-linear-n`` — the Θ(n) abstract in ``papers/related-abstracts.txt``
+("closing the gap" of Jaillet et al.'s online model): every deterministic
+**non-preemptive** online policy has total-latency ratio ``≥ (n−1)/12``.  The
+abstract fixes ``M = 2(n−1)n``; the other constants are this toolkit's reading
+of its one-sentence description (SPEC §7):
+
+* round 0: one memory-filling long request, ``s = M − 2n``, ``o = 2n`` (job 0;
+  its peak is exactly ``M``);
+* when the policy *first* starts job 0, at round ``b``, release ``n − 1`` wide
+  one-token requests, ``s = 2n − 1``, ``o = 1`` (jobs ``1 … n−1``), all
+  arriving at round ``b + n`` (halfway through the long run).
+
+While job 0 runs it holds at least ``M − 2n + 1``, leaving at most ``2n − 1``
+free, and a short needs ``2n``: no short overlaps the long one.  The shorts
+fill ``M`` exactly when all run together (``(n−1)·2n = M``).  So a
+non-preemptive policy that started job 0 runs the shorts only after
+``b + 2n``; a hindsight schedule may instead run the shorts at ``b + n`` and
+the long job after them.  ``n ≥ 3``: at ``n = 2`` the long request's prompt
+``M − 2n`` would be 0, which the model does not allow (``s_i ≥ 1``).  As for
+``online-sqrt-n``, a later restart of job 0 releases nothing more.
 """
 
 from __future__ import annotations
@@ -106,6 +127,97 @@ class SqrtNAdversary:
         self.shorts = [release(1, 1, self.r, id=f"short{q}") for q in range(M // 2)]
 
 
+def linear_n_memory(n: Any) -> int:
+    """``M = 2(n−1)n``, the memory of the ``online-linear-n`` construction; ``n ≥ 3`` (see the
+    module docstring), else :class:`InputError` naming ``n``."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 3:
+        raise InputError(
+            f"must be an integer >= 3 (the long request's prompt M - 2n = 2n(n-2) must be >= 1), "
+            f"got {n!r}",
+            source="n",
+        )
+    return 2 * (int(n) - 1) * int(n)
+
+
+def _check_linear(n: Any, memory: Any) -> tuple[int, int]:
+    M = linear_n_memory(n)
+    if memory is not None and (isinstance(memory, bool) or memory != M):
+        raise InputError(
+            f"the online-linear-n construction with n = {n} uses M = 2(n-1)n = {M}, got {memory!r}",
+            source="memory",
+        )
+    return int(n), M
+
+
+def linear_n_instance(n: int, memory: int | None = None) -> Instance:
+    """The initial instance of ``online-linear-n``: one long job ``s = M − 2n, o = 2n`` at round 0,
+    ``M = 2(n−1)n`` (``memory``, if given, must be that value)."""
+    n, M = _check_linear(n, memory)
+    return Instance(
+        M,
+        (Job(M - 2 * n, 2 * n, 0, "long"),),
+        name=f"online-linear-n-n{n}",
+        meta={
+            "source": "Theta(n) abstract in papers/related-abstracts.txt (online-linear-n); "
+            "constants beyond M = 2(n-1)n are the toolkit's reading",
+            "n": n,
+        },
+    )
+
+
+class LinearNAdversary:
+    """The adaptive adversary of ``online-linear-n`` (see the module docstring)."""
+
+    name = "online-linear-n"
+
+    def __init__(self, n: int, memory: int | None = None):
+        self.n, self.memory = _check_linear(n, memory)
+        self.b: int | None = None  # round the policy first started job 0
+        self.r: int | None = None  # release round of the shorts
+        self.shorts: list[int] = []
+
+    def setup(self, instance: Instance) -> None:
+        n, M = self.n, self.memory
+        if (
+            instance.memory != M
+            or instance.n != 1
+            or (instance.jobs[0].prompt, instance.jobs[0].response) != (M - 2 * n, 2 * n)
+        ):
+            raise InputError(
+                "the online-linear-n adversary runs on linear_n_instance(n)", source="instance"
+            )
+
+    def on_decisions(
+        self,
+        now: int,
+        starts: Sequence[int],
+        kills: Sequence[int],
+        release: Release,
+        events: Sequence[Event],
+    ) -> None:
+        if self.b is not None or 0 not in starts:
+            return
+        n = self.n
+        self.b = now
+        self.r = now + n
+        self.shorts = [release(2 * n - 1, 1, self.r, id=f"short{q}") for q in range(n - 1)]
+
+
+def run_linear_n(
+    policy: str,
+    n: int,
+    params: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+    trace: bool = False,
+) -> SimulationResult:
+    """Run ``policy`` (a registry name) against :class:`LinearNAdversary` on
+    :func:`linear_n_instance`; the result's ``instance`` holds the ``n`` jobs."""
+    adv = LinearNAdversary(n)
+    return simulate(
+        linear_n_instance(n), policy, params=params, seed=seed, trace=trace, adversary=adv
+    )
+
+
 def run_sqrt_n(
     policy: str,
     memory: int,
@@ -133,8 +245,12 @@ def total_latency(result: SimulationResult) -> int:
 
 
 __all__ = [
+    "LinearNAdversary",
     "SqrtNAdversary",
     "half_sqrt_ceil",
+    "linear_n_instance",
+    "linear_n_memory",
+    "run_linear_n",
     "run_sqrt_n",
     "sqrt_n_instance",
     "total_latency",

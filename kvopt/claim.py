@@ -71,6 +71,11 @@ def greedy_bound(inst: Instance) -> float:
     return float(1 + 2 / (1 - a))
 
 
+def n_bound(inst: Instance) -> float:
+    """``n``, the per-instance bound of ``serial-upper`` (the Θ(n) abstract)."""
+    return float(inst.n)
+
+
 @dataclass(frozen=True)
 class Claim:
     """One claim of SPEC §7 (see the module docstring)."""
@@ -139,6 +144,7 @@ class Claim:
 
 _MAIN = "Feng, Liu, Yang, Zhang 2026 (arXiv 2607.09248)"
 _FYZ = "Feng, Yang, Zhang 2026 (arXiv 2601.22996), abstract"
+_THETA_N = "Theta(n) abstract in papers/related-abstracts.txt (machine-checked in Lean 4)"
 _PAPER = {"lam": 0.25, "base": 2}
 _ROUTE = {"lam": 0.25, "base": 2, "stagger": True, "compact": False}
 
@@ -219,6 +225,21 @@ CLAIMS: dict[str, Claim] = {
         Claim("mcsf", "MC-SF <= 9216 Opt", "Jaillet et al. 2025 (arXiv 2502.07115), Theorem 4.3",
               RATIO, "identical prompts, all at time 0, s + max o <= M/2", _MCSF, ("mcsf",),
               bound=9216.0),
+        Claim("online-linear-n",
+              "every deterministic non-preemptive online policy has total-latency ratio >= "
+              "(n-1)/12 (Theta(n), stronger than Omega(sqrt(n)))", _THETA_N, GROWTH,
+              "the abstract's construction as reconstructed here: M = 2(n-1)n; one long request "
+              "s = M-2n, o = 2n at time 0; when the policy starts it at b, n-1 one-token requests "
+              "s = 2n-1 at b + n", None,
+              ("serial", "mcsf", "mc-benchmark", "greedy-area", "svf", "svf-1bit",
+               "pack-and-schedule", "fcfs", "sjf", "alpha-protect", "route-online"),
+              objective="latency",
+              note="policies that may kill are reported, not judged; constants beyond "
+                   "M = 2(n-1)n are the toolkit's reading"),
+        Claim("serial-upper", "serial's total latency <= n Opt's", _THETA_N, RATIO,
+              "online arrivals", _ANY_ARR.replace(n_min=2), ("serial",), bound_formula="n",
+              bound_fn=n_bound, objective="latency",
+              note="searched from n = 2: at n = 1 the ratio is 1 = n on every instance"),
         Claim("single-priority",
               "no single priority rule is O(1): the ratio grows like sqrt(L) on the X=(1,L), "
               "Y=(L^3,1) families", f"{_MAIN}, Proposition 1", GROWTH,
@@ -258,4 +279,5 @@ __all__ = [
     "claims_for_policy",
     "get_claim",
     "greedy_bound",
+    "n_bound",
 ]

@@ -14,6 +14,11 @@ never changes the user's matplotlib backend.
   (Opt or the best lower bound) per instance.
 * :func:`plot_best_so_far` — a search campaign's best certified and optimistic
   ratio against evaluations and against seconds (from its log's rows).
+* :func:`linear_n_figure` / :func:`plot_linear_n` — the ``online-linear-n``
+  construction: latency ratio against n per policy (log–log; never-kill
+  policies filled, policies that may kill hollow), the fitted lines, a slope-1
+  reference and the ``(n−1)/12`` lower bound (from
+  :func:`kvopt.validation.linear_n.online_linear_n`'s data, plain dicts).
 """
 
 from __future__ import annotations
@@ -287,4 +292,66 @@ def plot_best_so_far(
     if title:
         fig.suptitle(title, fontsize=11)
     save_figure(fig, path)
+    return str(path)
+
+
+_MARKERS = "osD^v<>pPXh*"
+
+
+def linear_n_figure(data: Mapping, ax=None) -> Figure:
+    """Latency ratio against n for the ``online-linear-n`` construction (log–log).
+
+    ``data`` is :func:`kvopt.validation.linear_n.online_linear_n`'s result (or
+    a verdict's ``data``): ``ns`` and ``policies`` (each with ``points``
+    ``[n, certified, optimistic]``, ``exponent_certified``, ``exponent_tail``,
+    ``never_kills``).  Draws on ``ax`` when given (e.g. a pyplot axes in a
+    notebook), else on a new figure; returns the figure.
+    """
+    if ax is None:
+        fig = Figure(figsize=(10.5, 4.8))
+        ax = fig.subplots()
+        fig.subplots_adjust(left=0.08, right=0.58, bottom=0.12, top=0.9)
+    else:
+        fig = ax.figure
+    ns = np.asarray(data["ns"], dtype=float)
+    for k, (pol, d) in enumerate(data["policies"].items()):
+        pts = np.asarray(d["points"], dtype=float)
+        if not len(pts):
+            continue
+        color, marker = f"C{k % 10}", _MARKERS[k % len(_MARKERS)]
+        e, et = d.get("exponent_certified"), d.get("exponent_tail")
+        label = pol + ("" if e is None else f": exponent {e:.2f}")
+        label += "" if et is None else f" (upper half {et:.2f})"
+        label += "" if d.get("never_kills", True) else ", may kill: not judged"
+        face = color if d.get("never_kills", True) else "none"
+        ax.loglog(pts[:, 0], pts[:, 1], marker, ms=6 - 0.25 * (k % 8), color=color, mfc=face,
+                  ls="none", label=label)  # fmt: skip
+        if e is not None and len(pts) >= 2:
+            lx, ly = np.log(pts[:, 0]), np.log(pts[:, 1])
+            slope, icpt = np.polyfit(lx, ly, 1)
+            ax.loglog(pts[:, 0], np.exp(icpt + slope * lx), "-", color=color, lw=0.8, alpha=0.7)
+    xs = np.geomspace(ns.min(), ns.max(), 40)
+    ax.loglog(xs, (xs - 1) / 12, color="tab:red", lw=2.2, label="(n-1)/12: lower bound (abstract)")
+    judged = [np.asarray(d["points"], float) for d in data["policies"].values()
+              if d.get("never_kills", True) and d["points"]]  # fmt: skip
+    if judged:
+        y0 = min(p[0, 1] for p in judged)
+        ax.loglog(xs, y0 * xs / xs[0], "k--", lw=1, label="reference slope 1")
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    for axis in (ax.xaxis, ax.yaxis):  # 0.2, 0.5, 1, 2, 5, 10 … rather than 2×10⁰
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+        axis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("n (jobs: 1 long + n-1 released; M = 2(n-1)n)")
+    ax.set_ylabel("latency ratio ALG/Opt (certified, log)")
+    ax.set_title("Θ(n) construction (toolkit's reading): latency ratio against n")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def plot_linear_n(data: Mapping, path: str | os.PathLike) -> str:
+    """:func:`linear_n_figure` written to ``path`` (PNG); returns the path."""
+    save_figure(linear_n_figure(data), path)
     return str(path)

@@ -3,7 +3,7 @@
 Each reference below is written straight from SPEC §6 (independently of
 ``kvopt/policies``), as literally and naively as possible: Rect (§6.1,
 Algorithm 1), SPS and Response (§6.1, Algorithm 2), GSA (§6.1), greedy-area,
-MC-SF and mc-benchmark (§6.2) and fcfs (§6.3).  The registry's policies must
+MC-SF and mc-benchmark (§6.2), fcfs and serial (§6.3).  The registry's policies must
 produce exactly the same attempts.
 """
 
@@ -183,6 +183,18 @@ def fcfs_ref(inst):
     return sorted(atts)
 
 
+def serial_ref(inst):
+    """One job at a time in arrival order (ties by index), each as soon as the previous one
+    completed and it has arrived; never killed."""
+    a, o = inst.arrivals.tolist(), inst.responses.tolist()
+    t, atts = 0, []
+    for j in sorted(range(inst.n), key=lambda j: (a[j], j)):
+        start = max(t, a[j])
+        atts.append((j, start, o[j], True))
+        t = start + o[j]
+    return sorted(atts)
+
+
 # --------------------------------------------------------------------------- instances
 
 
@@ -230,6 +242,8 @@ CASES = [
     ("mc-benchmark", "arrivals", lambda i: list_ref(i, "mc-benchmark")),
     ("fcfs", "arrivals", fcfs_ref),
     ("fcfs", "mixed", fcfs_ref),
+    ("serial", "arrivals", serial_ref),
+    ("serial", "mixed", serial_ref),
 ]
 
 

@@ -25,13 +25,14 @@ def test_registry_covers_spec_and_policies():
     spec_ids = ["area-lb", "rect-large", "rect-prompt", "rect-monotone", "rect-per-job", "response",
                 "blackbox-per-job", "response-subset", "route-per-job", "route", "route-makespan",
                 "greedy-area", "svf", "route-online", "clairvoyant-mix", "pack-and-schedule", "gsa",
-                "gba", "mcsf", "single-priority", "online-sqrt-n"]  # fmt: skip
+                "gba", "mcsf", "online-linear-n", "serial-upper", "single-priority",
+                "online-sqrt-n"]  # fmt: skip
     assert list(CLAIMS) == spec_ids
     for c in CLAIMS.values():
         for p in c.policies:
             assert p in POLICIES
             assert c.id in POLICIES[p].claims  # kvopt policies reads the same registry
-    assert claims_for_policy("svf") == ("svf", "single-priority")
+    assert claims_for_policy("svf") == ("svf", "online-linear-n", "single-priority")
 
 
 def test_claim_classes():

@@ -45,6 +45,7 @@ ONLINE = [
     "mcsf",
     "mc-benchmark",
     "pack-and-schedule",
+    "serial",
 ]
 
 SETTINGS = settings(

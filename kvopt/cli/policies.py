@@ -1,8 +1,9 @@
 """``kvopt policies [--json]`` — every registered policy (SPEC §4, §6).
 
 JSON: ``{"policies": [{"name", "clairvoyant", "params", "source", "claims",
-"applies_to", "seeded", "summary"}, …]}`` where ``params`` maps each parameter
-name to ``{"default", "help", …}``.
+"applies_to", "seeded", "kills", "summary"}, …]}`` where ``params`` maps each
+parameter name to ``{"default", "help", …}`` and ``kills`` is ``false`` for a
+policy that never kills an attempt (the mark its class declares).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "policies",
         help="list the scheduling policies",
-        description="List every policy: name, clairvoyant or not, parameters, source, claims.",
+        description="List every policy: name, clairvoyant or not, whether it may kill attempts, "
+        "parameters, source, claims.",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -29,7 +31,8 @@ def run(args) -> int:
         return 0
     for s in specs:
         kind = "clairvoyant" if s.clairvoyant else "non-clairvoyant"
-        print(f"{s.name}  ({kind}{', seeded' if s.seeded else ''})")
+        kills = "may kill" if s.kills else "never kills"
+        print(f"{s.name}  ({kind}{', seeded' if s.seeded else ''}, {kills})")
         print(f"    {s.summary}")
         print(f"    source:     {s.source}")
         print(f"    applies to: {s.applies_to}")

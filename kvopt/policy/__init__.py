@@ -38,7 +38,12 @@ How to add a policy
    this round).  Decide through ``act``: ``act.start(job, cap=None)`` (the
    attempt ends by itself after ``cap`` rounds: an ``expiry`` event),
    ``act.kill(job)``, ``act.wake(t)``.  The view is updated at once.
-   Set ``name`` (used in errors) and ``params`` (the values used).
+   Set ``name`` (used in errors) and ``params`` (the values used), and
+   declare on the class ``kills = False`` when the policy never kills an
+   attempt (non-preemptive), ``kills = True`` when it may: the registry reads
+   this mark (:attr:`PolicySpec.kills`, shown by ``kvopt policies``; the
+   ``online-linear-n`` validation judges only policies that never kill), and
+   ``tests/test_policy_kills.py`` checks it against the schedules.
 
 2. **What the engine enforces** (raising :class:`~kvopt.errors.PolicyError`
    with the policy, job and round, never repairing): no start before arrival
@@ -158,6 +163,17 @@ class PolicySpec:
     search_space: Mapping[str, Any] = field(default_factory=dict)
 
     @property
+    def policy_class(self) -> type:
+        """The class the factory builds (imported on first use)."""
+        return self.factory.policy_class()  # type: ignore[attr-defined]
+
+    @property
+    def kills(self) -> bool:
+        """Whether the policy may kill attempts: the ``kills`` attribute its class declares
+        (``False``: it never kills, every attempt completes — non-preemptive)."""
+        return bool(self.policy_class.kills)
+
+    @property
     def claims(self) -> tuple[str, ...]:
         """The SPEC §7 claims that name this policy (from the one registry, :mod:`kvopt.claims`)."""
         from ..claim import claims_for_policy
@@ -212,6 +228,7 @@ class PolicySpec:
             "claims": list(self.claims),
             "applies_to": self.applies_to,
             "seeded": self.seeded,
+            "kills": self.kills,
             "summary": self.summary,
         }
 
@@ -219,10 +236,14 @@ class PolicySpec:
 def _factory(module: str, cls: str, seeded: bool = False):
     """A factory that imports ``kvopt.policy.<module>`` lazily and calls ``cls(**params)``."""
 
+    def policy_class() -> type:
+        return getattr(import_module(f"{__name__}.{module}"), cls)
+
     def make(params: dict[str, Any], seed: int | None):
-        klass = getattr(import_module(f"{__name__}.{module}"), cls)
+        klass = policy_class()
         return klass(**params, seed=seed) if seeded else klass(**params)
 
+    make.policy_class = policy_class  # type: ignore[attr-defined]
     return make
 
 
@@ -492,6 +513,15 @@ POLICIES: dict[str, PolicySpec] = {
             clairvoyant=True,
             source="shortest job first on predicted_response (oracle SJF without predictions)",
             summary="queue by (predicted) response; otherwise as fcfs",
+            applies_to="all instances (arrivals allowed)",
+        ),
+        PolicySpec(
+            name="serial",
+            factory=_factory("serial", "Serial"),
+            clairvoyant=False,
+            source="the Θ(n) abstract in papers/related-abstracts.txt (uniform causal serial "
+            "policy; closes the gap of Jaillet et al.'s online model)",
+            summary="one request at a time in arrival order; never kills",
             applies_to="all instances (arrivals allowed)",
         ),
     )

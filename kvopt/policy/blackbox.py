@@ -277,6 +277,7 @@ class SlotMeta:
     """
 
     name = "slots"
+    kills = True  # everything still running when a slot ends is killed
     instrument = False
     online = False
 

@@ -34,6 +34,7 @@ class QueueLogic:
     """
 
     name = "queue"
+    kills = True  # on overflow (alpha-protect / beta-clear: their own overflow rules)
     killed_to_front = True
 
     def queue_key(self, view: View, j: int):

@@ -47,6 +47,7 @@ class GBA(ClairvoyantPolicy):
     """Geometric Batching: response-length classes, each run by SPS, shortest class first."""
 
     name = "gba"
+    kills = False  # SPS with cap = the class's largest response
 
     def __init__(self, stagger: bool = True):
         self.stagger = bool(stagger)

@@ -36,6 +36,7 @@ class GreedyArea(ClairvoyantPolicy):
     """Area-order greedy list scheduling with peak (or full-memory) reservation."""
 
     name = "greedy-area"
+    kills = False  # peak reservation: memory never overflows
 
     def __init__(self, backfill: bool = False, reserve: str = "peak"):
         if reserve not in ("peak", "memory"):

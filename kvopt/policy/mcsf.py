@@ -55,6 +55,7 @@ class FutureCheckGreedy(ClairvoyantPolicy):
     """
 
     name = "future-check"
+    kills = False  # exact future-memory admission: memory never overflows
 
     def __init__(self) -> None:
         self.params: dict = {}

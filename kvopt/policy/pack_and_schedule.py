@@ -110,6 +110,7 @@ class PackAndSchedule(ClairvoyantPolicy):
     """Pack-and-schedule with Steinberg (default) or NFDH packing, planned stage by stage."""
 
     name = "pack-and-schedule"
+    kills = False  # each packed rectangle runs to completion in its window
 
     def __init__(self, packer: str = "steinberg"):
         self.factor = _check_packer(packer)

@@ -48,6 +48,7 @@ class Rect(BlindPolicy):
     """Rect (Algorithm 1) on the jobs visible at time 0 (or the slot's pool)."""
 
     name = "rect"
+    kills = True  # an attempt that reaches its cap 2^r expires
 
     def __init__(self, lam: float = 0.25, base: int = 2, capped: bool = False):
         self.lam = Fraction(str(lam))

@@ -25,6 +25,8 @@ from .sps import SPSRun, sps_plan
 class PhasedSPS(BlindPolicy):
     """Common phase loop: each phase runs SPS on a set of jobs chosen by :meth:`next_phase`."""
 
+    kills = True  # a job not finished by its phase's cap is killed
+
     def __init__(self, base: int = 2, stagger: bool = True):
         self.base = int(base)
         self.stagger = bool(stagger)

@@ -144,6 +144,7 @@ class SPS(ClairvoyantPolicy):
     """SPS run once on all jobs (job-index order); ``proxy``/``cap`` 0 mean largest prompt/response."""
 
     name = "sps"
+    kills = False  # the cap is at least the largest response (its class check)
 
     def __init__(self, proxy: int = 0, cap: int = 0, stagger: bool = True):
         self.proxy = int(proxy)

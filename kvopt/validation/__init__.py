@@ -59,6 +59,7 @@ from ..errors import InputError
 from ..fileio import write_json_atomic
 from .context import Context
 from .effort import GROWTH_TOLERANCE, QUICK, REPRODUCED_EXPONENT, Effort
+from .growth import GROWTH_INPUT_CHECKS
 from .procedures import PROCEDURES, procedure_for
 from .result import VERDICTS, ClaimVerdict, ValidationResult, Verdict, format_table
 
@@ -140,6 +141,9 @@ def validate(
             source=f"--space {bad[0]}",
         )
     procs = {c: procedure_for(CLAIMS[c]) for c in ids}  # every claim can run, before any does
+    for c in ids:
+        if c in GROWTH_INPUT_CHECKS:
+            GROWTH_INPUT_CHECKS[c](eff, sizes)
     ctx = Context(eff, seed, workers, scheduler, out, show, sizes)
     t0 = time.monotonic()
     verdicts: dict[str, ClaimVerdict] = {}

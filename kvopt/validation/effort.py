@@ -23,6 +23,7 @@ class Effort:
     scaling_seeds: int = 2
     prop1_Ls: tuple[int, ...] = (2, 4, 9, 16, 25, 36, 49, 64, 81, 100, 144, 196, 256)
     sqrt_memories: tuple[int, ...] = (16, 36, 64, 100, 144, 256, 400, 576, 784, 1024)
+    linear_ns: tuple[int, ...] = (3, 5, 9, 13, 17, 25, 33, 49, 65, 97, 129)  # online-linear-n
     area_solves: int = 40
     resolve: int = 5
     resolve_time_limit: float = 60.0
@@ -38,6 +39,7 @@ QUICK = Effort(
     scaling_seeds=2,
     prop1_Ls=(2, 4, 9, 16, 25, 36, 64, 100),
     sqrt_memories=(16, 64, 144, 256, 576),
+    linear_ns=(3, 5, 9, 17, 33, 65),
     area_solves=16,
     resolve=2,
     resolve_time_limit=10.0,

@@ -277,11 +277,37 @@ def _online_sqrt_n_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
     )  # fmt: skip
 
 
+def _online_linear_n_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
+    """The Θ(n) abstract: every never-kill policy stays above (n−1)/12 (:mod:`.linear_n`)."""
+    from .linear_n import linear_n_verdict, online_linear_n, select_ns
+
+    data = online_linear_n(select_ns(ctx.eff.linear_ns, ctx.sizes), claim.policies,
+                           time_limit=ctx.eff.exact_time_limit, seed=ctx.seed,
+                           record_dir=ctx.out / claim.id, progress=ctx.say if ctx.show else None)  # fmt: skip
+    fields = linear_n_verdict(data)
+    fields["verdict"] = Verdict(fields["verdict"])
+    return ClaimVerdict(id=claim.id, kind=claim.kind, seconds=0.0, data=data, **fields)
+
+
 #: The experiment of every growth claim, by claim id.  Explicit on purpose: grep here.  A growth
 #: claim without an entry is an error (:func:`growth_claim`), never another claim's experiment.
 GROWTH_EXPERIMENTS: dict[str, Callable[[Claim, Context], ClaimVerdict]] = {
     "single-priority": _single_priority_claim,
     "online-sqrt-n": _online_sqrt_n_claim,
+    "online-linear-n": _online_linear_n_claim,
+}
+
+
+def _linear_n_inputs(eff, sizes: dict[str, Any]) -> None:
+    from .linear_n import select_ns
+
+    select_ns(eff.linear_ns, sizes)  # InputError naming --n / --memory when no usable n is left
+
+
+#: Input checks of growth experiments whose sizes come from ``--n``/``--memory``: run for every
+#: requested claim before any claim runs, so bad input exits 2 with nothing written.
+GROWTH_INPUT_CHECKS: dict[str, Callable[[Any, dict[str, Any]], None]] = {
+    "online-linear-n": _linear_n_inputs,
 }
 
 
@@ -303,6 +329,7 @@ def growth_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
 
 __all__ = [
     "GROWTH_EXPERIMENTS",
+    "GROWTH_INPUT_CHECKS",
     "SINGLE_PRIORITY_RULES",
     "SQRT_N_POLICIES",
     "certified_reference",
