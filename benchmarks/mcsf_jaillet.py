@@ -13,21 +13,26 @@ number of requests and the response-length law), so this is a reconstruction:
 Opt comes from ``kvopt.exact.solve`` (CP-SAT by default); an instance whose Opt
 is not proved within the time limit is reported and left out of the averages.
 
-Measured (kvopt 0.1.0, CP-SAT, 1 thread, 20 s limit per instance, seeds 0–199):
+Measured (kvopt 0.1.0, CP-SAT, 1 thread, 20 s limit per instance, seeds 0–199;
+MC-SF forms its batch at every round, as the paper does, SPEC §6):
 
 =====================================  ==========  ===============  =====  ======
 setting                                mean ratio  exactly optimal  worst  Opt proved
 =====================================  ==========  ===============  =====  ======
 paper (Jaillet et al. 2025, §5.1)      1.005       114/200          —      200
-default: n 5–10, o ≤ 10                1.0130      134/200          1.125  200/200
-long: n 8–12, o ≤ 20                   1.0927      20/175           1.543  175/200
+default: n 5–10, o ≤ 10                1.0073      153/200          1.074  200/200
+long: n 8–12, o ≤ 20                   1.0276      40/135           1.141  135/200
 =====================================  ==========  ===============  =====  ======
 
-(default: ``python benchmarks/mcsf_jaillet.py``, 97 s; long: ``--n-min 8 --n-max 12
---o-max 20``, 940 s.)  With short responses our figures are close to the
-paper's; with responses up to 20 MC-SF runs the longest jobs last and nearly
-alone, and its ratio grows — the paper's setting presumably had short
-responses relative to ``M``, but its text does not say.
+(default: ``python benchmarks/mcsf_jaillet.py``, 136 s; long: ``--n-min 8 --n-max 12
+--o-max 20``, about 1,800 s — both on a shared 2-core machine, where CP-SAT proved Opt on 135
+of the 200 long instances within 20 s; a quieter machine proves more.)  Before issue 18
+kvopt's MC-SF decided only at events (time 0, arrivals, completions) and measured
+1.0130, 134/200 exactly optimal, worst 1.125 (default) and 1.0721, 19/135, worst 1.413
+(long, same 135 instances): the per-round rule is much closer to the paper's figure.
+With short responses our mean ratio is close to the paper's; with responses up to 20
+MC-SF runs the longest jobs last and its ratio grows — the paper's setting presumably
+had short responses relative to ``M``, but its text does not say.
 
 Usage::
 

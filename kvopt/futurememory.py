@@ -18,6 +18,10 @@ Between two completions ``m`` is increasing in ``k``, so its maximum over all
 those ``n`` rounds is exact (module tests compare it with a round-by-round
 count).  With jobs sorted by ``r`` ascending, ``m(r_p − 1) = Σ_{q ≥ p} (c_q + r_p)``
 with ``c_q = s_q + g_q``, a suffix sum — ``O(n log n)`` in total.
+
+:func:`next_fit_round` answers the question the per-round rule of SPEC §6 asks
+between events: at which round would a waiting job first pass the check beside
+the running jobs, which only age until the next event?
 """
 
 from __future__ import annotations
@@ -92,3 +96,75 @@ class FutureMemory:
         self.progress.append(0)
         self.remaining.append(int(rounds))
         return True
+
+
+def next_fit_round(
+    memory: int,
+    prompts: Sequence[int],
+    starts: Sequence[int],
+    estimates: Sequence[int],
+    now: int,
+    prompt: int,
+    rounds: int,
+) -> int | None:
+    """First round ``u > now`` at which a job (``prompt``, ``rounds``) starting at ``u`` passes
+    the check beside the running jobs, if nothing else changes; ``None`` if no round does.
+
+    Running job ``j`` started at ``starts[j]`` with estimated length ``estimates[j] ≥ 1``;
+    at round ``u`` it has decoded ``u − starts[j]`` tokens and is expected to run
+    ``max(estimates[j] − (u − starts[j]), 1)`` more rounds (the rule of
+    :class:`~kvopt.policy.mcsf.FutureCheckGreedy`), so it holds ``c_j + τ`` in round
+    ``τ`` (``c_j = s_j − starts[j] + 1``) up to its last round ``max(L_j, u)`` with
+    ``L_j = starts[j] + estimates[j] − 1``.  The check at ``u`` is exact at the rounds
+    ``τ = u``, ``τ = W = u + rounds − 1`` (the new job's last round) and ``τ = L_j > u``
+    (memory grows between them).  Each failing round certifies a run of failing
+    start rounds, so the search jumps instead of trying every round:
+
+    * ``τ = u`` — the running jobs only grow: it fails for every later ``u`` (``None``);
+    * ``τ = L_p`` inside the window — fails until ``u`` reaches the round at which the
+      new job, started later, holds little enough there, or ``u > L_p``;
+    * ``τ = W`` — fails until ``W`` passes the next ``L_j ≥ W`` (``None`` if none);
+    * ``τ = L_p`` after the window — fails until the window reaches ``L_p``.
+
+    Every jump passes a round that can only fail, so the first round found is the
+    first at which :meth:`FutureMemory.fits` (with the remaining lengths above) passes.
+    """
+    M = int(memory)
+    s = np.asarray(prompts, dtype=np.int64)
+    st = np.asarray(starts, dtype=np.int64)
+    e = np.asarray(estimates, dtype=np.int64)
+    sc, ec = int(prompt), int(rounds)
+    K = int(s.size)
+    c = s - st + 1
+    L = st + e - 1
+    order = np.argsort(L, kind="stable")
+    Ls = L[order]
+    suf = np.zeros(K + 1, dtype=np.int64)
+    suf[:K] = np.cumsum(c[order][::-1])[::-1]  # suf[i] = Σ_{q ≥ i} c of the i-th by L
+    C = int(suf[0])
+    u = int(now) + 1
+    while True:
+        if K * u + C + sc + 1 > M:  # round u itself: only gets worse
+            return None
+        W = u + ec - 1
+        target = u
+        i0 = int(np.searchsorted(Ls, u, side="right"))  # jobs with L_j > u
+        if i0 < K:
+            Lp = Ls[i0:]
+            first = np.searchsorted(Ls, Lp, side="left")  # jobs with L_j ≥ L_p
+            held = suf[first] + (K - first) * Lp  # running jobs in round L_p
+            inwin = Lp <= W
+            bad = held + np.where(inwin, sc + 1 + Lp - u, 0) > M
+            if bad.any():
+                grow = np.minimum(held + sc + 1 + Lp - M, Lp + 1)  # inside the window
+                wait = Lp - ec + 1  # after the window: until the window reaches L_p
+                target = max(target, int(np.where(inwin, grow, wait)[bad].max()))
+        if ec >= 2:
+            i = int(np.searchsorted(Ls, W, side="left"))  # jobs still running in round W
+            if int(suf[i]) + (K - i) * W + sc + ec > M:
+                if i == K:
+                    return None
+                target = max(target, int(Ls[i]) - ec + 2)
+        if target == u:
+            return u
+        u = target

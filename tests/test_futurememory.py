@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvopt.futurememory import FutureMemory, fits_future, future_peak
+from kvopt.futurememory import FutureMemory, fits_future, future_peak, next_fit_round
 
 
 def _count(prompts, progress, remaining) -> int:
@@ -50,3 +50,29 @@ def test_peak_not_at_start():
     # one long job and one short fat job: the peak is in the short job's last round
     assert future_peak([1, 10], [0, 0], [10, 3]) == _count([1, 10], [0, 0], [10, 3])
     assert future_peak([], [], []) == 0
+
+
+running = st.lists(
+    st.tuples(st.integers(1, 12), st.integers(0, 15), st.integers(1, 25)), min_size=0, max_size=6
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(running, st.integers(1, 12), st.integers(1, 25), st.integers(2, 120))
+def test_next_fit_round_is_the_first_round_that_fits(js, prompt, rounds, M):
+    # running job (s, decoded by now, estimated length e); try every later start round u:
+    # at u it has decoded g + (u - now) and is expected to run max(e - g', 1) more rounds
+    now = 30
+    s = [j[0] for j in js]
+    starts = [now - j[1] for j in js]
+    est = [j[2] for j in js]
+
+    def fits(u):
+        g = [u - st for st in starts]
+        r = [max(e - gg, 1) for e, gg in zip(est, g)]
+        return _count(s + [prompt], g + [0], r + [rounds]) <= M
+
+    # beyond every expected end the check only gets harder (or stays): this range decides
+    last = max([now + 1] + [st + e for st, e in zip(starts, est)])
+    brute = next((u for u in range(now + 1, last + 2) if fits(u)), None)
+    assert next_fit_round(M, s, starts, est, now, prompt, rounds) == brute

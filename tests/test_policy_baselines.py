@@ -62,6 +62,23 @@ def test_sjf_uses_predictions():
     assert simulate(inst2, "sjf").completion_times == (3, 2)
 
 
+def test_sjf_killed_jobs_wait_in_policy_order():
+    # M = 9; (s, o, a) = (1, 7, 0), (2, 4, 0), (1, 2, 1); sjf order: 2, 1, 0.
+    # t=0: admit 1, 0 (3 + 2).  t=1: job 2 arrives, 7 + 2 <= 9: admit.  t=2: 12 > 9: kill
+    # the newest (job 2); 9 + 2 > 9, it waits.  t=3: 11 > 9: kill job 0 (tie on start,
+    # later in sjf order).  Both killed jobs wait ahead of new ones, in sjf order — job 2
+    # (killed earlier) before job 0: 6 + 2 <= 9 starts job 2, job 0 (8 + 2) waits for t=4.
+    inst = Instance.from_arrays(9, [1, 2, 1], [7, 4, 2], [0, 0, 1])
+    res = simulate(inst, "sjf")
+    assert _rows(res) == [
+        (0, 0, 3, False),
+        (0, 4, 7, True),
+        (1, 0, 4, True),
+        (2, 1, 1, False),
+        (2, 3, 2, True),
+    ]
+
+
 def test_alpha_protect_hand_trace(three):
     # limit (1-0.2)·10 = 8: admit 0 (4), 1 (7); overflow at t=2 kills both; only the head
     # (job 0) restarts at t=2 (termination rule); at t=6 admit 1 (3) and 2 (8).
@@ -76,6 +93,28 @@ def test_alpha_protect_threshold():
     inst = Instance.from_arrays(6, [1, 1], [2, 2])
     assert simulate(inst, "alpha-protect", params={"alpha": 0.5}).completion_times == (2, 4)
     assert simulate(inst, "alpha-protect", params={"alpha": 0.0}).completion_times == (2, 2)
+
+
+def test_alpha_threshold_is_exact():
+    # (1 - 0.8)·20 = 4 and (1 - 0.3)·90 = 63 exactly; in floating point 3.9999999999999996
+    # and 62.99999999999999, which would start the second job one round late
+    for M, alpha, prompts in ((20, 0.8, [1, 1]), (90, 0.3, [1, 60])):
+        inst = Instance.from_arrays(M, prompts, [1, 1])
+        params = {"alpha": alpha}
+        assert simulate(inst, "alpha-protect", params=params).completion_times == (1, 1)
+        assert simulate(inst, "beta-clear", params=params, seed=0).completion_times == (1, 1)
+    # one token more and the second job waits
+    inst = Instance.from_arrays(20, [1, 2], [1, 1])
+    assert simulate(inst, "alpha-protect", params={"alpha": 0.8}).completion_times == (1, 2)
+
+
+def test_alpha_protect_kill_all_restarts_only_the_head():
+    # SPEC §6.3: two (1, 2) jobs in M = 5 are admitted together (2 + 2 <= 4), overflow at
+    # t=1 (3 + 3 > 5) and are both killed; readmitted together they would overflow
+    # forever.  Only the head restarts at 1; job 1 waits for the next event (t=3).
+    inst = Instance.from_arrays(5, [1, 1], [2, 2])
+    res = simulate(inst, "alpha-protect")
+    assert _rows(res) == [(0, 0, 1, False), (0, 1, 2, True), (1, 0, 1, False), (1, 3, 2, True)]
 
 
 def test_large_prompt_does_not_stall():

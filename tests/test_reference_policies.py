@@ -3,7 +3,7 @@
 Each reference below is written straight from SPEC §6 (independently of
 ``kvopt/policies``), as literally and naively as possible: Rect (§6.1,
 Algorithm 1), SPS and Response (§6.1, Algorithm 2), GSA (§6.1), greedy-area,
-MC-SF and mc-benchmark (§6.2), fcfs and serial (§6.3).  The registry's policies must
+MC-SF and mc-benchmark (§6.2; per round, §6 preamble), fcfs and serial (§6.3).  The registry's policies must
 produce exactly the same attempts.
 """
 
@@ -107,7 +107,8 @@ def gsa_ref(inst):
 
 
 def list_ref(inst, rule):
-    """greedy-area (peak reservation), mcsf / mc-benchmark (exact future memory), no kills."""
+    """greedy-area (peak reservation) at events; mcsf / mc-benchmark (exact future memory)
+    at every round (SPEC §6: their check can pass between events); no kills."""
     M, n = inst.memory, inst.n
     s, o, a = inst.prompts.tolist(), inst.responses.tolist(), inst.arrivals.tolist()
     A = inst.areas.tolist()
@@ -140,7 +141,10 @@ def list_ref(inst, rule):
             running.update({j: t for j in chosen})
         if len(done) == n:
             break
-        t = min([st + o[j] for j, st in running.items()] + [x for x in a if x > t])
+        if rule == "greedy-area":
+            t = min([st + o[j] for j, st in running.items()] + [x for x in a if x > t])
+        else:
+            t += 1
     return sorted(atts)
 
 

@@ -4,7 +4,8 @@
 Both keep the FCFS queue (arrival order, ties by job index) and give running
 jobs priority: a waiting job is admitted only if the memory held in the
 current round plus its ``s_i + 1`` stays ``≤ (1 − α)·M`` (stop at the first
-that does not fit).  When the running set overflows (the engine's overflow
+that does not fit; exact arithmetic, SPEC §6.3: ``α`` is read as the decimal
+fraction it is written as, not as a float product).  When the running set overflows (the engine's overflow
 event):
 
 * ``alpha-protect`` kills **all** running attempts;
@@ -26,6 +27,9 @@ discrete model (documented):
 """
 
 from __future__ import annotations
+
+import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -53,9 +57,14 @@ class AlphaProtect(QueueLogic, BlindPolicy):
 
     def setup(self, view: View) -> None:
         self._init_queue(view)
+        # ⌊(1 − α)·M⌋ in exact arithmetic (α as the fraction it is written as, as blackbox
+        # does for Λ): memory is an integer, so used + s + 1 ≤ (1 − α)M exactly when it is
+        # ≤ this; a float product can fall just below an integer (α = 0.8, M = 20 gives
+        # 3.9999999999999996 and would refuse 4)
+        self._limit = math.floor((1 - Fraction(str(self.alpha))) * self.M)
 
-    def admit_limit(self) -> float:
-        return (1.0 - self.alpha) * self.M
+    def admit_limit(self) -> int:
+        return self._limit
 
     def resolve_overflow(self, view: View, act: Actions) -> bool:
         for j in sorted(view.running):

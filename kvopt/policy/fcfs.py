@@ -41,7 +41,7 @@ class QueueLogic:
         """Queue order within a tier (arrival order here)."""
         return view.arrival(j)
 
-    def admit_limit(self) -> float:
+    def admit_limit(self) -> int:
         """Memory an admission may fill up to (``M`` here)."""
         return self.M
 

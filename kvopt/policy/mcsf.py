@@ -1,11 +1,16 @@
 """``mcsf`` — Memory-Constrained Shortest First (Jaillet et al. 2025, Algorithm 1) and
 ``mc-benchmark`` (their §5.2, Algorithm 2); also the shared admission loop of ``svf``.
 
-All of them keep every running job and, at time 0 and every event (arrival,
-completion), consider the waiting jobs in a priority order and add each while
-the **exact future-memory check** (:mod:`kvopt.futurememory`, the one shared
-implementation) passes for the running jobs plus the ones added so far, and
-stop at the first that fails.  Orders (ties by job index):
+All of them form their batch at **every round**, as Jaillet et al. do ("at
+each time step t"; SPEC §6): keep every running job, consider the waiting jobs
+in a priority order and add each while the **exact future-memory check**
+(:mod:`kvopt.futurememory`, the one shared implementation) passes for the
+running jobs plus the ones added so far, and stop at the first that fails.  The
+check can pass between events — a job started one round later holds one token
+less in every future round — so after each scan the policy computes the first
+round at which the first waiting job would pass if nothing else happened
+(:func:`~kvopt.futurememory.next_fit_round`) and wakes up then: the schedule is
+the per-round one without a call per round.  Orders (ties by job index):
 
 * ``mcsf``          — ascending (predicted) response length;
 * ``mc-benchmark``  — arrival order (vLLM-style, with MC-SF's check).
@@ -43,7 +48,7 @@ from ..engine.contract import (
     Event,
     View,
 )
-from ..futurememory import FutureMemory
+from ..futurememory import FutureMemory, next_fit_round
 
 
 class FutureCheckGreedy(ClairvoyantPolicy):
@@ -75,6 +80,7 @@ class FutureCheckGreedy(ClairvoyantPolicy):
         self.est: dict[int, int] = {}
         self.key: dict[int, tuple] = {}
         self.waiting: list = []
+        self.woken_at = -1  # the last wake-up asked for
         for j in view.jobs:
             self._arrive(j, view)
 
@@ -124,6 +130,31 @@ class FutureCheckGreedy(ClairvoyantPolicy):
             else:
                 break
         del self.waiting[:taken]
+        if self.waiting and view.running:
+            self._wake_when_fits(now, view, act)
+
+    def _wake_when_fits(self, now: int, view: View, act: Actions) -> None:
+        """Wake up at the first round at which the first waiting job passes the check.
+
+        Until the next event the running set only ages, and the scan stops at the
+        first waiting job, so the per-round rule (SPEC §6) changes nothing before
+        that round; an event before it calls the policy anyway (and the wake-up
+        then merely repeats the scan).
+        """
+        j = self.waiting[0][1]
+        running = list(view.running)
+        u = next_fit_round(
+            self.M,
+            [self.prompts[k] for k in running],
+            [view.running[k] for k in running],
+            [self.est[k] for k in running],
+            now,
+            self.prompts[j],
+            self.est[j],
+        )
+        if u is not None and u != self.woken_at:
+            self.woken_at = u
+            act.wake(u)
 
 
 class MCSF(FutureCheckGreedy):

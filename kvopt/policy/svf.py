@@ -2,9 +2,10 @@
 
 ``svf`` orders jobs by volume (area) ``A(s, õ) = s·õ + õ(õ+1)/2`` with ``õ`` the
 predicted response (the true one when the instance has no prediction), ties by
-job index, and admits — non-preemptively, at time 0 and at every arrival and
-completion — the next job in that order while the exact future memory of the
-running jobs plus it stays ``≤ M`` in every future round
+job index, and admits — non-preemptively, at every round (SPEC §6; the shared
+loop of :class:`~kvopt.policy.mcsf.FutureCheckGreedy` wakes up exactly when the
+next job can pass) — the next job in that order while the exact future memory
+of the running jobs plus it stays ``≤ M`` in every future round
 (:mod:`kvopt.futurememory`).  Kong et al.'s scheduler "pops requests with the
 highest priority … until the KV cache capacity is fully utilized", so the scan
 stops at the first job that does not fit (strict priority, as ``mcsf``).
