@@ -14,6 +14,8 @@ never changes the user's matplotlib backend.
   (Opt or the best lower bound) per instance.
 * :func:`plot_best_so_far` — a search campaign's best certified and optimistic
   ratio against evaluations and against seconds (from its log's rows).
+* :func:`plot_growth` — a growth sweep's certified ratio against the factor,
+  log–log, one line per direction (``kvopt grow``).
 """
 
 from __future__ import annotations
@@ -286,5 +288,33 @@ def plot_best_so_far(
     axes[0].legend(fontsize=8, loc="lower right")
     if title:
         fig.suptitle(title, fontsize=11)
+    save_figure(fig, path)
+    return str(path)
+
+
+def plot_growth(
+    series: Mapping[str, Sequence[tuple[float, float]]],
+    path: str | os.PathLike,
+    *,
+    title: str | None = None,
+) -> str:
+    """Certified ratio against the factor (log–log), one line per direction: ``series[name]``
+    is the direction's ``(factor, ratio)`` points."""
+    fig = Figure(figsize=(7.0, 4.6))
+    fig.set_layout_engine("constrained")
+    ax = fig.subplots()
+    colors = _colors(max(len(series), 1))
+    for k, (name, pts) in enumerate(series.items()):
+        pts = sorted(pts)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=colors[k], label=name)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("factor (doublings along the direction)")
+    ax.set_ylabel("certified ratio ALG/UB")
+    ax.grid(True, which="both", alpha=0.3)
+    if series:
+        ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=10)
     save_figure(fig, path)
     return str(path)

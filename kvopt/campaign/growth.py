@@ -1,0 +1,553 @@
+"""Growth sweeps (``kvopt grow``, SPEC §9): is a policy's ratio bounded along a family, or growing?
+
+From a record, a *direction* builds the family ``I_0 = record's instance, I_1,
+I_2, …`` by doubling (the instance's types are its runs of identical
+consecutive jobs, :meth:`kvopt.space.TypedSpace.types`, indexed from 0):
+
+* ``memory`` — M and every prompt, response and arrival ×2;
+* ``count`` — every count ×2, M kept;
+* ``count:T`` — type T's count ×2;
+* ``memory-count`` — M and every count ×2, job sizes kept;
+* ``memory:T+U…`` — M and the prompts, responses and arrivals of the listed
+  types ×2, the other types' sizes unchanged and their counts ×2.
+
+Every point is evaluated as in a search (:mod:`kvopt.campaign.evaluate`):
+the policy is simulated with the record's parameters and seed, the cheap
+bounds give ``LB`` and a checked kill-free clairvoyant schedule ``UB``.  The
+directions are then *screened* by the optimistic ratio ``ALG/LB`` of their last point (the
+largest the true ratio can be there): the ``certify`` best get exact solves (``time_limit`` seconds each, instances of
+at most ``exact_max_n`` jobs), which can only raise the certified ratio
+``ALG/UB`` and prove Opt.  Each point is saved as a record (SPEC §8; its
+``found_by`` names the direction and the factor) that passes ``kvopt check``.
+
+The exponent of a direction is the least-squares slope of ``log
+ratio_certified`` against ``log factor`` over the upper half of its points;
+its verdict (:func:`direction_verdict`) is ``grows`` when the exponent is ≥
+:data:`GROWS_EXPONENT` over at least :data:`GROWS_DOUBLINGS` doublings,
+``bounded`` when the certified ratio changes by less than
+:data:`BOUNDED_CHANGE` over the last two doublings, else ``unclear``; the
+sweep's verdict (:func:`sweep_verdict`) is ``grows`` if any direction grows,
+``bounded`` if all are bounded, else ``unclear``.  A direction stops early
+(and says why) when its next point would have more than :data:`MAX_N` jobs or
+memory above :data:`MAX_MEMORY`, or leaves the policy's class.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, PolicyError
+from ..fileio import write_json_atomic
+from ..instance import Instance
+from ..logs import progress_logger
+from ..schedule import Schedule
+from ..space import TypedSpace
+from ..space.typed import JobType
+from .evaluate import cheap_lb, cheap_ub, exact_opt, instance_key
+from .strategies import fit_exponent
+
+#: A direction grows when its exponent reaches this …
+GROWS_EXPONENT = 0.25
+#: … over at least this many doublings.
+GROWS_DOUBLINGS = 4
+#: A direction is bounded when its certified ratio changes by less than this over the last two
+#: doublings.
+BOUNDED_CHANGE = 0.05
+#: Sane sizes: a direction stops before a point with more jobs or more memory.
+MAX_N = 4096
+MAX_MEMORY = 2**20
+#: The summary file of a sweep, in its folder.
+SUMMARY_NAME = "growth.json"
+PLOT_NAME = "growth.png"
+
+
+class GrowthVerdict(StrEnum):
+    """The verdict of a direction or of a sweep (its value is the JSON string)."""
+
+    __repr__ = str.__repr__
+
+    GROWS = "grows"
+    BOUNDED = "bounded"
+    UNCLEAR = "unclear"
+
+
+# --------------------------------------------------------------------------- directions
+
+
+@dataclass(frozen=True)
+class Direction:
+    """One way of doubling an instance (see the module docstring)."""
+
+    name: str
+    kind: str  # "memory", "count", "count:T", "memory-count", "memory:T"
+    types: tuple[int, ...] = ()
+
+    def step(self, memory: int, types: Sequence[JobType]) -> tuple[int, list[JobType]]:
+        """The next instance of the family: ``(M, types)`` doubled along this direction."""
+
+        def sized(t: JobType) -> JobType:
+            return t._replace(prompt=2 * t.prompt, response=2 * t.response, arrival=2 * t.arrival)
+
+        if self.kind == "memory":
+            return 2 * memory, [sized(t) for t in types]
+        if self.kind == "count":
+            return memory, [t._replace(count=2 * t.count) for t in types]
+        if self.kind == "count:T":
+            return memory, [t._replace(count=2 * t.count) if k in self.types else t
+                            for k, t in enumerate(types)]  # fmt: skip
+        if self.kind == "memory-count":
+            return 2 * memory, [t._replace(count=2 * t.count) for t in types]
+        return 2 * memory, [sized(t) if k in self.types else t._replace(count=2 * t.count)
+                            for k, t in enumerate(types)]  # fmt: skip
+
+
+def parse_direction(name: str, n_types: int) -> Direction:
+    """The direction called ``name`` for an instance of ``n_types`` types (:class:`InputError`
+    naming ``--directions`` otherwise)."""
+    text = name.strip()
+    if text in ("memory", "count", "memory-count"):
+        return Direction(text, text)
+    head, sep, rest = text.partition(":")
+    if sep and head in ("count", "memory"):
+        try:
+            idx = tuple(int(x) for x in rest.split("+"))
+        except ValueError:
+            idx = ()
+        if not idx or any(not 0 <= k < n_types for k in idx) or len(set(idx)) != len(idx):
+            raise InputError(
+                f"direction {text!r} needs type indices 0..{n_types - 1} (the record's instance "
+                f"has {n_types} type(s))",
+                source="--directions",
+            )
+        if head == "count" and len(idx) != 1:
+            raise InputError(f"direction {text!r}: count:T takes one type", source="--directions")
+        return Direction(text, f"{head}:T", tuple(sorted(idx)))
+    raise InputError(
+        f"unknown direction {text!r} (known: memory, count, count:T, memory-count, memory:T+U…)",
+        source="--directions",
+    )
+
+
+def directions_for(n_types: int) -> list[str]:
+    """Every direction that applies to an instance of ``n_types`` types (one type: the three
+    global ones; more: also ``count:T`` and ``memory:T`` for every type)."""
+    out = ["memory", "count", "memory-count"]
+    if n_types > 1:
+        out += [f"count:{k}" for k in range(n_types)]
+        out += [f"memory:{k}" for k in range(n_types)]
+    return out
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+def tail_exponent(factors: Sequence[float], ratios: Sequence[float]) -> float | None:
+    """Least-squares slope of ``log ratio`` against ``log factor`` over the upper half of the
+    points (at least two); ``None`` with fewer than two points."""
+    pts = sorted(zip(factors, ratios))
+    if len(pts) < 2:
+        return None
+    tail = pts[len(pts) // 2 :] if len(pts) >= 4 else pts[-2:]
+    return fit_exponent([p[0] for p in tail], [p[1] for p in tail])
+
+
+def direction_verdict(
+    factors: Sequence[float], ratios: Sequence[float]
+) -> tuple[float | None, GrowthVerdict]:
+    """``(exponent, verdict)`` of one direction's certified ratios (module docstring).
+
+    >>> direction_verdict([1, 2, 4, 8, 16], [1, 1.5, 2, 2.8, 4])[1]
+    'grows'
+    >>> direction_verdict([1, 2, 4], [3, 3.05, 3.06])[1]
+    'bounded'
+    """
+    pts = sorted(zip(factors, ratios))
+    exp = tail_exponent([p[0] for p in pts], [p[1] for p in pts])
+    doublings = math.log2(pts[-1][0] / pts[0][0]) if len(pts) >= 2 else 0.0
+    if exp is not None and exp >= GROWS_EXPONENT and doublings >= GROWS_DOUBLINGS - 1e-9:
+        return exp, GrowthVerdict.GROWS
+    last = [p for p in pts if p[0] >= pts[-1][0] / 4 - 1e-12]
+    if len(pts) >= 3 and pts[-1][0] / last[0][0] >= 4 - 1e-9:
+        lo, hi = min(p[1] for p in last), max(p[1] for p in last)
+        if lo > 0 and hi / lo - 1 < BOUNDED_CHANGE:
+            return exp, GrowthVerdict.BOUNDED
+    return exp, GrowthVerdict.UNCLEAR
+
+
+def sweep_verdict(verdicts: Sequence[str]) -> GrowthVerdict:
+    """``grows`` if any direction grows, ``bounded`` if every one is bounded, else ``unclear``."""
+    if any(v == GrowthVerdict.GROWS for v in verdicts):
+        return GrowthVerdict.GROWS
+    if verdicts and all(v == GrowthVerdict.BOUNDED for v in verdicts):
+        return GrowthVerdict.BOUNDED
+    return GrowthVerdict.UNCLEAR
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class GrowthPoint:
+    """One point of a direction: the instance at ``factor``, its bounds and ratios, its record."""
+
+    factor: int
+    n: int
+    memory: int
+    alg: int
+    ub: int
+    lb: int
+    ratio_certified: float
+    ratio_optimistic: float
+    opt_status: str
+    record: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class GrowthDirection:
+    """A direction's points, exponent and verdict; ``stopped`` says why it ended early."""
+
+    name: str
+    steps: tuple[GrowthPoint, ...]
+    exponent: float | None
+    verdict: GrowthVerdict
+    stopped: str | None = None
+    certified: bool = False  # screened in: its points got exact solves
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"name": self.name, "steps": [p.to_dict() for p in self.steps],
+             "exponent": self.exponent, "verdict": self.verdict}  # fmt: skip
+        if self.stopped:
+            d["stopped"] = self.stopped
+        return d
+
+
+@dataclass(frozen=True)
+class GrowthResult:
+    """A sweep (``kvopt grow --json``: :meth:`to_dict`, the keys of SPEC §4)."""
+
+    policy: str
+    directions: tuple[GrowthDirection, ...]
+    best_direction: str | None
+    verdict: GrowthVerdict
+    source: str = ""
+    out: str = ""
+    plot: str | None = None
+    seconds: float = 0.0
+    exact_solves: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy, "directions": [d.to_dict() for d in self.directions],
+                "best_direction": self.best_direction, "verdict": self.verdict}  # fmt: skip
+
+    def direction(self, name: str) -> GrowthDirection:
+        for d in self.directions:
+            if d.name == name:
+                return d
+        raise KeyError(name)
+
+    def family(self) -> str:
+        """The best direction in words: its certified ratios against the factor."""
+        if self.best_direction is None:
+            return "no direction"
+        d = self.direction(self.best_direction)
+        pts = ", ".join(f"x{p.factor}: n={p.n} M={p.memory} {p.ratio_certified:.3g}"
+                        for p in d.steps)  # fmt: skip
+        e = "-" if d.exponent is None else f"{d.exponent:.3f}"
+        return f"direction {d.name} ({d.verdict}, exponent {e}): {pts}"
+
+    def to_dataframe(self):
+        """One row per point (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame([{"direction": d.name, **p.to_dict()} for d in self.directions
+                             for p in d.steps])  # fmt: skip
+
+    def __repr__(self) -> str:
+        return f"GrowthResult({self.policy}: {self.verdict}; best {self.family()})"
+
+
+# --------------------------------------------------------------------------- the sweep
+
+
+@dataclass
+class _Point:
+    inst: Instance
+    factor: int
+    alg: int
+    schedule: Schedule
+    lb: int
+    ub: int
+    starts: np.ndarray
+    ub_schedule: Schedule | None = None  # a better clairvoyant schedule than ``starts`` (I_0)
+    optimal: bool = False
+    solved: bool = False
+
+    @property
+    def ratio_lb(self) -> float:
+        return _ratio(self.alg, self.lb)
+
+
+def grow(
+    record,
+    *,
+    steps: int = 4,
+    directions: Sequence[str] | str | None = None,
+    time_limit: float = 10.0,
+    out: str | os.PathLike | None = None,
+    certify: int = 2,
+    exact_max_n: int = 128,
+    plot: bool = True,
+    progress: bool | None = None,
+) -> GrowthResult:
+    """The growth sweep of ``record`` (a :class:`~kvopt.record.Record` or a record file).
+
+    ``steps`` doublings per direction; ``directions`` (names or a comma list;
+    default every direction that applies); ``time_limit`` seconds per exact
+    solve, on the points of the ``certify`` directions screened best (by
+    ALG/LB) with at most ``exact_max_n`` jobs; ``out`` the folder of the point
+    records, ``growth.json`` and the plot (default ``kvopt-grow/<record>``).
+
+    >>> res = grow("instances/worst/fcfs.json", steps=1, directions="count",
+    ...            out=tmp / "g", time_limit=2, progress=False)
+    >>> [p.factor for p in res.direction("count").steps], res.verdict
+    ([1, 2], 'unclear')
+    """
+    from ..policy import get_policy
+    from ..record import Record, load_record
+
+    source = ""
+    if not isinstance(record, Record):
+        source = str(record)
+        record = load_record(record)
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise InputError(f"must be an integer >= 1, got {steps!r}", source="--steps")
+    if not (isinstance(time_limit, int | float) and time_limit > 0):
+        raise InputError(f"must be a positive number, got {time_limit!r}", source="--time-limit")
+    if isinstance(certify, bool) or not isinstance(certify, int) or certify < 0:
+        raise InputError(f"must be an integer >= 0, got {certify!r}", source="certify")
+    types = TypedSpace.types(record.instance)
+    if isinstance(directions, str):
+        directions = [d for d in directions.split(",") if d.strip()]
+    names = list(directions) if directions else directions_for(len(types))
+    if not names:
+        raise InputError("no direction given", source="--directions")
+    dirs = [parse_direction(d, len(types)) for d in names]
+    dirs = list({d.name: d for d in dirs}.values())
+    stem = Path(source).stem if source else f"{record.policy}-record"
+    out = Path(out) if out is not None else Path("kvopt-grow") / stem
+    if out.exists() and not out.is_dir():
+        raise InputError("is a file, expected a folder", source=f"--out {out}")
+    spec = get_policy(record.policy)
+    params = spec.resolve_params(record.params)
+    seed = record.seed if spec.seeded else None
+    say = progress_logger("kvopt.campaign.growth", progress is not False, "kvopt grow")
+    t0 = time.monotonic()
+
+    cache: dict[str, _Point] = {}
+
+    def point(inst: Instance, factor: int) -> _Point | str:
+        key = instance_key(inst)
+        if key in cache:
+            return cache[key]
+        why = spec.check(inst, params) if spec.check else None
+        if why:
+            return f"the point at factor {factor} is outside the policy's class: {why}"
+        try:
+            from ..simulation import simulate
+
+            res = simulate(inst, record.policy, params=dict(record.params) or None, seed=seed)
+        except (PolicyError, InputError) as err:
+            return f"simulating the point at factor {factor} fails: {err}"
+        alg = _objective(inst, res.schedule, record.objective)
+        lb, _ = cheap_lb(inst, record.objective)
+        starts, ub, _ = cheap_ub(inst, record.objective)
+        p = _Point(inst, factor, alg, res.schedule, int(lb), int(ub), starts)
+        p.optimal = p.lb >= p.ub
+        cache[key] = p
+        return p
+
+    # ---- I_0: the record's instance, with what the record already knows
+    base = point(record.instance, 1)
+    if isinstance(base, str):
+        raise InputError(base, source=source or "record")
+    if record.ub < base.ub:
+        base.ub, base.ub_schedule = record.ub, record.opt_schedule
+    base.lb = max(base.lb, min(record.lb, base.ub))
+    base.optimal = base.optimal or record.optimal or base.lb >= base.ub
+
+    # ---- every direction, cheaply
+    families: dict[str, list[_Point]] = {}
+    stopped: dict[str, str | None] = {}
+    for d in dirs:
+        pts, M, ts, why = [base], record.instance.memory, types, None
+        for i in range(1, steps + 1):
+            M, ts = d.step(M, ts)
+            n = sum(t.count for t in ts)
+            if n > MAX_N or M > MAX_MEMORY:
+                why = (f"stopped before factor {2**i}: n = {n}, M = {M} exceed the sane sizes "
+                       f"(n <= {MAX_N}, M <= {MAX_MEMORY})")  # fmt: skip
+                break
+            got = point(TypedSpace.build(M, ts, name=f"{stem}-{d.name}-x{2**i}"), 2**i)
+            if isinstance(got, str):
+                why = got
+                break
+            pts.append(got)
+            say(f"{d.name} x{2**i}: n={got.inst.n} M={M} ALG/UB {_ratio(got.alg, got.ub):.4g} "
+                f"ALG/LB {got.ratio_lb:.4g}")  # fmt: skip
+        families[d.name], stopped[d.name] = pts, why
+        if why:
+            say(f"{d.name}: {why}")
+
+    # ---- screen by ALG/LB, certify the best directions with exact solves
+    def screen(name: str) -> tuple[float, float]:  # the largest possible ratio at the end
+        pts = families[name]
+        e = tail_exponent([p.factor for p in pts], [p.ratio_lb for p in pts])
+        return (pts[-1].ratio_lb, e if e is not None else -math.inf)
+
+    chosen = sorted(families, key=screen, reverse=True)[:certify]
+    solves = 0
+    for name in chosen:
+        for p in families[name]:
+            if p.optimal or p.solved or p.inst.n > exact_max_n:
+                continue
+            warm = p.starts if p.ub_schedule is None else _starts(p.ub_schedule, p.inst.n)
+            ex = exact_opt(p.inst, record.objective, float(time_limit), warm)
+            p.solved = True
+            solves += 1
+            if ex.objective is not None and ex.starts is not None and ex.objective < p.ub:
+                p.ub, p.starts, p.ub_schedule = int(ex.objective), np.asarray(ex.starts), None
+            if ex.bound is not None:
+                p.lb = max(p.lb, min(int(ex.bound), p.ub))
+            p.optimal = p.optimal or ex.optimal or p.lb >= p.ub
+            say(f"{name} x{p.factor}: exact {ex.status} in {ex.seconds:.1f}s, "
+                f"ALG/UB {_ratio(p.alg, p.ub):.4g}")  # fmt: skip
+
+    # ---- records, exponents, verdicts
+    saved: dict[int, str] = {}
+    results = []
+    for d in dirs:
+        steps_out = []
+        for p in families[d.name]:
+            if id(p) not in saved:
+                saved[id(p)] = _save_point(record, p, d.name, out, source)
+            steps_out.append(_summary(p, saved[id(p)]))
+        exp, verdict = direction_verdict([p.factor for p in steps_out],
+                                         [p.ratio_certified for p in steps_out])  # fmt: skip
+        results.append(GrowthDirection(d.name, tuple(steps_out), exp, verdict, stopped[d.name],
+                                       certified=d.name in chosen))  # fmt: skip
+    best = _best(results)
+    res = GrowthResult(
+        policy=record.policy,
+        directions=tuple(results),
+        best_direction=best,
+        verdict=sweep_verdict([r.verdict for r in results]),
+        source=source,
+        out=str(out),
+        seconds=time.monotonic() - t0,
+        exact_solves=solves,
+    )
+    if plot:
+        res = _with_plot(res, out / PLOT_NAME)
+    write_json_atomic(out / SUMMARY_NAME, {**res.to_dict(), "source": source, "plot": res.plot,
+                                           "seconds": round(res.seconds, 2),
+                                           "exact_solves": solves})  # fmt: skip
+    say(f"verdict {res.verdict}; best {res.family()}")
+    return res
+
+
+def _best(results: Sequence[GrowthDirection]) -> str | None:
+    if not results:
+        return None
+
+    def key(d: GrowthDirection):
+        e = d.exponent if d.exponent is not None else -math.inf
+        return (d.verdict == GrowthVerdict.GROWS, e, d.steps[-1].ratio_certified)
+
+    return max(results, key=key).name
+
+
+def _save_point(record, p: _Point, direction: str, out: Path, source: str) -> str:
+    from ..record import make_record, save_record
+
+    opt = p.ub_schedule or Schedule.from_starts(p.inst, p.starts, producer="clairvoyant (grow)")
+    rec = make_record(
+        p.inst, record.policy, dict(record.params), record.seed, record.objective, p.schedule,
+        opt, p.ub if p.optimal else p.lb, "optimal" if p.optimal else "feasible",
+        found_by={"strategy": "grow", "direction": direction if p.factor > 1 else None,
+                  "factor": p.factor, "source": source or None,
+                  "types": [list(t) for t in TypedSpace.types(p.inst)]},
+    )  # fmt: skip
+    name = "x1.json" if p.factor == 1 else f"{direction.replace(':', '-')}-x{p.factor}.json"
+    path = out / name
+    save_record(rec, path)
+    return str(path)
+
+
+def _summary(p: _Point, path: str) -> GrowthPoint:
+    lb = p.ub if p.optimal else min(p.lb, p.ub)
+    return GrowthPoint(p.factor, p.inst.n, p.inst.memory, p.alg, p.ub, lb, _ratio(p.alg, p.ub),
+                       _ratio(p.alg, lb), "optimal" if p.optimal else "feasible", path)  # fmt: skip
+
+
+def _with_plot(res: GrowthResult, path: Path) -> GrowthResult:
+    from dataclasses import replace
+
+    from ..plotting import plot_growth
+
+    series = {d.name: [(p.factor, p.ratio_certified) for p in d.steps] for d in res.directions}
+    plot_growth(series, path, title=f"{res.policy}: certified ratio along each direction "
+                f"(verdict {res.verdict})")  # fmt: skip
+    return replace(res, plot=str(path))
+
+
+def _starts(sched: Schedule, n: int) -> np.ndarray:
+    st = np.zeros(n, dtype=np.int64)
+    for a in sched.attempts:
+        if a.completed:
+            st[a.job] = a.start
+    return st
+
+
+def _objective(inst: Instance, sched: Schedule, objective: str) -> int:
+    from ..record import objective_value
+
+    return objective_value(inst, sched, objective)
+
+
+def _ratio(a: int, b: int) -> float:
+    if b <= 0:
+        return 1.0 if a <= 0 else float("inf")
+    return a / b
+
+
+__all__ = [
+    "BOUNDED_CHANGE",
+    "GROWS_DOUBLINGS",
+    "GROWS_EXPONENT",
+    "MAX_MEMORY",
+    "MAX_N",
+    "Direction",
+    "GrowthDirection",
+    "GrowthPoint",
+    "GrowthResult",
+    "GrowthVerdict",
+    "direction_verdict",
+    "directions_for",
+    "grow",
+    "parse_direction",
+    "sweep_verdict",
+    "tail_exponent",
+]
