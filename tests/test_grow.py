@@ -166,3 +166,19 @@ def test_a_file_that_is_not_a_record_exits_2(cli, tmp_path):
     junk.write_text("[1, 2")
     r = cli("grow", str(junk), "--json")
     assert r.code == 2 and len(r.err.strip().splitlines()) == 1 and "junk.json" in r.err
+
+
+@pytest.mark.slow
+def test_search_then_grow_reports_the_verdict_and_the_family(cli, tmp_path):
+    out = tmp_path / "s"
+    r = cli("search", "--policy", "fcfs", "--budget", "16", "--seed", "1", "--out", str(out),
+            "--grow", "2", "--time-limit", "2", "--no-progress", "--n", "2:6", "--memory", "8:24",
+            "--json")  # fmt: skip
+    assert r.code == 0, r.err
+    g = r.json()["growth"]
+    assert g["verdict"] in ("grows", "bounded", "unclear") and len(g["sweeps"]) == 2
+    assert g["sweeps"][0]["record"] == str(out / "best.json")
+    for sweep in g["sweeps"]:
+        for d in sweep["directions"]:
+            for p in d["steps"]:
+                assert verify_record(load_record(p["record"])) == []
