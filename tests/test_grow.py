@@ -8,7 +8,7 @@ import json
 import pytest
 from conftest import REPO
 
-from kvopt.campaign import growth
+from kvopt.campaign import families, growth
 from kvopt.campaign.growth import (
     Direction,
     direction_verdict,
@@ -57,9 +57,10 @@ def test_sweep_verdict():
 
 def test_docstring_examples(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)  # the examples read bundled records by relative path
-    res = doctest.testmod(growth, extraglobs={"tmp": tmp_path}, optionflags=doctest.ELLIPSIS,
-                          raise_on_error=False, report=False)  # fmt: skip
-    assert res.attempted >= 4 and res.failed == 0
+    for mod in (growth, families):
+        res = doctest.testmod(mod, extraglobs={"tmp": tmp_path}, optionflags=doctest.ELLIPSIS,
+                              raise_on_error=False, report=False)  # fmt: skip
+        assert res.attempted >= 2 and res.failed == 0
 
 
 # --------------------------------------------------------------------------- directions
