@@ -139,8 +139,10 @@ class Claim:
 
 _MAIN = "Feng, Liu, Yang, Zhang 2026 (arXiv 2607.09248)"
 _FYZ = "Feng, Yang, Zhang 2026 (arXiv 2601.22996), abstract"
-_WYZ = ("Wang, Ye, Zhou 2025 (arXiv 2508.06133), abstract: \"competitive ratios scale up "
-        "sublinearly with the memory limit\"")
+_WYZ = (
+    'Wang, Ye, Zhou 2025 (arXiv 2508.06133), abstract: "competitive ratios scale up '
+    'sublinearly with the memory limit"'
+)
 _PAPER = {"lam": 0.25, "base": 2}
 _ROUTE = {"lam": 0.25, "base": 2, "stagger": True, "compact": False}
 

@@ -205,3 +205,19 @@ def test_per_job_check_without_its_instrumentation_flag_sees_no_states(monkeypat
     monkeypatch.setitem(CHECKS, "rect-monotone", replace(CHECKS["rect-monotone"], instrument=False))
     without = evaluate(task)
     assert with_states.score > 0 and without.score == 0
+
+
+def test_discovery_claim_runs_a_campaign_then_sweeps(tmp_path):
+    """``fcfs-growth``: a campaign in the claim's class, then sweeps of its best record; one
+    doubling cannot show growth, so the verdict is ``inconclusive`` with the effort spent."""
+    eff = replace(SMOKE, discovery_budget=4, discovery_seconds=20.0, sweep_steps=1, sweep_records=1,
+                  sweep_certify=0, exact_time_limit=2.0)  # fmt: skip
+    res = validate(["fcfs-growth"], out=tmp_path / "v", progress=False, effort=eff)
+    c = res.claims[0]
+    assert c.verdict == "inconclusive" and c.kind == "growth"
+    assert "campaign evaluations" in c.text and c.instances >= 4
+    f = c.data["policies"]["fcfs"]
+    assert f["verdict"] == "unclear" and f["sweeps"][0]["policy"] == "fcfs"
+    for d in f["sweeps"][0]["directions"]:
+        for p in d["steps"]:
+            assert verify_record(load_record(p["record"])) == []
