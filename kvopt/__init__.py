@@ -9,6 +9,7 @@ The public API (:mod:`kvopt.api`) is what a notebook needs::
     run = kvopt.simulate(inst, "route")        # a policy's checked schedule
     cmp = kvopt.compare(inst, exact=True)      # every policy against Opt
     worst = kvopt.search("fcfs", budget=100)   # certified worst cases
+    sweep = kvopt.grow(worst.best.record)      # bounded or growing along families?
     verdicts = kvopt.validate(quick=True)      # the papers' claims
 
 Solver packages are imported only when something is solved.  ``bounds``,
@@ -25,6 +26,7 @@ from .api import (
     claims,
     compare,
     generate,
+    grow,
     load_instance,
     plot_schedule,
     policies,
@@ -54,6 +56,7 @@ __all__ = [
     "claims",
     "compare",
     "generate",
+    "grow",
     "load_instance",
     "load_record",
     "load_schedule",

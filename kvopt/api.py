@@ -14,6 +14,7 @@ is not a dependency).
 :func:`simulate`              run one policy (checked schedule, statistics)
 :func:`compare`               every policy against Opt and the bounds
 :func:`search`                adversarial search with certified records
+:func:`grow`                  growth sweep of a record: bounded or growing?
 :func:`validate`              verdicts on the theorem claims of SPEC §7
 :func:`plot_schedule`         memory over time and the Gantt chart
 :func:`policies`, :func:`claims`  the registries, as tables
@@ -35,9 +36,11 @@ from .instance import load_instance as _load_instance
 if TYPE_CHECKING:  # the result types, for signatures only (their modules load on first call)
     from .bound import Bounds
     from .campaign import CampaignResult
+    from .campaign.growth import GrowthResult
     from .comparison import Comparison
     from .engine import Adversary, SimulationResult
     from .exact import SolveResult
+    from .record import Record
     from .schedule import Schedule
     from .space import Space
     from .validation import Effort, ValidationResult
@@ -298,6 +301,48 @@ def search(
     )
 
 
+def grow(
+    record: Record | str | os.PathLike,
+    *,
+    steps: int = 4,
+    directions: Sequence[str] | str | None = None,
+    time_limit: float = 10.0,
+    out: str | os.PathLike | None = None,
+    certify: int = 2,
+    exact_max_n: int = 128,
+    plot: bool = True,
+    progress: bool | None = None,
+) -> GrowthResult:
+    """Growth sweep of a record (SPEC §9): is the policy's ratio bounded along a family?
+
+    Each direction (``memory``, ``count``, ``count:T``, ``memory-count``,
+    ``memory:T+U``; default every one that applies) doubles the record's
+    instance ``steps`` times; every point gets a certified ratio and a record
+    in ``out``; the ``certify`` directions screened best by ALG/LB get exact
+    solves of ``time_limit`` seconds.  The verdict is ``grows``, ``bounded``
+    or ``unclear``.  See :func:`kvopt.campaign.growth.grow`.
+
+    >>> import tempfile, os
+    >>> res = grow("instances/worst/fcfs.json", steps=1, directions="memory", time_limit=2,
+    ...            out=os.path.join(tempfile.mkdtemp(), "g"), progress=False)
+    >>> [p.factor for p in res.direction("memory").steps], res.verdict
+    ([1, 2], 'unclear')
+    """
+    from .campaign.growth import grow as _grow
+
+    return _grow(
+        record,
+        steps=steps,
+        directions=directions,
+        time_limit=time_limit,
+        out=out,
+        certify=certify,
+        exact_max_n=exact_max_n,
+        plot=plot,
+        progress=progress,
+    )
+
+
 def validate(
     claims: Sequence[str] | str | None = None,
     *,
@@ -433,6 +478,7 @@ __all__ = [
     "claims",
     "compare",
     "generate",
+    "grow",
     "load_instance",
     "plot_schedule",
     "policies",

@@ -145,6 +145,10 @@ class Claim:
 _MAIN = "Feng, Liu, Yang, Zhang 2026 (arXiv 2607.09248)"
 _FYZ = "Feng, Yang, Zhang 2026 (arXiv 2601.22996), abstract"
 _THETA_N = "Theta(n) abstract in papers/related-abstracts.txt (machine-checked in Lean 4)"
+_WYZ = (
+    'Wang, Ye, Zhou 2025 (arXiv 2508.06133), abstract: "competitive ratios scale up '
+    'sublinearly with the memory limit"'
+)
 _PAPER = {"lam": 0.25, "base": 2}
 _ROUTE = {"lam": 0.25, "base": 2, "stagger": True, "compact": False}
 
@@ -193,11 +197,11 @@ CLAIMS: dict[str, Claim] = {
               "all instances, all at time 0", _ANY, ("route",), params=_ROUTE, reconstruction=True),
         Claim("route", "Route <= c Opt with c a constant", f"{_MAIN}, Theorem 1", RATIO,
               "all instances, all at time 0", _ANY, ("route",), params=_ROUTE, reconstruction=True,
-              note="no constant given: the worst ratio found and its growth with n and M"),
+              note="no constant given: judged by growth sweeps of the worst records (SPEC §9)"),
         Claim("route-makespan", "Route's makespan <= c Opt_span with c a constant",
               f"{_MAIN}, Theorem 8", RATIO, "all instances, all at time 0", _ANY, ("route",),
               objective="makespan", params=_ROUTE, reconstruction=True,
-              note="no constant given: the worst ratio found and its growth with n and M"),
+              note="no constant given: judged by growth sweeps of the worst records (SPEC §9)"),
         Claim("greedy-area", "greedy-area <= (1 + 2/(1-alpha)) Opt, alpha = max_i (s_i+o_i)/M",
               "Kong et al. 2026, Theorem 3.2; main paper Corollary 2", RATIO,
               "alpha < 1, all jobs at time 0 (burst arrivals)", _ALPHA, ("greedy-area",),
@@ -209,7 +213,7 @@ CLAIMS: dict[str, Claim] = {
         Claim("route-online", "RouteOnline <= c Opt with arrivals (c a constant)",
               f"{_MAIN}, Theorem 9", RATIO, "online arrivals", _ANY_ARR, ("route-online",),
               params=_ROUTE, reconstruction=True,
-              note="no constant given: the worst ratio found and its growth with n and M"),
+              note="no constant given: judged by growth sweeps of the worst records (SPEC §9)"),
         Claim("clairvoyant-mix", "Clairvoyant-Mix <= 28 Opt", f"{_MAIN}, Appendix A.2", RATIO,
               "all instances, all at time 0", _ANY, ("clairvoyant-mix",), bound=28.0,
               params={"base": 2, "compact": False}),
@@ -225,6 +229,16 @@ CLAIMS: dict[str, Claim] = {
         Claim("mcsf", "MC-SF <= 9216 Opt", "Jaillet et al. 2025 (arXiv 2502.07115), Theorem 4.3",
               RATIO, "identical prompts, all at time 0, s + max o <= M/2", _MCSF, ("mcsf",),
               bound=9216.0),
+        Claim("fcfs-growth",
+              "FCFS's ratio is not bounded by a constant: with heterogeneous prompts it grows "
+              "with M", _WYZ, GROWTH, "all jobs at time 0, prompts of different sizes", _ANY,
+              ("fcfs",), note="validated by discovery: typed campaigns and growth sweeps, no "
+              "construction given"),
+        Claim("sf-growth",
+              "shortest-first rules (sjf, mcsf) are not O(1) with heterogeneous prompts: the "
+              "ratio grows with M", _WYZ, GROWTH, "all jobs at time 0, prompts of different sizes",
+              _ANY, ("sjf", "mcsf"), note="validated by discovery: typed campaigns and growth "
+              "sweeps, no construction given"),
         Claim("online-linear-n",
               "every deterministic non-preemptive online policy has total-latency ratio >= "
               "(n-1)/12 (Theta(n), stronger than Omega(sqrt(n)))", _THETA_N, GROWTH,

@@ -19,6 +19,8 @@ never changes the user's matplotlib backend.
   policies filled, policies that may kill hollow), the fitted lines, a slope-1
   reference and the ``(n−1)/12`` lower bound (from
   :func:`kvopt.validation.linear_n.online_linear_n`'s data, plain dicts).
+* :func:`plot_growth` — a growth sweep's certified ratio against the factor,
+  log–log, one line per direction (``kvopt grow``).
 """
 
 from __future__ import annotations
@@ -354,4 +356,32 @@ def linear_n_figure(data: Mapping, ax=None) -> Figure:
 def plot_linear_n(data: Mapping, path: str | os.PathLike) -> str:
     """:func:`linear_n_figure` written to ``path`` (PNG); returns the path."""
     save_figure(linear_n_figure(data), path)
+    return str(path)
+
+
+def plot_growth(
+    series: Mapping[str, Sequence[tuple[float, float]]],
+    path: str | os.PathLike,
+    *,
+    title: str | None = None,
+) -> str:
+    """Certified ratio against the factor (log–log), one line per direction: ``series[name]``
+    is the direction's ``(factor, ratio)`` points."""
+    fig = Figure(figsize=(7.0, 4.6))
+    fig.set_layout_engine("constrained")
+    ax = fig.subplots()
+    colors = _colors(max(len(series), 1))
+    for k, (name, pts) in enumerate(series.items()):
+        pts = sorted(pts)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=colors[k], label=name)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("factor (doublings along the direction)")
+    ax.set_ylabel("certified ratio ALG/UB")
+    ax.grid(True, which="both", alpha=0.3)
+    if series:
+        ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=10)
+    save_figure(fig, path)
     return str(path)

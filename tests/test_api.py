@@ -33,6 +33,7 @@ def test_docstring_examples_run(monkeypatch):
         "compare",
         "bounds",
         "search",
+        "grow",
         "validate",
         "plot_schedule",
         "policies",
@@ -52,6 +53,7 @@ def test_public_names_are_functions_with_docs(name):
         ("simulate", "kvopt.simulation:simulate"),
         ("compare", "kvopt.comparison:compare"),
         ("search", "kvopt.campaign:search"),
+        ("grow", "kvopt.campaign.growth:grow"),
         ("validate", "kvopt.validation:validate"),
     ],
 )

@@ -18,15 +18,15 @@ from kvopt.space import Space
 from kvopt.validation import QUICK, VERDICTS, ValidationResult, validate
 
 SMOKE = replace(QUICK, budget=10, prop1_Ls=(2, 3, 4), sqrt_memories=(16, 36, 64), area_solves=3,
-                scaling_ns=(4, 8), scaling_memories=(24,))  # fmt: skip
+                sweep_steps=2, sweep_certify=0)  # fmt: skip
 
 
 def test_registry_covers_spec_and_policies():
     spec_ids = ["area-lb", "rect-large", "rect-prompt", "rect-monotone", "rect-per-job", "response",
                 "blackbox-per-job", "response-subset", "route-per-job", "route", "route-makespan",
                 "greedy-area", "svf", "route-online", "clairvoyant-mix", "pack-and-schedule", "gsa",
-                "gba", "mcsf", "online-linear-n", "serial-upper", "single-priority",
-                "online-sqrt-n"]  # fmt: skip
+                "gba", "mcsf", "fcfs-growth", "sf-growth", "online-linear-n", "serial-upper",
+                "single-priority", "online-sqrt-n"]  # fmt: skip
     assert list(CLAIMS) == spec_ids
     for c in CLAIMS.values():
         for p in c.policies:
@@ -147,12 +147,18 @@ def test_fit_exponent():
 
 
 def test_constant_free_claim_keeps_every_instance(tmp_path):
-    """``route`` (no constant): the verdict reports growth, and the ratio picture gets every
-    instance the campaigns evaluated, not only the scaling sweep."""
+    """``route`` (no constant): the verdict comes from growth sweeps of the worst records (two
+    doublings: never ``grows``, so never ``violated``), and the ratio picture gets every instance
+    the campaigns evaluated."""
     res = validate(["route"], out=tmp_path / "v", progress=False, effort=SMOKE)
     c = res.claims[0]
     assert c.verdict in ("holds", "inconclusive")
-    assert set(c.data) >= {"scaling", "distribution"}
+    assert set(c.data) >= {"growth", "distribution"}
+    sweeps = c.data["growth"]["sweeps"]
+    assert len(sweeps) == 1 and sweeps[0]["policy"] == "route"
+    verdicts = [d["verdict"] for d in sweeps[0]["directions"]]
+    assert (c.verdict == "holds") == all(v == "bounded" for v in verdicts)
+    assert "growth sweeps" in c.text
     assert len(c.data["distribution"]["ratio_certified"]) == c.instances
     assert max(c.data["distribution"]["ratio_certified"]) == pytest.approx(c.worst_certified_ratio)
 
@@ -200,3 +206,19 @@ def test_per_job_check_without_its_instrumentation_flag_sees_no_states(monkeypat
     monkeypatch.setitem(CHECKS, "rect-monotone", replace(CHECKS["rect-monotone"], instrument=False))
     without = evaluate(task)
     assert with_states.score > 0 and without.score == 0
+
+
+def test_discovery_claim_runs_a_campaign_then_sweeps(tmp_path):
+    """``fcfs-growth``: a campaign in the claim's class, then sweeps of its best record; one
+    doubling cannot show growth, so the verdict is ``inconclusive`` with the effort spent."""
+    eff = replace(SMOKE, discovery_budget=4, discovery_seconds=20.0, sweep_steps=1, sweep_records=1,
+                  sweep_certify=0, exact_time_limit=2.0)  # fmt: skip
+    res = validate(["fcfs-growth"], out=tmp_path / "v", progress=False, effort=eff)
+    c = res.claims[0]
+    assert c.verdict == "inconclusive" and c.kind == "growth"
+    assert "campaign evaluations" in c.text and c.instances >= 4
+    f = c.data["policies"]["fcfs"]
+    assert f["verdict"] == "unclear" and f["sweeps"][0]["policy"] == "fcfs"
+    for d in f["sweeps"][0]["directions"]:
+        for p in d["steps"]:
+            assert verify_record(load_record(p["record"])) == []

@@ -27,6 +27,7 @@ COMMANDS = [
     "gen",
     "search",
     "shrink",
+    "grow",
     "validate",
     "plot",
     "demo",

@@ -101,6 +101,9 @@ def add_parser(sub) -> None:
                    help="seconds to wait for the Dask scheduler (default 10)")  # fmt: skip
     p.add_argument("--progress", action="store_true", default=None, help="force the progress bar")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    p.add_argument("--grow", type=nonneg_int("--grow"), default=0, metavar="K",
+                   help="then growth sweeps (kvopt grow, 4 doublings) of the K best records; "
+                   "reports the verdict and the family (JSON key growth)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -189,10 +192,17 @@ def run(args) -> int:
         progress=args.progress,
         dask_timeout=args.dask_timeout,
     )
+    grown = None
+    if args.grow and res.best is not None and res.stopped != "interrupted":
+        from ..campaign.growth import grow_campaign
+
+        grown = grow_campaign(res.out, top=args.grow, time_limit=args.time_limit)
     if args.json:
-        emit_json(res.to_dict())
+        emit_json({**res.to_dict(), **({"growth": grown.to_dict()} if grown else {})})
     else:
         print(format_result(res))
+        if grown is not None:
+            print(f"  growth: {grown.verdict}; family {grown.family()}")
     return 130 if res.stopped == "interrupted" else 0
 
 

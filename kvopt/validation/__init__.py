@@ -13,10 +13,10 @@ For every claim of the registry (:mod:`kvopt.claim`) a procedure of its kind:
   of those are first re-solved with a longer time limit); ``holds``
   otherwise, with the worst certified and optimistic ratios and the effort.
   Claims without a constant (``route``, ``route-makespan``, ``route-online``)
-  add a scaling sweep (random instances of growing n and M) and report the
-  worst ratio and its growth exponents in n and in M; the verdict is
-  ``holds`` unless the ratio grows (exponent > :data:`GROWTH_TOLERANCE`), then
-  ``inconclusive``.
+  are judged by growth sweeps (SPEC §9, :mod:`kvopt.validation.sweeps`) of
+  their worst records: ``holds`` when every direction swept is ``bounded``,
+  ``inconclusive`` when one is ``unclear``, ``violated`` when one ``grows``
+  with certified ratios.
 * **per-job and invariant claims**: campaigns that maximise the slack
   ``max_i lhs_i/rhs_i`` (:mod:`kvopt.claimchecks`), plus the check on every
   other schedule of the same policy simulated during this validation; a
@@ -28,7 +28,10 @@ For every claim of the registry (:mod:`kvopt.claim`) a procedure of its kind:
   constructions (:mod:`kvopt.validation.growth`, one experiment per claim id in
   ``GROWTH_EXPERIMENTS``) with fitted exponents; ``reproduced`` when every
   single-priority rule (every attacked policy) grows with exponent ≥
-  :data:`REPRODUCED_EXPONENT`, else ``inconclusive``.
+  :data:`REPRODUCED_EXPONENT`, else ``inconclusive``.  ``fcfs-growth`` and
+  ``sf-growth`` have no construction: a typed campaign per policy, then growth
+  sweeps of its best records; ``reproduced`` with the family found when a
+  direction grows for every policy, else ``inconclusive`` with the effort.
 
 Claims that rest on the SPS reconstruction say so in their text (a
 violation is then evidence against the reconstruction, not the paper); the
@@ -42,7 +45,8 @@ Modules: :mod:`~kvopt.validation.result` (verdicts), :mod:`~kvopt.validation.eff
 (budgets), :mod:`~kvopt.validation.procedures` (the registry of procedures by
 claim kind), one module per kind (:mod:`~kvopt.validation.ratio`,
 :mod:`~kvopt.validation.perjob`, :mod:`~kvopt.validation.lowerbound`,
-:mod:`~kvopt.validation.growth`), :mod:`~kvopt.validation.context` (what they share).
+:mod:`~kvopt.validation.growth`, :mod:`~kvopt.validation.sweeps`),
+:mod:`~kvopt.validation.context` (what they share).
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@
   claim is that every single-priority rule's ratio grows like √L (exponent
   ½ in L) while Route stays bounded.  Each rule is fitted on the family it
   loses on (area order loses on case 1, response order on case 2).
+* ``fcfs-growth`` and ``sf-growth`` have no construction: they are validated
+  by discovery (:func:`kvopt.validation.sweeps.discovery_claim`: typed
+  campaigns, then growth sweeps of their best records).
 * :func:`online_sqrt_n` — Jaillet et al.'s adaptive adversary
   (:class:`kvopt.adversary.SqrtNAdversary`): a memory-filling request
   (``s = 1, o = M − 1``) at round 0 and, once the policy starts it at ``b``,
@@ -39,6 +42,7 @@ from ..simulation import simulate
 from .context import Context
 from .effort import GROWTH_TOLERANCE, REPRODUCED_EXPONENT
 from .result import ClaimVerdict, Verdict, fmt
+from .sweeps import discovery_claim
 
 #: Policies run on the Proposition 1 families (the single-priority rules, then Route).
 SINGLE_PRIORITY_RULES = ("greedy-area", "sjf", "fcfs", "svf")
@@ -295,6 +299,8 @@ GROWTH_EXPERIMENTS: dict[str, Callable[[Claim, Context], ClaimVerdict]] = {
     "single-priority": _single_priority_claim,
     "online-sqrt-n": _online_sqrt_n_claim,
     "online-linear-n": _online_linear_n_claim,
+    "fcfs-growth": discovery_claim,
+    "sf-growth": discovery_claim,
 }
 
 

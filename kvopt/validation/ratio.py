@@ -1,23 +1,20 @@
-"""Ratio claims: adversarial campaigns against the bound, longer re-solves, a scaling sweep.
+"""Ratio claims: adversarial campaigns against the bound, longer re-solves; growth sweeps of the
+worst records for claims without a constant (:mod:`kvopt.validation.sweeps`).
 
 See :mod:`kvopt.validation` for the procedure and its verdicts.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-from ..campaign.strategies import fit_exponent
 from ..campaign.types import Evaluation, OptStatus
 from ..claim import Claim
 from .context import Context, keep_record, notes_for
-from .effort import GROWTH_TOLERANCE, split
+from .effort import split
 from .result import ClaimVerdict, Verdict, fmt
 
 
 def ratio_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
-    """Campaigns inside the claim's class against its bound (a scaling sweep without one)."""
+    """Campaigns inside the claim's class against its bound (growth sweeps without one)."""
     from ..record import load_record, verify_record
 
     eff = ctx.eff
@@ -32,11 +29,6 @@ def ratio_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
         errors += res.errors
         if res.best and res.best.record:
             records.append((res.best.score or 0.0, res.best.record))
-    sweep = None
-    if claim.bound is None and claim.bound_fn is None:
-        sweep, s_exact, s_logs = scaling(claim, ctx)
-        exact += s_exact
-        logs.extend(s_logs)
     good = [r for r in logs if r.certified]
     worst_c = max((r.ratio_certified for r in good), default=None)
     worst_o = max((r.ratio_optimistic for r in good), default=None)
@@ -55,22 +47,20 @@ def ratio_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
         kind=claim.kind,
         seconds=0.0,
     )
-    if claim.bound is None and claim.bound_fn is None:  # "some constant": growth, no violation
-        e_n, e_m = sweep.exponent_n, sweep.exponent_memory
-        grows = any(e is not None and e > GROWTH_TOLERANCE for e in (e_n, e_m))
-        text = (
-            f"no constant given; worst certified ratio {fmt(worst_c)} (optimistic {fmt(worst_o)}) "
-            f"over {len(good)} instances; growth exponent of the worst certified ratio "
-            f"{fmt(e_n)} in n and {fmt(e_m)} in M over the scaling sweep"
-        )
-        if grows:
-            text += f" (above {GROWTH_TOLERANCE}: a constant bound is not supported by this range)"
+    if claim.bound is None and claim.bound_fn is None:  # "some constant": judged by sweeps
+        from .sweeps import judge_constant_free
+
+        worst = [path for _, path in sorted(records, key=lambda r: -r[0])]
+        j = judge_constant_free(claim, ctx, worst)
+        text = (f"worst certified ratio {fmt(worst_c)} (optimistic {fmt(worst_o)}) over "
+                f"{len(good)} campaign instances; {j['text']}")  # fmt: skip
         return ClaimVerdict(
             **base,
-            verdict=Verdict.INCONCLUSIVE if grows else Verdict.HOLDS,
-            exact_solves=exact,
+            verdict=j["verdict"],
+            exact_solves=exact + j["exact_solves"],
+            record=j["record"],
             text="; ".join([text, *notes]),
-            data={"scaling": sweep.to_dict(), "distribution": _distribution(good)},
+            data={**j["data"], "distribution": _distribution(good)},
         )
     # a bound: certified violations, optimistic-only ones, or none
     viol = [r for r in good if (r.score or 0.0) > 1 + 1e-12]
@@ -188,79 +178,4 @@ def resolve(claim: Claim, r: Evaluation, ctx: Context):
     return None
 
 
-@dataclass(frozen=True)
-class Scaling:
-    """The scaling sweep of a constant-free ratio claim: worst certified ratio per n and per M,
-    the fitted exponents, and every evaluated point (``rows``)."""
-
-    points_n: list[tuple[int, float]]
-    points_memory: list[tuple[int, float]]
-    exponent_n: float | None
-    exponent_memory: float | None
-    rows: list[dict[str, Any]]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "points_n": [list(p) for p in self.points_n],
-            "points_memory": [list(p) for p in self.points_memory],
-            "exponent_n": self.exponent_n,
-            "exponent_memory": self.exponent_memory,
-            "rows": self.rows,
-        }
-
-
-def scaling(claim: Claim, ctx: Context) -> tuple[Scaling, int, list[Evaluation]]:
-    """Worst certified ratio against n and M on random instances of growing size."""
-    from ..campaign import search
-
-    eff = ctx.eff
-    fam = "arrivals" if claim.space is not None and claim.space.arrivals else "random"
-    params: dict[str, Any] = {"n": list(eff.scaling_ns), "memory": list(eff.scaling_memories)}
-    if fam == "random":
-        params["max_response"] = 0
-    folder = ctx.out / claim.id / "scaling"
-    res = search(
-        claim.policy,
-        strategy="family",
-        params=dict(claim.params) or None,
-        family=fam,
-        family_params=params,
-        claim=claim.id,
-        seed=ctx.seed,
-        out=folder,
-        workers=ctx.workers,
-        scheduler=ctx.scheduler,
-        exact_time_limit=eff.exact_time_limit,
-        options={"seeds": eff.scaling_seeds},
-        progress=ctx.show,
-        label=f"{claim.id}: scaling",
-    )
-    log = ctx.collect(claim, res, folder, remember=False)
-    good = [r for r in log.values() if r.certified]
-    by_n: dict[int, float] = {}
-    by_m: dict[int, float] = {}
-    for r in good:
-        by_n[r.n] = max(by_n.get(r.n, 0.0), r.ratio_certified)
-        by_m[r.memory] = max(by_m.get(r.memory, 0.0), r.ratio_certified)
-    pts_n = sorted(by_n.items())
-    pts_m = sorted(by_m.items())
-    out = Scaling(
-        points_n=pts_n,
-        points_memory=pts_m,
-        exponent_n=fit_exponent([p[0] for p in pts_n], [p[1] for p in pts_n]),
-        exponent_memory=fit_exponent([p[0] for p in pts_m], [p[1] for p in pts_m]),
-        rows=[
-            {
-                "n": r.n,
-                "memory": r.memory,
-                "ratio_certified": r.ratio_certified,
-                "ratio_optimistic": r.ratio_optimistic,
-                "opt_status": r.opt_status,
-            }
-            for r in good
-        ],  # fmt: skip
-    )
-    return out, res.exact_solves, list(log.values())
-
-
-__all__ = ["ratio_claim", "resolve", "scaling"]
+__all__ = ["ratio_claim", "resolve"]

@@ -1,0 +1,194 @@
+"""Growth judged by growth sweeps (SPEC §7 and §9), not by the best ratio found per size.
+
+* :func:`judge_constant_free` — ``route``, ``route-makespan``, ``route-online``
+  ("some constant"): growth sweeps of the campaigns' worst records; ``holds``
+  when every direction swept is ``bounded``, ``inconclusive`` when one is
+  ``unclear``, ``violated`` when one ``grows`` with certified ratios (the
+  record of its largest point is the evidence).
+* :func:`discovery_claim` — ``fcfs-growth``, ``sf-growth``: for every policy
+  of the claim a *typed* campaign inside the claim's class (no construction
+  given), then growth sweeps of its best records; ``reproduced`` when a
+  direction grows for every policy (the family found is in the text),
+  ``inconclusive`` otherwise, with the effort spent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..campaign.growth import GrowthResult, GrowthVerdict, grow, grow_campaign
+from ..claim import Claim
+from ..errors import InputError
+from .context import Context, notes_for
+from .result import ClaimVerdict, Verdict, fmt
+
+
+@dataclass(frozen=True)
+class Sweeps:
+    """The sweeps of one claim and what they say."""
+
+    results: tuple[GrowthResult, ...]
+
+    @property
+    def grows(self) -> list[GrowthResult]:
+        return [g for g in self.results if g.verdict == GrowthVerdict.GROWS]
+
+    @property
+    def verdict(self) -> GrowthVerdict:
+        if self.grows:
+            return GrowthVerdict.GROWS
+        if self.results and all(g.verdict == GrowthVerdict.BOUNDED for g in self.results):
+            return GrowthVerdict.BOUNDED
+        return GrowthVerdict.UNCLEAR
+
+    @property
+    def exact_solves(self) -> int:
+        return sum(g.exact_solves for g in self.results)
+
+    @property
+    def points(self) -> int:
+        return len({p.record for g in self.results for d in g.directions for p in d.steps})
+
+    def worst(self) -> tuple[float | None, float | None]:
+        pts = [p for g in self.results for d in g.directions for p in d.steps]
+        return (max((p.ratio_certified for p in pts), default=None),
+                max((p.ratio_optimistic for p in pts), default=None))  # fmt: skip
+
+    def text(self) -> str:
+        parts = []
+        for g in self.results:
+            dirs = ", ".join(f"{d.name} {d.verdict} ({fmt(d.exponent)})" for d in g.directions)
+            parts.append(f"{g.source}: {g.verdict} [{dirs}]")
+        return "; ".join(parts) or "no sweep"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verdict": self.verdict,
+                "sweeps": [{"record": g.source, "out": g.out, **g.to_dict()}
+                           for g in self.results]}  # fmt: skip
+
+
+def sweep_records(claim: Claim, ctx: Context, records: list[str], folder: Path) -> Sweeps:
+    """Growth sweeps (every direction that applies) of ``records`` into ``folder/<record>``."""
+    eff = ctx.eff
+    out = []
+    for k, path in enumerate(records):
+        ctx.say(f"{claim.id}: growth sweep of {path}")
+        out.append(grow(path, steps=eff.sweep_steps, time_limit=eff.exact_time_limit,
+                        certify=eff.sweep_certify, out=folder / f"{k}-{Path(path).stem}",
+                        progress=ctx.show))  # fmt: skip
+    return Sweeps(tuple(out))
+
+
+def judge_constant_free(claim: Claim, ctx: Context, records: list[str]) -> dict[str, Any]:
+    """The verdict of a constant-free ratio claim from sweeps of its worst ``records``: the
+    fields ``verdict``, ``text``, ``record``, ``exact_solves`` and ``data`` of a
+    :class:`ClaimVerdict`."""
+    sw = sweep_records(claim, ctx, records[: ctx.eff.sweep_records], ctx.out / claim.id / "growth")
+    record = None
+    if sw.verdict == GrowthVerdict.GROWS:
+        g = sw.grows[0]
+        d = g.direction(g.best_direction)
+        record = d.steps[-1].record
+        verdict = Verdict.VIOLATED
+        head = (f"a growing family: {g.family()} (certified ratios; no constant bounds the "
+                f"ratio along it)")  # fmt: skip
+    elif sw.verdict == GrowthVerdict.BOUNDED:
+        verdict, head = Verdict.HOLDS, "every direction swept is bounded"
+    else:
+        verdict, head = Verdict.INCONCLUSIVE, "a direction is unclear (neither grows nor settles)"
+    text = (f"no constant given; growth sweeps ({ctx.eff.sweep_steps} doublings) of the "
+            f"{len(sw.results)} worst record(s): {head}; {sw.text()}")  # fmt: skip
+    return {"verdict": verdict, "text": text, "record": record,
+            "exact_solves": sw.exact_solves, "data": {"growth": sw.to_dict()}}  # fmt: skip
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def typed_sizes(ctx: Context) -> dict[str, Any]:
+    """The typed space of a discovery campaign (SPEC §9 sizes, small enough to certify)."""
+    eff = ctx.eff
+    return {"kind": "typed", "types_max": eff.discovery_types, "n_max": eff.discovery_n_max,
+            "memory_max": eff.discovery_memory_max, "max_response": 16}  # fmt: skip
+
+
+def discovery_campaign(claim: Claim, policy: str, ctx: Context) -> tuple[Any, str | None]:
+    """The typed campaign of ``policy`` inside ``claim``'s class; the result and a note when the
+    typed space could not be used (then the per-job space of the claim, larger n)."""
+    from ..campaign import search
+
+    eff = ctx.eff
+    common = dict(claim=claim.id, strategy="anneal", budget=eff.discovery_budget,
+                  seconds=eff.discovery_seconds, seed=ctx.seed, workers=ctx.workers,
+                  scheduler=ctx.scheduler, exact_time_limit=eff.exact_time_limit,
+                  progress=ctx.show)  # fmt: skip
+    base = ctx.out / claim.id / policy
+    try:
+        return search(policy, space=typed_sizes(ctx), out=base / "typed",
+                      label=f"{claim.id}: typed {policy}", **common), None  # fmt: skip
+    except InputError as err:
+        if "space" not in str(err):
+            raise
+        note = (f"the typed space was refused by kvopt.campaign.search ({err}); a per-job "
+                f"campaign (n <= 12) was used instead")  # fmt: skip
+    res = search(policy, space={"n_max": 12}, out=base / "jobs",
+                 label=f"{claim.id}: {policy}", **common)  # fmt: skip
+    return res, note
+
+
+def discovery_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
+    """A growth claim validated by discovery (module docstring)."""
+    found: dict[str, Any] = {}
+    notes = notes_for(claim)
+    evaluations = exact = 0
+    worst_c: list[float] = []
+    worst_o: list[float] = []
+    record = None
+    for policy in claim.policies:
+        res, note = discovery_campaign(claim, policy, ctx)
+        if note:
+            notes.append(note)
+        evaluations += res.evaluations
+        exact += res.exact_solves
+        if res.best is None:
+            found[policy] = None
+            continue
+        ctx.say(f"{claim.id}: growth sweeps of {policy}'s best records")
+        g = grow_campaign(res.out, top=ctx.eff.sweep_records, steps=ctx.eff.sweep_steps,
+                          time_limit=ctx.eff.exact_time_limit, certify=ctx.eff.sweep_certify,
+                          progress=ctx.show)  # fmt: skip
+        sw = Sweeps(g.sweeps)
+        exact += sw.exact_solves
+        c, o = sw.worst()
+        worst_c += [c] if c is not None else []
+        worst_o += [o] if o is not None else []
+        found[policy] = {"campaign": res.out, "evaluations": res.evaluations,
+                         "best_certified": res.best.ratio_certified, **sw.to_dict(),
+                         "family": g.family()}  # fmt: skip
+        if g.verdict == GrowthVerdict.GROWS and record is None:
+            b = g.best
+            record = b.direction(b.best_direction).steps[-1].record
+    growing = [p for p, f in found.items() if f and f["verdict"] == GrowthVerdict.GROWS]
+    ok = len(growing) == len(claim.policies)
+    parts = [f"{p}: {f['verdict']}, family {f['family']}" if f else f"{p}: nothing evaluated"
+             for p, f in found.items()]  # fmt: skip
+    effort = f"{evaluations} campaign evaluations, {exact} exact solves"
+    if ok:
+        text = "growing families found by typed campaigns and growth sweeps (no construction given)"
+    else:
+        text = (f"no growing family found for {', '.join(p for p in found if p not in growing)} "
+                f"with this effort")  # fmt: skip
+    return ClaimVerdict(
+        id=claim.id, verdict=Verdict.REPRODUCED if ok else Verdict.INCONCLUSIVE,
+        bound="grows", bound_text="ratio grows with M (no constant)",
+        worst_certified_ratio=max(worst_c, default=None),
+        worst_optimistic_ratio=max(worst_o, default=None), instances=evaluations,
+        exact_solves=exact, seconds=0.0, record=record, kind=claim.kind,
+        text="; ".join([f"{text} ({effort})", *parts, *notes]), data={"policies": found},
+    )  # fmt: skip
+
+
+__all__ = ["Sweeps", "discovery_campaign", "discovery_claim", "judge_constant_free",
+           "sweep_records", "typed_sizes"]  # fmt: skip
