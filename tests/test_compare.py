@@ -45,7 +45,7 @@ def test_ub_includes_cheap_kill_free_schedules(small):
     ic = compare_instance(small, ["fcfs"])
     fcfs = ic.row("fcfs")
     _, value, source = cheap_ub(small, "total")
-    assert value < fcfs.total_completion  # fcfs kills here (30 vs 24 on main 7f8b0dd)
+    assert value < fcfs.total_completion  # 30 vs 24 on main 7f8b0dd
     assert (ic.ub, ic.ub_name) == (value, f"kill-free {source}")
     assert fcfs.ratio_ub == pytest.approx(fcfs.total_completion / value)
     assert "/UB" in format_table(ic)
