@@ -15,3 +15,4 @@ g random/response-heavy-n10.json  response-heavy --seed 4 --param n=10 --param m
 g random/identical-prompt-n10.json identical-prompt --seed 5 --param n=10 --param memory=40 --param prompt=3 --param max_response=12
 g random/arrivals-n10.json        arrivals --seed 6 --param base=random --param rate=0.3 --param n=10 --param memory=48 --param max_response=10
 g traces/azure-n40-M4096.json trace --seed 7 --param n=40 --param memory=4096 --param mode=random --param arrivals=true
+g traces/azure-window-n1000-M16384.json trace --seed 0 --param n=1000 --param memory=16384 --param mode=head --param offset=10000 --param arrivals=true

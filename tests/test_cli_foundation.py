@@ -124,6 +124,17 @@ def test_demo_bundled_instances_reproducible(cli, tmp_path):
     assert comps["random/mixed-n10.json"]["exact"]["status"] == "optimal"
     assert d["worst"]["ratio_opt"] >= 1.0
     assert (tmp_path / "worst-vs-opt.png").stat().st_size > 10_000
+    # issue 16 item 6: the trace table is on a sample where memory binds and tells policies apart
+    window = "traces/azure-window-n1000-M16384.json"
+    info = next(t for t in d["traces"] if t["file"] == window)
+    assert info["memory_binds"] and info["peak_all_at_once"] > info["memory"]
+    assert info["peak_on_arrival"] > 4 * info["memory"]
+    assert info["lb"] < info["ub"] and "out of reach" in info["exact_opt"]
+    rows = [p for p in comps[window]["policies"] if p["applicable"]]
+    assert len({round(p["ratio_lb"], 3) for p in rows}) >= 3
+    assert len({round(p["ratio_ub"], 3) for p in rows}) >= 3
+    assert all(1.0 <= p["ratio_ub"] <= p["ratio_lb"] for p in rows)
+    assert comps[window]["exact"] is None
 
 
 def test_text_table_renderer():

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import REPO
 
 from kvopt.bound import lower_bounds
+from kvopt.campaign.evaluate import cheap_ub
 from kvopt.cli import main
 from kvopt.comparison import compare, compare_instance, format_table, plot_worst_vs_opt
-from kvopt.instance import Instance, save_instance
+from kvopt.instance import Instance, load_instance, save_instance
 from kvopt.policy import POLICIES
 from kvopt.simulation import simulate
 
@@ -28,14 +30,42 @@ def test_rows_without_exact(small):
     fcfs = ic.row("fcfs")
     assert fcfs.total_completion == simulate(small, "fcfs").objective["total_completion"]
     assert fcfs.ratio_lb == pytest.approx(fcfs.total_completion / lb)
-    # the certified ratio uses the best schedule seen
+    # the certified ratio uses the best schedule seen: policies and cheap kill-free schedules
     best = min(r.total_completion for r in ic.rows if r.applicable)
+    best = min(best, cheap_ub(small, "total")[1])
     assert ic.ub == best
     assert fcfs.ratio_ub == pytest.approx(fcfs.total_completion / best)
     assert fcfs.ratio_opt is None
     resp = ic.row("response")  # small has prompt-heavy jobs: Response does not apply
     assert not resp.applicable and "response-heavy" in resp.reason
     assert resp.total_completion is None
+
+
+def test_ub_includes_cheap_kill_free_schedules(small):
+    ic = compare_instance(small, ["fcfs"])
+    fcfs = ic.row("fcfs")
+    _, value, source = cheap_ub(small, "total")
+    assert value < fcfs.total_completion  # 30 vs 24 on main 7f8b0dd
+    assert (ic.ub, ic.ub_name) == (value, f"kill-free {source}")
+    assert fcfs.ratio_ub == pytest.approx(fcfs.total_completion / value)
+    assert "/UB" in format_table(ic)
+
+
+def test_memory_binding_trace():
+    """issue 16 item 6: on 1,000 trace requests where memory binds, /LB and /UB tell policies apart.
+
+    The serial orders of the cheap UB would take minutes at this horizon: they are left out.
+    """
+    inst = load_instance(REPO / "instances" / "traces" / "azure-window-n1000-M16384.json")
+    ic = compare_instance(inst, ["fcfs", "svf", "alpha-protect", "route"])
+    assert not ic.row("route").applicable  # offline: the trace has arrivals
+    rows = [r for r in ic.rows if r.applicable]
+    assert ic.lb < ic.ub <= ic.row("svf").total_completion
+    assert not ic.ub_name.startswith("kill-free serial")
+    assert len({round(r.ratio_lb, 3) for r in rows}) == 3
+    for r in rows:
+        assert r.ratio_ub <= r.ratio_lb and r.ratio_ub >= 1.0
+    assert ic.row("fcfs").ratio_ub > 1.3  # memory binds: fcfs is far from the best schedule
 
 
 def test_with_exact(small):
@@ -91,7 +121,7 @@ def test_cli_table(tmp_path, small, capsys):
     save_instance(small, path)
     assert main(["compare", str(path), "--policies", "fcfs,sjf"]) == 0
     text = capsys.readouterr().out
-    assert "fcfs" in text and "sjf" in text and "/LB" in text
+    assert "fcfs" in text and "sjf" in text and "/LB" in text and "/UB" in text
 
 
 def test_cli_bad_input(tmp_path, small, capsys):

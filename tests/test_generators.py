@@ -6,13 +6,14 @@ import math
 
 import numpy as np
 import pytest
-from conftest import DATA
+from conftest import DATA, REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kvopt.errors import InputError
 from kvopt.generators import GENERATORS, generate
 from kvopt.instance import Instance, Regime, load_instance
+from kvopt.schedule import Schedule, memory_profile
 from kvopt.trace import bundled_trace_dir, load_trace, trace_instance
 
 SMALL = {
@@ -120,6 +121,21 @@ def test_azure_trace_loads_as_is():
     inst = trace_instance(tr, n=50, memory=2048, seed=3, mode="random", arrivals=True)
     assert inst.n == 50 and (inst.peaks <= 2048).all() and inst.arrivals.min() == 0
     assert inst.meta["skipped"] > 0
+
+
+def test_bundled_trace_window_is_memory_binding():
+    """issue 16 item 6: the demo's trace sample is one where memory binds."""
+    inst = load_instance(REPO / "instances" / "traces" / "azure-window-n1000-M16384.json")
+    meta = inst.meta
+    assert inst.n == 1000 and meta["family"] == "trace" and meta["mode"] == "head"
+    assert meta["arrivals"] and meta["rounds_per_second"] == 50.0 and meta["skipped"] == 0
+    assert int(inst.peaks.sum()) > 50 * inst.memory  # every request at once
+    # each request started on arrival (no memory limit): several times M at the peak
+    on_arrival = memory_profile(inst, Schedule.from_starts(inst, inst.arrivals))
+    assert on_arrival.max() > 4 * inst.memory
+    assert (on_arrival > inst.memory).mean() > 0.5  # and above M most of the time
+    regen = generate("trace", meta["seed"], **meta["params"])
+    assert regen.to_dict() == inst.to_dict()
 
 
 def test_trace_without_columns_is_bad_input(cli):

@@ -111,15 +111,19 @@ def cheap_lb(inst: Instance, objective: str) -> tuple[int, str]:
     return b.best, b.best_name
 
 
-def cheap_ub(inst: Instance, objective: str) -> tuple[np.ndarray, int, str]:
-    """Starts, value and source of the best cheap clairvoyant kill-free schedule (checked)."""
+def cheap_ub(inst: Instance, objective: str, *, serial: bool = True) -> tuple[np.ndarray, int, str]:
+    """Starts, value and source of the best cheap clairvoyant kill-free schedule (checked).
+
+    ``serial=False`` leaves out the serial orders (their cost grows with the
+    horizon times the total response; the policies' does not).
+    """
     from ..exact.heuristic import _orders as heuristic_orders
     from ..exact.heuristic import place
     from ..simulation import simulate
 
     solver_obj = "makespan" if objective == "makespan" else "total"
     best: tuple[np.ndarray, int, str] | None = None
-    for k, order in enumerate(heuristic_orders(inst, solver_obj)):
+    for k, order in enumerate(heuristic_orders(inst, solver_obj) if serial else ()):
         st = place(inst, order)
         v = value(inst, st, objective)
         if best is None or v < best[1]:
@@ -138,7 +142,7 @@ def cheap_ub(inst: Instance, objective: str) -> tuple[np.ndarray, int, str]:
         if not ok:
             continue
         v = value(inst, st, objective)
-        if v < best[1]:
+        if best is None or v < best[1]:
             best = (st, v, name)
     assert best is not None
     sched = Schedule.from_starts(inst, best[0], producer=best[2])
