@@ -127,6 +127,7 @@ def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, sched
     stopped = StopReason.BUDGET
     bar = _Progress(progress, header, budget, label)
     results: dict[int, Evaluation] = {}
+    typed = (header.space or {}).get("kind") == "typed"
 
     def now() -> float:
         return round(t_base + time.monotonic() - t_start, 3)
@@ -195,6 +196,7 @@ def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, sched
                         exact_time_limit=header.exact_time_limit,
                         cached=state.cache.get(ckey),
                         claim=header.claim,
+                        typed=typed,
                     )
                 )
             for k in sorted(results):
