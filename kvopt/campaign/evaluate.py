@@ -22,12 +22,14 @@ to worker processes and Dask workers) and returns an
 4. **typed campaigns** (``EvalTask.typed``, SPEC §9; hundreds of copies of
    a few job types): the cheap UB orders job types (:mod:`~kvopt.campaign.upper`)
    and, for a candidate that cannot beat the best, is only the type orders
-   and greedy-area (its certified ratio ≤ ``alg/LB`` ≤ threshold anyway);
+   (its certified ratio ≤ ``alg/LB`` ≤ threshold anyway);
    for a candidate of more than :data:`TYPED_EXACT_N` jobs that could beat
    the best without being certified to, the LP bound of the aggregated model
    (:func:`lp_lb`, :data:`LP_TIME_LIMIT` seconds) is tried first and the
    exact solve skipped when ``alg/LP`` rules it out; exact solves use
-   :func:`solve_options`;
+   :func:`solve_options`; beyond :data:`TYPED_EXACT_MAX_N` jobs there is no
+   LP and no exact solve (``kvopt grow`` and ``kvopt solve`` certify such
+   records further);
 5. the result's ratios follow SPEC §8: ``ratio_certified = alg/ub`` and
    ``ratio_optimistic = alg/lb`` with ``ub``/``lb`` the best known; equal when
    the solver proved optimality.
@@ -78,6 +80,10 @@ UB_POLICIES = (("greedy-area", {"backfill": True}), ("mcsf", {}), ("svf", {}))
 TYPED_EXACT_N = 16
 #: The exact backend for large typed candidates (measured in ``benchmarks/typed.py``).
 TYPED_SOLVER = "highs"
+#: Typed candidates with more jobs than this are not solved (no LP screen, no exact solve):
+#: at a few hundred jobs HiGHS rarely gets past the root in seconds, and overruns its time
+#: limit (``benchmarks/typed.py``); their certified ratio is ``alg/UB`` with the cheap UB.
+TYPED_EXACT_MAX_N = 128
 #: Exact solves of typed candidates are deterministic up to this many jobs (:func:`exact_opt`).
 DETERMINISTIC_N = 48
 #: Seconds for the LP bound of the aggregated model (at most the exact time limit).
@@ -140,7 +146,7 @@ def cheap_ub(inst: Instance, objective: str, typed: bool = False,
     among them, and a deterministic local search over the order of the types
     starts from the best type order — so the result is never worse than
     without ``typed``.  ``full=False`` (typed only: the screen of a candidate
-    that cannot beat the best) keeps the type orders and greedy-area.  The
+    that cannot beat the best) keeps the type orders only.  The
     first best wins ties, so the result depends only on the instance.
     """
     from ..exact.heuristic import _orders as heuristic_orders
@@ -178,7 +184,7 @@ def cheap_ub(inst: Instance, objective: str, typed: bool = False,
             v = value(inst, st, objective)
             if best is None or v < best[1]:
                 best = (st, v, f"serial-{k}")
-    best = _policy_ub(inst, objective, best, UB_POLICIES if full else UB_POLICIES[:1])
+    best = _policy_ub(inst, objective, best, UB_POLICIES if full else ())
     sched = Schedule.from_starts(inst, best[0], producer=best[2])
     res = check_schedule(inst, sched)
     if not res.valid:  # never expected: every source is a checked schedule
@@ -330,6 +336,8 @@ def evaluate(task: EvalTask) -> Evaluation:
     screen = Screen(ratio_lb=screen_lb, ratio_ub=_ratio(alg, ub))
     cached = task.cached
     large = task.typed and inst.n > TYPED_EXACT_N
+    if task.typed and inst.n > TYPED_EXACT_MAX_N:
+        could_beat = False  # the cheap bounds are all this candidate gets (see TYPED_EXACT_MAX_N)
     if (large and cached is None and not per_job and could_beat and objective != "makespan"
             and _ratio(alg, ub) / scale <= task.threshold):  # fmt: skip
         # the LP bound of the aggregated model may show that the candidate cannot beat the best
