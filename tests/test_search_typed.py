@@ -43,6 +43,7 @@ def test_typed_campaign_end_to_end(tmp_path, cli):
         assert sp.rule(r.to_instance()) is None
     rec = load_record(res.best.record)
     assert verify_record(rec) == []
+    assert rec.found_by["types"] == [list(t) for t in TypedSpace.types(rec.instance)]
     assert cli("check", res.best.record).code == 0
 
 
@@ -109,6 +110,7 @@ def test_shrink_typed_record_reduces_types_and_counts(tmp_path, cli):
     assert verify_record(small) == []
     assert small.ratio_certified >= target - 1e-9
     assert small.instance.n <= rec.instance.n
+    assert small.found_by["types"] == [list(t) for t in TypedSpace.types(small.instance)]
     types_before, types_after = TypedSpace.types(rec.instance), TypedSpace.types(small.instance)
     assert sum(t.count for t in types_after) <= sum(t.count for t in types_before)
     bad = cli("shrink", res.best.record, "--min-ratio", "1", "--space", "kind=nope")

@@ -307,6 +307,12 @@ def record_from_log(header: CampaignHeader, rec: Evaluation, meta=None):
     inst = rec.to_instance(name=f"{header.policy}-worst-eval{rec.index}")
     res = simulate(inst, header.policy, params=header.params or None, seed=header.policy_seed)
     opt = Schedule.from_starts(inst, rec.ub_starts, producer=f"clairvoyant ({rec.ub_source})")
+    found_by: dict[str, Any] = {"strategy": header.strategy, "evaluation": rec.index,
+                                "seconds": rec.t, "seed": header.seed, "origin": rec.origin}  # fmt: skip
+    if (header.space or {}).get("kind") == "typed":  # SPEC §9: a typed record lists its types
+        from ..space import TypedSpace
+
+        found_by["types"] = [list(t) for t in TypedSpace.types(inst)]
     return make_record(
         inst,
         header.policy,
@@ -317,13 +323,7 @@ def record_from_log(header: CampaignHeader, rec: Evaluation, meta=None):
         opt,
         rec.lb,
         rec.opt_status,
-        found_by={
-            "strategy": header.strategy,
-            "evaluation": rec.index,
-            "seconds": rec.t,
-            "seed": header.seed,
-            "origin": rec.origin,
-        },  # fmt: skip
+        found_by=found_by,
         meta=meta,
     )
 

@@ -208,7 +208,7 @@ def shrink(
     ``space``: ``{"kind": "typed"}`` adds the typed moves (``{"kind": "jobs"}``,
     the default, keeps the per-job moves only).
     """
-    from ..space import SPACES
+    from ..space import SPACES, TypedSpace
     from .runner import progress_enabled
 
     extra = sorted(set(space or {}) - {"kind"})
@@ -334,6 +334,7 @@ def shrink(
                 "ratio_certified": record.ratio_certified,
                 "found_by": dict(record.found_by),
             },  # fmt: skip
+            **({"types": [list(t) for t in TypedSpace.types(cur)]} if typed else {}),
         },
         meta=dict(record.meta) if record.meta else None,
     )
