@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..space import Space
+from ..space import Space, TypedSpace, space_from_dict
 from .log import read_history, read_log
 from .runner import record_from_log, run_campaign
 from .strategies import STRATEGIES, SearchContext, make_strategy
@@ -49,6 +49,16 @@ def policy_space(policy: str, *, n_max: int = 8, memory_max: int = 48) -> Space:
     from ..policy import get_policy
 
     return get_policy(policy).default_space(n_max=n_max, memory_max=memory_max)
+
+
+def _space_fields(space: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``space`` as fields for :func:`~kvopt.space.space_from_dict`; errors name ``--space``."""
+    if space is None:
+        return {}
+    if not isinstance(space, Mapping):
+        raise InputError(f"must be a Space, a TypedSpace or a dict, got {type(space).__name__}",
+                         source="--space")  # fmt: skip
+    return dict(space)
 
 
 def _policy_and_params(policy: str, params: Mapping[str, Any] | None):
@@ -163,13 +173,13 @@ def search(
     elif fam_params:
         raise InputError("--param needs --family", source="--param")
     base = cl.space if (cl is not None and cl.space is not None) else policy_space(spec.name)
-    if isinstance(space, Space):
+    if isinstance(space, Space | TypedSpace):
         sp = space
     else:
-        try:
-            sp = base.replace(**dict(space or {}))
-        except TypeError as exc:
-            raise InputError(f"unknown space field ({exc})", source="--space") from None
+        sp = space_from_dict(_space_fields(space), base=base)
+    if sp.kind == "typed" and strategy in ("cma", "trace"):
+        raise InputError(f"strategy {strategy} works on the per-job space only (use anneal, "
+                         "random or exhaustive with --space kind=typed)", source="--strategy")  # fmt: skip
     if out is None:
         out = Path("kvopt-search") / f"{spec.name}-{strategy}-s{seed}"
     out = Path(out)
@@ -205,7 +215,9 @@ def search(
         options=dict(options or {}),
         family=family,
         family_params=fam_params,
-        space=sp.to_dict() if family is None or strategy in ("anneal",) else None,
+        space={"kind": sp.kind, **sp.to_dict()}
+        if family is None or strategy in ("anneal",)
+        else None,
         claim=cl.id if cl else None,
         objective=objective,
         seed=seed,

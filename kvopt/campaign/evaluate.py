@@ -7,7 +7,8 @@ to worker processes and Dask workers) and returns an
 1. simulate the policy → ``alg`` (the engine checks the schedule);
 2. cheap lower bound ``LB`` (area / processing bounds of SPEC §2, or the
    makespan bounds) and cheap upper bound ``UB``: the best of the kill-free
-   serial schedules of :func:`kvopt.exact.heuristic.place` (fixed orders, no
+   serial schedules of :func:`kvopt.exact.heuristic.place` (computed by the
+   faster, equal :func:`kvopt.campaign.upper.place`; fixed orders, no
    timed local search, so the result is deterministic) and the kill-free
    clairvoyant policies greedy-area (backfill), MC-SF and SVF — every one a
    checked schedule;
@@ -18,7 +19,18 @@ to worker processes and Dask workers) and returns an
    seconds on one thread; exact results found earlier for the same job
    multiset (Opt does not depend on job order) come with the task as
    ``cached`` and are not solved again;
-4. the result's ratios follow SPEC §8: ``ratio_certified = alg/ub`` and
+4. **typed campaigns** (``EvalTask.typed``, SPEC §9; hundreds of copies of
+   a few job types): the cheap UB orders job types (:mod:`~kvopt.campaign.upper`)
+   and, for a candidate that cannot beat the best, is only the type orders
+   (its certified ratio ≤ ``alg/LB`` ≤ threshold anyway);
+   for a candidate of more than :data:`TYPED_EXACT_N` jobs that could beat
+   the best without being certified to, the LP bound of the aggregated model
+   (:func:`lp_lb`, :data:`LP_TIME_LIMIT` seconds) is tried first and the
+   exact solve skipped when ``alg/LP`` rules it out; exact solves use
+   :func:`solve_options`; beyond :data:`TYPED_EXACT_MAX_N` jobs there is no
+   LP and no exact solve (``kvopt grow`` and ``kvopt solve`` certify such
+   records further);
+5. the result's ratios follow SPEC §8: ``ratio_certified = alg/ub`` and
    ``ratio_optimistic = alg/lb`` with ``ub``/``lb`` the best known; equal when
    the solver proved optimality.
 
@@ -64,6 +76,18 @@ from .types import (
 
 #: Clairvoyant kill-free policies whose schedules give the cheap upper bound.
 UB_POLICIES = (("greedy-area", {"backfill": True}), ("mcsf", {}), ("svf", {}))
+#: Typed candidates with more jobs than this get the LP screen and :data:`TYPED_SOLVER`.
+TYPED_EXACT_N = 16
+#: The exact backend for large typed candidates (measured in ``benchmarks/typed.py``).
+TYPED_SOLVER = "highs"
+#: Typed candidates with more jobs than this are not solved (no LP screen, no exact solve):
+#: at a few hundred jobs HiGHS rarely gets past the root in seconds, and overruns its time
+#: limit (``benchmarks/typed.py``); their certified ratio is ``alg/UB`` with the cheap UB.
+TYPED_EXACT_MAX_N = 128
+#: Exact solves of typed candidates are deterministic up to this many jobs (:func:`exact_opt`).
+DETERMINISTIC_N = 48
+#: Seconds for the LP bound of the aggregated model (at most the exact time limit).
+LP_TIME_LIMIT = 2.0
 
 
 def instance_key(inst: Instance) -> str:
@@ -111,24 +135,70 @@ def cheap_lb(inst: Instance, objective: str) -> tuple[int, str]:
     return b.best, b.best_name
 
 
-def cheap_ub(inst: Instance, objective: str, *, serial: bool = True) -> tuple[np.ndarray, int, str]:
+def cheap_ub(inst: Instance, objective: str, typed: bool = False, full: bool = True, *,
+             serial: bool = True) -> tuple[np.ndarray, int, str]:  # fmt: skip
     """Starts, value and source of the best cheap clairvoyant kill-free schedule (checked).
 
-    ``serial=False`` leaves out the serial orders (their cost grows with the
-    horizon times the total response; the policies' does not).
+    Serial schedules (:func:`kvopt.campaign.upper.place`) over fixed job
+    orders, and the kill-free clairvoyant policies of :data:`UB_POLICIES`.
+    With ``typed`` (SPEC §9) the serial orders are first the orders of the job
+    types of :func:`~kvopt.campaign.upper.type_orders`, then the job orders not
+    among them, and a deterministic local search over the order of the types
+    starts from the best type order — so the result is never worse than
+    without ``typed``.  ``full=False`` (typed only: the screen of a candidate
+    that cannot beat the best) keeps the type orders only.  The
+    first best wins ties, so the result depends only on the instance.
+    ``serial=False`` leaves out every serial placement (its cost grows with
+    the horizon times the total response; the policies' does not).
     """
     from ..exact.heuristic import _orders as heuristic_orders
-    from ..exact.heuristic import place
-    from ..simulation import simulate
+    from .upper import improve_type_order, jobs_of, place, type_orders, type_runs
 
     solver_obj = "makespan" if objective == "makespan" else "total"
     best: tuple[np.ndarray, int, str] | None = None
-    for k, order in enumerate(heuristic_orders(inst, solver_obj) if serial else ()):
-        st = place(inst, order)
-        v = value(inst, st, objective)
-        if best is None or v < best[1]:
-            best = (st, v, f"serial-{k}")
-    for name, params in UB_POLICIES:
+    job_orders = heuristic_orders(inst, solver_obj) if serial and (full or not typed) else []
+    if typed and serial and inst.n > 0:
+        runs = type_runs(inst)
+        best_types: list[int] = []
+        tried: set[bytes] = set()
+        for k, types in enumerate(type_orders(inst, runs)):
+            order = jobs_of(runs, types)
+            tried.add(order.tobytes())
+            st = place(inst, order)
+            v = value(inst, st, objective)
+            if best is None or v < best[1]:
+                best, best_types = (st, v, f"type-order-{k}"), types
+        assert best is not None
+        for k, order in enumerate(job_orders):
+            if order.astype(np.int64).tobytes() not in tried:
+                st = place(inst, order)
+                v = value(inst, st, objective)
+                if v < best[1]:
+                    best = (st, v, f"serial-{k}")
+        if full:
+            _, st2, v2 = improve_type_order(inst, runs, best_types,
+                                            lambda st: value(inst, st, objective), best[1])  # fmt: skip
+            if st2 is not None and v2 < best[1]:
+                best = (st2, v2, "type-search")
+    else:
+        for k, order in enumerate(job_orders):
+            st = place(inst, order)
+            v = value(inst, st, objective)
+            if best is None or v < best[1]:
+                best = (st, v, f"serial-{k}")
+    best = _policy_ub(inst, objective, best, UB_POLICIES if full else ())
+    sched = Schedule.from_starts(inst, best[0], producer=best[2])
+    res = check_schedule(inst, sched)
+    if not res.valid:  # never expected: every source is a checked schedule
+        raise AssertionError(f"cheap UB schedule from {best[2]} fails the checker")
+    return best
+
+
+def _policy_ub(inst: Instance, objective: str, best, policies):
+    """``best`` or the best kill-free schedule of the clairvoyant ``policies`` if smaller."""
+    from ..simulation import simulate
+
+    for name, params in policies:
         try:
             res = simulate(inst, name, params=params)
         except InputError:
@@ -145,15 +215,38 @@ def cheap_ub(inst: Instance, objective: str, *, serial: bool = True) -> tuple[np
         if best is None or v < best[1]:
             best = (st, v, name)
     assert best is not None
-    sched = Schedule.from_starts(inst, best[0], producer=best[2])
-    res = check_schedule(inst, sched)
-    if not res.valid:  # never expected: every source is a checked schedule
-        raise AssertionError(f"cheap UB schedule from {best[2]} fails the checker")
     return best
 
 
-def exact_opt(inst: Instance, objective: str, time_limit: float, warm: np.ndarray) -> ExactResult:
-    """Exact solve (one thread) → ``status``, ``objective``, ``bound``, ``starts``, ``seconds``."""
+def lp_lb(inst: Instance, ub: int, time_limit: float) -> int | None:
+    """``⌈LP⌉`` of the aggregated time-indexed model (total completion; one column per job
+    type and start, :func:`kvopt.exact.highs_matrix.build_matrix`) over the start
+    windows of ``ub``; ``None`` when it is not solved within ``time_limit``.
+    """
+    import math
+
+    from ..errors import SolverError
+    from ..exact.common import start_windows
+    from ..exact.highs_matrix import lp_value
+
+    try:
+        lo, hi = start_windows(inst, "total", ub)
+        v = lp_value(inst, lo, hi, time_limit=time_limit)
+    except SolverError:
+        return None
+    return math.ceil(v - 1e-6)
+
+
+def exact_opt(inst: Instance, objective: str, time_limit: float, warm: np.ndarray,
+              solver: str = "auto", deterministic: bool = True) -> ExactResult:  # fmt: skip
+    """Exact solve (one thread) → ``status``, ``objective``, ``bound``, ``starts``, ``seconds``.
+
+    ``deterministic``: :func:`kvopt.exact.solve`'s flag.  Its deterministic
+    heuristic makes ``4 n`` serial placements whatever the time limit (minutes
+    at a few hundred jobs), so large typed candidates (:func:`solve_options`)
+    run the heuristic on the clock instead; like any solve cut by its time
+    limit, the result may then depend on the machine.
+    """
     from ..exact import solve
 
     solver_obj = "makespan" if objective == "makespan" else "total"
@@ -161,10 +254,11 @@ def exact_opt(inst: Instance, objective: str, time_limit: float, warm: np.ndarra
     res = solve(
         inst,
         objective=solver_obj,
+        solver=solver,
         time_limit=time_limit,
         threads=1,
         warm_start=Schedule.from_starts(inst, warm, producer="warm"),
-        deterministic=True,
+        deterministic=deterministic,
     )
     if res.interrupted:  # Ctrl-C reached the solver: the evaluation is in flight, not done
         raise KeyboardInterrupt
@@ -183,6 +277,20 @@ def exact_opt(inst: Instance, objective: str, time_limit: float, warm: np.ndarra
         seconds=round(time.perf_counter() - t0, 4),
         solver=res.solver,
     )
+
+
+def solve_options(inst: Instance, typed: bool) -> dict[str, Any]:
+    """:func:`exact_opt`'s ``solver`` and ``deterministic`` for a candidate (typed or not).
+
+    Typed candidates of more than :data:`TYPED_EXACT_N` jobs use
+    :data:`TYPED_SOLVER` (HiGHS on the aggregated model: on typed instances of
+    about 100 jobs it proved more optima and better bounds than ``auto`` in
+    the same time, ``benchmarks/typed.py``'s notes), deterministic up to
+    :data:`DETERMINISTIC_N` jobs.
+    """
+    if typed and inst.n > TYPED_EXACT_N:
+        return {"solver": TYPED_SOLVER, "deterministic": inst.n <= DETERMINISTIC_N}
+    return {"solver": "auto", "deterministic": True}
 
 
 def evaluate(task: EvalTask) -> Evaluation:
@@ -218,16 +326,31 @@ def evaluate(task: EvalTask) -> Evaluation:
     scale = bound if (bound is not None and 0 < bound < float("inf")) else 1.0
     alg = _objective_of(inst, res.completion_times, objective)
     lb, lb_name = cheap_lb(inst, objective)
-    ub_starts, ub, ub_source = cheap_ub(inst, objective)
+    screen_lb = _ratio(alg, lb)
+    could_beat = screen_lb / scale > task.threshold
+    # typed: the full cheap UB (local search over type orders, MC-SF, SVF) only for a candidate
+    # that could beat the best; the others cannot, whatever their certified ratio
+    full = not task.typed or could_beat or per_job
+    ub_starts, ub, ub_source = cheap_ub(inst, objective, typed=task.typed, full=full)
     exact = ExactStatus.SKIPPED
     opt_status = OptStatus.FEASIBLE
     exact_seconds = 0.0
-    screen_lb = _ratio(alg, lb)
     screen = Screen(ratio_lb=screen_lb, ratio_ub=_ratio(alg, ub))
     cached = task.cached
-    could_beat = screen_lb / scale > task.threshold
+    large = task.typed and inst.n > TYPED_EXACT_N
+    if task.typed and inst.n > TYPED_EXACT_MAX_N:
+        could_beat = False  # the cheap bounds are all this candidate gets (see TYPED_EXACT_MAX_N)
+    if (large and cached is None and not per_job and could_beat and objective != "makespan"
+            and _ratio(alg, ub) / scale <= task.threshold):  # fmt: skip
+        # the LP bound of the aggregated model may show that the candidate cannot beat the best
+        shift = int(inst.arrivals.sum()) if objective == "latency" else 0
+        lp = lp_lb(inst, ub + shift, min(LP_TIME_LIMIT, task.exact_time_limit))
+        if lp is not None and lp - shift > lb:
+            lb, lb_name = lp - shift, "lp (aggregated)"
+            could_beat = _ratio(alg, lb) / scale > task.threshold
     if cached is None and not per_job and could_beat and inst.n > 0:
-        cached = exact_opt(inst, objective, task.exact_time_limit, ub_starts)
+        cached = exact_opt(inst, objective, task.exact_time_limit, ub_starts,
+                           **solve_options(inst, task.typed))  # fmt: skip
         # store in canonical job order, so any permutation of these jobs can reuse it
         starts = cached.starts
         if starts is not None:
@@ -306,6 +429,8 @@ __all__ = [
     "compact_instance",
     "evaluate",
     "exact_opt",
+    "lp_lb",
+    "solve_options",
     "expand_instance",
     "instance_key",
     "value",

@@ -133,6 +133,8 @@ def check_header(out: Path, header: CampaignHeader) -> None:
             old = json.loads(path.read_text())
         except ValueError as exc:
             raise InputError(f"not valid JSON ({exc})", source=str(path)) from None
+        if isinstance(old.get("space"), dict):  # folders from before the typed space: kind jobs
+            old["space"] = {"kind": "jobs", **old["space"]}
         for key in IDENTITY:
             if _norm(old.get(key)) != _norm(new.get(key)):
                 raise InputError(

@@ -127,6 +127,7 @@ def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, sched
     stopped = StopReason.BUDGET
     bar = _Progress(progress, header, budget, label)
     results: dict[int, Evaluation] = {}
+    typed = (header.space or {}).get("kind") == "typed"
 
     def now() -> float:
         return round(t_base + time.monotonic() - t_start, 3)
@@ -195,6 +196,7 @@ def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, sched
                         exact_time_limit=header.exact_time_limit,
                         cached=state.cache.get(ckey),
                         claim=header.claim,
+                        typed=typed,
                     )
                 )
             for k in sorted(results):
@@ -305,6 +307,12 @@ def record_from_log(header: CampaignHeader, rec: Evaluation, meta=None):
     inst = rec.to_instance(name=f"{header.policy}-worst-eval{rec.index}")
     res = simulate(inst, header.policy, params=header.params or None, seed=header.policy_seed)
     opt = Schedule.from_starts(inst, rec.ub_starts, producer=f"clairvoyant ({rec.ub_source})")
+    found_by: dict[str, Any] = {"strategy": header.strategy, "evaluation": rec.index,
+                                "seconds": rec.t, "seed": header.seed, "origin": rec.origin}  # fmt: skip
+    if (header.space or {}).get("kind") == "typed":  # SPEC §9: a typed record lists its types
+        from ..space import TypedSpace
+
+        found_by["types"] = [list(t) for t in TypedSpace.types(inst)]
     return make_record(
         inst,
         header.policy,
@@ -315,13 +323,7 @@ def record_from_log(header: CampaignHeader, rec: Evaluation, meta=None):
         opt,
         rec.lb,
         rec.opt_status,
-        found_by={
-            "strategy": header.strategy,
-            "evaluation": rec.index,
-            "seconds": rec.t,
-            "seed": header.seed,
-            "origin": rec.origin,
-        },  # fmt: skip
+        found_by=found_by,
         meta=meta,
     )
 

@@ -10,7 +10,18 @@ the record names one):
    to half, minus one; then the memory budget (to half with every length
    halved, then minus one);
 
-until a whole pass changes nothing.  A candidate's certified ratio uses the
+until a whole pass changes nothing.  With ``space={"kind": "typed"}`` (``--space
+kind=typed``, SPEC §9) the passes first work on the job *types* (maximal runs
+of identical jobs, :meth:`kvopt.space.TypedSpace.types`) while the instance
+has more jobs than :data:`TYPED_JOB_MOVES_N`:
+
+0. *types and counts* — remove a type, halve a count, merge two types (the
+   merged type takes either one's sizes, counts summed), one job fewer of a
+   type; then each type's prompt, response and arrival lowered (to 1 or 0, to
+   half, minus one) for all its jobs at once;
+
+and the per-job moves above run only once the instance is that small (on
+hundreds of copies they would try one job at a time).  A candidate's certified ratio uses the
 cheapest certificate that decides it: ``alg/UB`` with the cheap clairvoyant
 schedules, else (when ``alg/LB ≥ R`` leaves hope) the exact solver's
 incumbent.  The result is a new record of the smallest instance, solved
@@ -21,14 +32,18 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ..errors import InputError, PolicyError
 from ..instance import Instance
 from ..logs import progress_logger
 from ..record import Record, load_record, make_record, save_record
 from ..schedule import Schedule
-from .evaluate import cheap_lb, cheap_ub, exact_opt, instance_key, value
+from .evaluate import cheap_lb, cheap_ub, exact_opt, instance_key, solve_options, value
+
+#: Typed shrinking uses per-job moves only at or below this many jobs.
+TYPED_JOB_MOVES_N = 32
 
 
 def _class_rule(record: Record) -> Callable[[Instance], str | None]:
@@ -51,8 +66,10 @@ def _class_rule(record: Record) -> Callable[[Instance], str | None]:
 class _Judge:
     """Decides "certified ratio ≥ R" for candidates, caching by instance content."""
 
-    def __init__(self, record: Record, min_ratio: float, time_limit: float, rule):
+    def __init__(self, record: Record, min_ratio: float, time_limit: float, rule,
+                 typed: bool = False):  # fmt: skip
         self.rec = record
+        self.typed = typed
         self.R = min_ratio
         self.time_limit = time_limit
         self.rule = rule
@@ -80,12 +97,13 @@ class _Judge:
                 alg = value(
                     inst, [c - o for c, o in zip(ct, inst.responses.tolist())], rec.objective
                 )
-                st, ub, _ = cheap_ub(inst, rec.objective)
+                st, ub, _ = cheap_ub(inst, rec.objective, typed=self.typed)
                 lb, _ = cheap_lb(inst, rec.objective)
                 r = alg / ub
                 if r < self.R and lb > 0 and alg / lb >= self.R:
                     self.solves += 1
-                    ex = exact_opt(inst, rec.objective, self.time_limit, st)
+                    ex = exact_opt(inst, rec.objective, self.time_limit, st,
+                                   **solve_options(inst, self.typed))  # fmt: skip
                     if ex.objective is not None and ex.objective < ub:
                         r = alg / ex.objective
         self.cache[key] = r
@@ -136,6 +154,45 @@ def _candidates_numbers(inst: Instance):
             yield f"memory {M}->{new_m}", lambda new_m=new_m: inst.replace(memory=new_m)
 
 
+def _candidates_types(inst: Instance):
+    """Typed moves (pass 0 of the module docstring), most aggressive first."""
+    from ..space import TypedSpace
+
+    types, M = TypedSpace.types(inst), inst.memory
+    k = len(types)
+
+    def build(ts):
+        return lambda ts=ts: TypedSpace.build(M, ts)
+
+    for i in range(k):
+        if k >= 2:
+            yield f"remove type {i}", build(types[:i] + types[i + 1 :])
+    for i, t in enumerate(types):
+        if t.count >= 2:
+            yield (f"halve type {i}'s count {t.count}->{t.count // 2}",
+                   build(types[:i] + [t._replace(count=t.count // 2)] + types[i + 1 :]))  # fmt: skip
+    for i in range(k):
+        for j in range(i + 1, k):
+            c = types[i].count + types[j].count
+            rest = [t for m, t in enumerate(types) if m not in (i, j)]
+            for keep in (i, j):
+                merged = types[keep]._replace(count=c)
+                pos = min(i, j)
+                yield (f"merge types {i}+{j} as {keep}",
+                       build(rest[:pos] + [merged] + rest[pos:]))  # fmt: skip
+    for i, t in enumerate(types):
+        if t.count >= 2:
+            yield (f"type {i}'s count {t.count}->{t.count - 1}",
+                   build(types[:i] + [t._replace(count=t.count - 1)] + types[i + 1 :]))  # fmt: skip
+    for i, t in enumerate(types):
+        for field, low in (("prompt", 1), ("response", 1), ("arrival", 0)):
+            v = getattr(t, field)
+            for new in sorted({low, v // 2, v - 1}):
+                if low <= new < v:
+                    yield (f"type {i} {field} {v}->{new}",
+                           build(types[:i] + [t._replace(**{field: new})] + types[i + 1 :]))  # fmt: skip
+
+
 def shrink(
     record: Record | str,
     *,
@@ -144,9 +201,24 @@ def shrink(
     exact_time_limit: float = 10.0,
     seconds: float | None = None,
     progress: bool | None = None,
+    space: Mapping[str, Any] | None = None,
 ) -> Record:
-    """Shrink ``record``'s instance while its certified ratio stays ≥ ``min_ratio`` (see the module)."""
+    """Shrink ``record``'s instance while its certified ratio stays ≥ ``min_ratio`` (see the module).
+
+    ``space``: ``{"kind": "typed"}`` adds the typed moves (``{"kind": "jobs"}``,
+    the default, keeps the per-job moves only).
+    """
+    from ..space import SPACES, TypedSpace
     from .runner import progress_enabled
+
+    extra = sorted(set(space or {}) - {"kind"})
+    if extra:
+        raise InputError("shrink takes only the space's kind", source=f"--space {extra[0]}")
+    kind = (space or {}).get("kind", "jobs")
+    if kind not in SPACES:
+        raise InputError(f"unknown kind {kind!r} (known: {', '.join(SPACES)})",
+                         source="space.kind")  # fmt: skip
+    typed = kind == "typed"
 
     if isinstance(record, str):
         src = record
@@ -158,7 +230,7 @@ def shrink(
     if seconds is not None and not seconds > 0:
         raise InputError(f"must be > 0, got {seconds!r}", source="--seconds")
     rule = _class_rule(record)
-    judge = _Judge(record, float(min_ratio), exact_time_limit, rule)
+    judge = _Judge(record, float(min_ratio), exact_time_limit, rule, typed=typed)
     say = progress_logger(__name__, progress_enabled(progress), "kvopt shrink")
     cur = record.instance
     if not judge.keeps(cur):
@@ -177,6 +249,22 @@ def shrink(
     changed = True
     while changed and not out_of_time():
         changed = False
+        # 0. types and counts (typed), then per-job moves only on small instances
+        progress_made = typed
+        while progress_made and not out_of_time():
+            progress_made = False
+            for what, make in _candidates_types(cur):
+                try:
+                    cand = make()
+                except InputError:
+                    continue
+                if judge.keeps(cand):
+                    say(what)
+                    cur, progress_made, changed = cand, True, True
+                    steps += 1
+                    break
+        if typed and cur.n > TYPED_JOB_MOVES_N:
+            continue
         # 1. ddmin over jobs
         chunk = max(1, cur.n // 2)
         while chunk >= 1 and cur.n > 1 and not out_of_time():
@@ -209,8 +297,8 @@ def shrink(
     from ..simulation import simulate
 
     res = simulate(cur, record.policy, params=dict(record.params) or None, seed=record.seed)
-    st, ub, src_name = cheap_ub(cur, record.objective)
-    ex = exact_opt(cur, record.objective, exact_time_limit, st)
+    st, ub, src_name = cheap_ub(cur, record.objective, typed=typed)
+    ex = exact_opt(cur, record.objective, exact_time_limit, st, **solve_options(cur, typed))
     lb, _ = cheap_lb(cur, record.objective)
     status = "feasible"
     if ex.starts is not None and ex.objective is not None and ex.objective <= ub:
@@ -246,6 +334,7 @@ def shrink(
                 "ratio_certified": record.ratio_certified,
                 "found_by": dict(record.found_by),
             },  # fmt: skip
+            **({"types": [list(t) for t in TypedSpace.types(cur)]} if typed else {}),
         },
         meta=dict(record.meta) if record.meta else None,
     )

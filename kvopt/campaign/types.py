@@ -297,7 +297,9 @@ class EvalTask:
 
     ``threshold`` is the best score before the candidate's batch (only a
     candidate that could beat it is solved exactly); ``cached`` an exact
-    result of the same job multiset from an earlier batch.
+    result of the same job multiset from an earlier batch.  ``typed``: the
+    campaign searches the typed space (SPEC §9), so the cheap upper bound
+    orders job types and large candidates are screened with the LP bound.
     """
 
     index: int
@@ -312,6 +314,7 @@ class EvalTask:
     exact_time_limit: float
     cached: ExactResult | None = None
     claim: str | None = None
+    typed: bool = False
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,8 @@ def add_parser(sub) -> None:
     p.add_argument("--max-response", type=nonneg_int("--max-response"), metavar="R",
                    help="largest response length (0: up to M)")  # fmt: skip
     p.add_argument("--space", action="append", default=[], metavar="KEY=VALUE",
-                   help="other space fields: arrivals, max_arrival, identical_prompts, regimes=a+b, …")  # fmt: skip
+                   help="kind=typed (SPEC §9: types_max, count_max, …) or other space fields: "
+                   "arrivals, max_arrival, identical_prompts, regimes=a+b, …")  # fmt: skip
     p.add_argument("--dask-timeout", type=positive_float("--dask-timeout"), default=10.0,
                    help="seconds to wait for the Dask scheduler (default 10)")  # fmt: skip
     p.add_argument("--progress", action="store_true", default=None, help="force the progress bar")
@@ -144,16 +145,22 @@ def size_overrides(args) -> dict:
 
 
 def space_overrides(args) -> dict:
+    """``--space KEY=VALUE`` (and the size options) as the fields of a space, with ``kind``.
+
+    Fields of either kind (:class:`kvopt.space.Space`, :class:`kvopt.space.TypedSpace`)
+    are accepted here; :func:`kvopt.space.space_from_dict` refuses a field its kind lacks.
+    """
     from dataclasses import fields
 
-    from ..space import Space
+    from ..space import Space, TypedSpace
 
-    known = {f.name: f for f in fields(Space)}
+    known = {f.name for f in fields(Space)} | {f.name for f in fields(TypedSpace) if f.init}
+    known.add("kind")
     out = size_overrides(args)
     for k, v in parse_params(args.space, option="--space").items():
         if k not in known:
             raise InputError(
-                f"unknown space field (known: {', '.join(known)})", source=f"--space {k}"
+                f"unknown space field (known: {', '.join(sorted(known))})", source=f"--space {k}"
             )
         if k == "regimes":
             out[k] = tuple(x for x in v.replace(",", "+").split("+") if x)
@@ -161,6 +168,8 @@ def space_overrides(args) -> dict:
             from fractions import Fraction
 
             out[k] = Fraction(v)
+        elif k == "kind":
+            out[k] = v
         else:
             val = _auto(v)
             out[k] = val

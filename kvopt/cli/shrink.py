@@ -1,7 +1,8 @@
 """``kvopt shrink RECORD --min-ratio R [--out FILE] [--json]`` — make a worst case small.
 
 Delta debugging (:func:`kvopt.campaign.shrink`): removes jobs and lowers
-numbers while the certified ratio stays ≥ ``R``; writes the new record
+numbers (with ``--space kind=typed`` also removes, halves and merges job
+types) while the certified ratio stays ≥ ``R``; writes the new record
 (default: ``RECORD`` with ``-shrunk`` before ``.json``).  JSON: the new
 record's ``n``, ``memory``, ``ratio_certified``, ``ratio_optimistic``,
 ``opt_status``, ``record`` and the shrinking effort.
@@ -28,12 +29,15 @@ def add_parser(sub) -> None:
                    help="seconds per exact solve (default 10)")  # fmt: skip
     p.add_argument("--seconds", type=positive_float("--seconds"), default=None, metavar="S",
                    help="stop shrinking after S seconds")  # fmt: skip
+    p.add_argument("--space", action="append", default=[], metavar="kind=KIND",
+                   help="kind=typed also removes, halves and merges job types (SPEC §9)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from ..campaign import shrink
+    from ..params import parse_params
     from ..record import load_record
 
     rec = load_record(args.record)
@@ -45,6 +49,7 @@ def run(args) -> int:
         exact_time_limit=args.time_limit,
         seconds=args.seconds,
         progress=None if not args.json else False,
+        space=parse_params(args.space, option="--space") or None,
     )
     if args.json:
         emit_json(

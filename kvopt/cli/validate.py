@@ -14,7 +14,7 @@ error), 2 on bad input, 130 when interrupted.
 from __future__ import annotations
 
 from .common import emit_json, nonneg_int, positive_float, positive_int
-from .search import _budget, _range, size_overrides
+from .search import _budget, _range, space_overrides
 
 
 def add_parser(sub) -> None:
@@ -45,6 +45,9 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--max-response", type=nonneg_int("--max-response"), metavar="R",
                    help="largest response searched (0: up to M)")  # fmt: skip
+    p.add_argument("--space", action="append", default=[], metavar="KEY=VALUE",
+                   help="kind=typed (SPEC §9; types_max, count_max) or size fields of every "
+                   "claim's space")  # fmt: skip
     p.add_argument("--progress", action="store_true", default=None, help="force progress output")
     p.add_argument(
         "--no-progress", dest="progress", action="store_false", help="no progress output"
@@ -56,7 +59,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..validation import validate
 
-    sizes = size_overrides(args)
+    sizes = space_overrides(args)
     res = validate(
         args.claims,
         space=sizes or None,

@@ -107,7 +107,8 @@ def validate(
     ``report`` writes a Markdown report with PNG plots beside it; ``space``
     overrides the size ranges of every claim's search space (``n_min``,
     ``n_max``, ``memory_min``, ``memory_max``, ``max_response``,
-    ``max_arrival``; the structural rules of each class stay).
+    ``max_arrival``; the structural rules of each class stay); ``kind="typed"``
+    (with ``types_max``, ``count_max``) searches the typed space of SPEC §9.
 
     >>> res = validate(["area-lb"], quick=True, out=tmp / "v", progress=False)
     >>> res.verdict("area-lb").verdict == "holds"
@@ -137,13 +138,18 @@ def validate(
         _writable(Path(report).parent if str(Path(report).parent) else Path("."), "--report")
     show = progress_enabled(progress)
     sizes = dict(space or {})
-    allowed = {"n_min", "n_max", "memory_min", "memory_max", "max_response", "max_arrival"}
+    allowed = {"n_min", "n_max", "memory_min", "memory_max", "max_response", "max_arrival",
+               "kind", "types_max", "count_max"}  # fmt: skip
     bad = sorted(set(sizes) - allowed)
     if bad:
         raise InputError(
             f"only size ranges can change ({', '.join(sorted(allowed))})",
             source=f"--space {bad[0]}",
         )
+    if sizes:  # a bad kind or field fails here, before any claim runs
+        from ..space import space_from_dict
+
+        space_from_dict(sizes)
     procs = {c: procedure_for(CLAIMS[c]) for c in ids}  # every claim can run, before any does
     for c in ids:
         if c in GROWTH_INPUT_CHECKS:

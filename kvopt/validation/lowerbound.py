@@ -20,6 +20,7 @@ def area_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
 
     from ..bound import area_bound
     from ..campaign.evaluate import cheap_ub, exact_opt
+    from ..space import space_from_dict
 
     checked, solves = 0, 0
     worst = None
@@ -40,7 +41,7 @@ def area_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
             if area > ub and violation is None:
                 violation = (inst, area, ub)
     rng = np.random.default_rng([ctx.seed, 17])
-    sp = claim.space.replace(**ctx.sizes) if ctx.sizes else claim.space
+    sp = space_from_dict(ctx.sizes, base=claim.space) if ctx.sizes else claim.space
     for _ in range(ctx.eff.area_solves):
         inst = sp.sample(rng)
         st, ub, _src = cheap_ub(inst, "total")
