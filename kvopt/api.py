@@ -261,7 +261,8 @@ def search(
     """Adversarial search for ``policy``'s worst certified ratio (SPEC §8 records).
 
     ``strategy`` proposes instances inside ``space`` (the policy's default
-    space, or a :class:`~kvopt.space.Space` / a dict of its fields) or from a
+    space, or a :class:`~kvopt.space.Space` / :class:`~kvopt.space.TypedSpace`
+    / a dict of fields, ``{"kind": "typed", ...}`` for SPEC §9) or from a
     ``kvopt gen`` ``family``; ``claim`` restricts to a SPEC §7 claim's class.
     ``budget`` counts evaluations of the whole campaign, ``seconds`` this run;
     ``workers`` local processes or a Dask ``scheduler`` evaluate batches of
