@@ -1,4 +1,4 @@
-"""The HiGHS worker process: ``python -m kvopt.exact.highs_worker`` (see :class:`kvopt.exact.highs.Highs`).
+"""The HiGHS worker process (:func:`main`, started by :func:`solve_in_worker`) (see :class:`kvopt.exact.highs.Highs`).
 
 :func:`solve_in_worker` (the parent) starts the worker, sends it one job —
 the instance's arrays, the rest of the :class:`~kvopt.exact.backend.Problem`,
@@ -98,7 +98,8 @@ def solve_in_worker(
     }
     data = pickle.dumps(job)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kvopt.exact.highs_worker"],
+        # -c, not -m: the package imports this module, and runpy warns when it runs it again
+        [sys.executable, "-c", "from kvopt.exact.highs_worker import main; main()"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         start_new_session=True,  # Ctrl-C reaches only us; we stop the worker
