@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the result types, for signatures only (their modules load o
     from .exact import SolveResult
     from .record import Record
     from .schedule import Schedule
-    from .space import Space
+    from .space import Space, TypedSpace
     from .validation import Effort, ValidationResult
 
 
@@ -242,7 +242,7 @@ def search(
     params: Mapping[str, Any] | None = None,
     family: str | None = None,
     family_params: Mapping[str, Any] | None = None,
-    space: Space | Mapping[str, Any] | None = None,
+    space: Space | TypedSpace | Mapping[str, Any] | None = None,
     claim: str | None = None,
     objective: str | None = None,
     budget: int | None = None,
