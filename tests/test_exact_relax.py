@@ -119,6 +119,40 @@ def test_cliques_keep_the_optimum_and_raise_the_lp():
     assert raised > 0
 
 
+def test_separated_cliques_are_pairwise_conflicting():
+    """Every separated clique: any two of its columns cannot run together (memory profile),
+    and a column of a group of several jobs cannot run twice.  (Round 3's first extension
+    step added columns that conflicted with the members but not with each other: a typed
+    instance's clique LP exceeded Opt.)"""
+    from kvopt.exact.relax import separate_cliques
+
+    rng = np.random.default_rng(2)
+    checked = 0
+    for k in range(6):
+        n, M = 8, 12
+        o = rng.integers(2, 5, n)
+        s = rng.integers(1, M - o + 1)
+        if k % 2:  # typed: two groups of four identical jobs
+            o[:4], s[:4], o[4:], s[4:] = o[0], s[0], o[4], s[4]
+        inst = Instance.from_arrays(M, s, o)
+        lo, hi = start_windows(inst, "total")
+        model = build_matrix(inst, "total", lo, hi)
+        lp = solve_lp(model, 10.0)
+        for clique in separate_cliques(model, inst, lp.x):
+            for a, b in itertools.combinations(clique.tolist(), 2):
+                ga, gb = model.col_group[a], model.col_group[b]
+                ja, jb = model.groups[ga][0], model.groups[gb][-1]
+                if ga == gb and len(model.groups[ga]) == 1:
+                    continue  # two starts of one job
+                mem = np.zeros(int(model.horizon) + 2, dtype=int)
+                for j, t in ((ja, model.col_start[a]), (jb, model.col_start[b])):
+                    sj, oj = int(inst.prompts[j]), int(inst.responses[j])
+                    mem[t : t + oj] += sj + 1 + np.arange(oj)
+                assert mem.max() > M, (a, b)
+                checked += 1
+    assert checked > 0
+
+
 @pytest.mark.slow
 def test_auto_with_fixing_agrees_with_brute_force():
     rng = np.random.default_rng(21)

@@ -195,15 +195,24 @@ def separate_cliques(
         if key in seen:
             continue
         seen.add(key)
-        # extend to a maximal clique over all usable columns (x = 0 ones included)
-        mask = np.ones(len(cand), dtype=bool)
-        for c in cols:
-            mask &= conflicts(
+        # extend to a maximal clique over all usable columns (x = 0 ones included), one
+        # column at a time: each added column must conflict with every member so far
+        def adjacent(c):
+            return conflicts(
                 s[cand], o[cand], t[cand], single[cand],
                 s[c], o[c], t[c], single[c], inst.memory, g[cand] == g[c],
             )  # fmt: skip
-        extra = cand[mask & ~np.isin(cand, cols)]
-        out.append(np.concatenate([cols, extra]))
+
+        mask = ~np.isin(cand, cols)
+        for c in cols:
+            mask &= adjacent(c)
+        extra = []
+        while mask.any():
+            c = cand[int(np.argmax(mask))]
+            extra.append(c)
+            mask &= adjacent(c)
+            mask[cand == c] = False
+        out.append(np.concatenate([cols, np.asarray(extra, dtype=cols.dtype)]))
         if len(out) >= max_cliques:
             break
     return out
