@@ -116,12 +116,13 @@ def _warm_starts(inst: Instance, warm: Schedule) -> np.ndarray:
 
 def _rc_fix(inst: Instance, lo, hi, ub: int, *, seconds: float):
     """The windows after reduced-cost fixing (:func:`kvopt.exact.relax.lagrange_fix`);
-    unchanged if the LP is not solved within ``seconds``."""
+    unchanged if the LP is not solved within ``seconds`` (or Ctrl-C stops it: the solver
+    that follows sees it, as after :func:`~kvopt.exact.highs_matrix.lp_windows`)."""
     from .relax import lagrange_fix
 
     try:
         nlo, nhi, _ = lagrange_fix(inst, lo, hi, ub, time_limit=seconds)
-    except SolverError:
+    except (SolverError, KeyboardInterrupt):
         return lo, hi
     return nlo, nhi
 
