@@ -18,7 +18,12 @@ random mixed instances with n = 10 (``generate("random", 1000 + k, n=10,
 memory=M, max_response=10)``, ``M`` uniform in 40–60 from a fixed seed),
 each solved by the default with ``--threads``; prints the median and the
 largest ``seconds`` as ``solve`` reports them, and how many were proven.
-``--n`` changes the size (``M`` uniform in 4n–6n, responses ≤ n).
+``--n`` changes the size (``M`` uniform in 4n–6n, responses ≤ n);
+``--memory LO-HI`` and ``--max-response R`` set the family explicitly (issue
+17's n = 12 family: ``--n 12 --memory 40-60 --max-response 10``).
+``--typed K`` runs the table on ``K`` typed instances instead (those of
+``benchmarks/relaxations.py --typed K``; the ``seed`` column is their index).
+``--deterministic`` solves as the search does (``deterministic=True``).
 """
 
 from __future__ import annotations
@@ -62,45 +67,60 @@ def textbook(inst, time_limit: float, threads: int):
     )
 
 
+DETERMINISTIC = False
+
+
+def _solve(inst, solver: str, tl: float, th: int):
+    return solve(inst, solver=solver, time_limit=tl, threads=th, deterministic=DETERMINISTIC)
+
+
 MODES = {
-    "default": lambda inst, tl, th: solve(inst, solver="auto", time_limit=tl, threads=th),
-    "race": lambda inst, tl, th: solve(inst, solver="race", time_limit=tl, threads=th),
-    "bnb": lambda inst, tl, th: solve(inst, solver="bnb", time_limit=tl, threads=th),
+    "default": lambda inst, tl, th: _solve(inst, "auto", tl, th),
+    "race": lambda inst, tl, th: _solve(inst, "race", tl, th),
+    "bnb": lambda inst, tl, th: _solve(inst, "bnb", tl, th),
     "textbook": textbook,
-    "highs": lambda inst, tl, th: solve(inst, solver="highs", time_limit=tl, threads=th),
-    "highs1": lambda inst, tl, th: solve(inst, solver="highs", time_limit=tl, threads=1),
-    "cpsat": lambda inst, tl, th: solve(inst, solver="cpsat", time_limit=tl, threads=th),
+    "highs": lambda inst, tl, th: _solve(inst, "highs", tl, th),
+    "highs1": lambda inst, tl, th: _solve(inst, "highs", tl, 1),
+    "cpsat": lambda inst, tl, th: _solve(inst, "cpsat", tl, th),
 }
 
 
-def throughput_instances(k: int, n: int = 10):
-    """The throughput set: ``k`` random mixed instances, M uniform in 4n–6n, responses ≤ n."""
+def throughput_instances(k: int, n: int = 10, memory=None, max_response=None):
+    """The throughput set: ``k`` random mixed instances, M uniform in ``memory`` (default
+    4n–6n), responses ≤ ``max_response`` (default n)."""
+    lo, hi = memory or (4 * n, 6 * n)
     rng = np.random.default_rng(1000)
     out = []
     for j in range(k):
-        M = int(rng.integers(4 * n, 6 * n + 1))
-        out.append(generate("random", 1000 + j, n=n, memory=M, max_response=n))
+        M = int(rng.integers(lo, hi + 1))
+        out.append(generate("random", 1000 + j, n=n, memory=M, max_response=max_response or n))
     return out
 
 
-def throughput(k: int, modes, tl: float, threads: int, n: int = 10) -> int:
+def throughput(
+    k: int, modes, tl: float, threads: int, n: int = 10, memory=None, max_response=None
+) -> int:
+    lo, hi = memory or (4 * n, 6 * n)
     print(
-        f"throughput: {k} random mixed instances, n = {n}, M in {4 * n}-{6 * n}, "
-        f"responses <= {n}; time limit {tl:g} s, {threads} thread(s); machine load at start "
-        f"{open('/proc/loadavg').read().split()[0]}"
+        f"throughput: {k} random mixed instances, n = {n}, M in {lo}-{hi}, "
+        f"responses <= {max_response or n}; time limit {tl:g} s, {threads} thread(s); "
+        f"machine load at start {open('/proc/loadavg').read().split()[0]}"
     )
-    insts = throughput_instances(k, n)
-    for m in modes:
-        secs, proven = [], 0
-        for inst in insts:
+    insts = throughput_instances(k, n, memory, max_response)
+    secs = {m: [] for m in modes}
+    proven = dict.fromkeys(modes, 0)
+    for inst in insts:  # modes interleaved, so that load changes hit them alike
+        for m in modes:
             res = MODES[m](inst, tl, threads)
-            secs.append(res.seconds)
-            proven += res.optimal
+            secs[m].append(res.seconds)
+            proven[m] += res.optimal
+    for m in modes:
         print(
-            f"{m:>10}: median {np.median(secs):.3f} s, max {max(secs):.3f} s, "
-            f"mean {np.mean(secs):.3f} s, proven {proven}/{k}",
+            f"{m:>10}: median {np.median(secs[m]):.3f} s, max {max(secs[m]):.3f} s, "
+            f"mean {np.mean(secs[m]):.3f} s, proven {proven[m]}/{k}",
             flush=True,
         )
+    print(f"machine load at end {open('/proc/loadavg').read().split()[0]}")
     return 0
 
 
@@ -121,14 +141,31 @@ def main(argv=None) -> int:
         metavar="K",
         help="instead of the table: median/max seconds over K random n = 10 instances",
     )
+    ap.add_argument(
+        "--typed", type=int, default=0, metavar="K", help="K typed instances (relaxations.py)"
+    )
     ap.add_argument("--n", type=int, default=10, help="n of the --throughput instances")
+    ap.add_argument("--memory", default=None, metavar="LO-HI", help="M range (default 4n-6n)")
+    ap.add_argument("--max-response", type=int, default=None, help="default n")
+    ap.add_argument("--deterministic", action="store_true", help="solve(deterministic=True)")
     args = ap.parse_args(argv)
+    global DETERMINISTIC
+    DETERMINISTIC = args.deterministic
     modes = args.modes.split(",")
     for m in modes:
         if m not in MODES:
             ap.error(f"unknown mode {m!r}")
     if args.throughput:
-        return throughput(args.throughput, modes, args.time_limit or 60.0, args.threads, args.n)
+        memory = tuple(int(x) for x in args.memory.split("-")) if args.memory else None
+        return throughput(
+            args.throughput,
+            modes,
+            args.time_limit or 60.0,
+            args.threads,
+            args.n,
+            memory,
+            args.max_response,
+        )
     sizes = (
         [int(x) for x in args.sizes.split(",")]
         if args.sizes
@@ -147,29 +184,33 @@ def main(argv=None) -> int:
     )
     print(head)
     print("-" * len(head))
-    for n in sizes:
-        for seed in seeds:
-            inst = instance(n, seed)
-            root = lp_bound(inst)
-            cells = []
-            best = None
-            for m in modes:
-                res = MODES[m](inst, tl, args.threads)
-                proven[m] += res.optimal
-                total_s[m] += res.seconds
-                if res.objective is not None:
-                    best = res.objective if best is None else min(best, res.objective)
-                gap = "-" if res.gap is None else f"{100 * res.gap:.1f}"
-                cells.append(
-                    f"| {'':<8} {res.status.value:<8} {res.seconds:5.1f} "
-                    f"{str(res.objective):>5} {str(res.bound):>5} {gap:>5}"
-                )
-            rgap = "-" if not best else f"{100 * (best - root) / best:.1f}"
-            print(
-                f"{n:>3} {seed:>4} {inst.memory:>4} {root:7.1f} {rgap:>5} " + " ".join(cells),
-                flush=True,
+    if args.typed:
+        from relaxations import typed_instances
+
+        cases = [(inst.n, j, inst) for j, inst in enumerate(typed_instances(args.typed))]
+    else:
+        cases = [(n, seed, instance(n, seed)) for n in sizes for seed in seeds]
+    for n, seed, inst in cases:
+        root = lp_bound(inst)
+        cells = []
+        best = None
+        for m in modes:
+            res = MODES[m](inst, tl, args.threads)
+            proven[m] += res.optimal
+            total_s[m] += res.seconds
+            if res.objective is not None:
+                best = res.objective if best is None else min(best, res.objective)
+            gap = "-" if res.gap is None else f"{100 * res.gap:.1f}"
+            cells.append(
+                f"| {'':<8} {res.status.value:<8} {res.seconds:5.1f} "
+                f"{str(res.objective):>5} {str(res.bound):>5} {gap:>5}"
             )
-    count = len(sizes) * len(seeds)
+        rgap = "-" if not best else f"{100 * (best - root) / best:.1f}"
+        print(
+            f"{n:>3} {seed:>4} {inst.memory:>4} {root:7.1f} {rgap:>5} " + " ".join(cells),
+            flush=True,
+        )
+    count = len(cases)
     for m in modes:
         print(f"{m}: {proven[m]}/{count} proven optimal, {total_s[m]:.0f} s in total")
     sys.stdout.flush()

@@ -50,7 +50,10 @@ def calls(monkeypatch):
 
 
 def jobs(n: int) -> Instance:
-    return Instance.from_arrays(4 * n, [1] * n, [1 + i % 3 for i in range(n)])
+    """``n`` distinct jobs (``auto`` routes instances with few distinct jobs to HiGHS)."""
+    return Instance.from_arrays(
+        4 * n, [1 + i // 3 for i in range(n)], [1 + i % 3 for i in range(n)]
+    )
 
 
 def check_limits(limits: Limits, time_limit: float, **want) -> None:
@@ -102,6 +105,19 @@ def test_named_backend_gets_the_caller_limits(calls, solver):
     check_limits(limits, 5, threads=3, seed=9, gap=0.5, bound_focus=False)
     assert problem.objective == "makespan" and hooks == NO_HOOKS
     assert res.solver == solver
+
+
+def test_small_path_one_thread_three_phases(calls, monkeypatch):
+    """SERIAL_PHASES: branch and bound for BNB_FIRST s, CP-SAT, then the branch and bound again."""
+    monkeypatch.setattr(solve_mod, "SERIAL_PHASES", True)
+    inst = jobs(6)
+    solve(inst, time_limit=4, threads=1, seed=3, gap=0.2)
+    assert [c[0] for c in calls] == ["bnb", "cpsat", "bnb"]
+    check_limits(calls[0][2], solve_mod.BNB_FIRST, threads=1, seed=3, gap=0.2, bound_focus=False)
+    for _, problem, limits, _ in calls[1:]:
+        check_limits(limits, 4, threads=1, seed=3, gap=0.2, bound_focus=False)
+        assert problem.ub == value_of(inst, problem.warm, "total")
+    assert calls[1][2].time_limit <= solve_mod.CPSAT_SHARE * 4
 
 
 def test_small_path_one_thread_splits_the_time(calls):
@@ -171,3 +187,17 @@ def test_highs_worker_process_agrees_with_this_process():
     assert a.native_status == b.native_status == "Optimal"
     assert value_of(inst, a.starts, "total") == value_of(inst, b.starts, "total")
     assert a.stats["columns"] == b.stats["columns"]
+
+
+def test_auto_sends_typed_instances_to_highs(calls):
+    """Few distinct jobs beyond the small path: HiGHS (aggregated model) with every limit."""
+    inst = Instance.from_arrays(20, [2] * 10 + [5] * 10, [2] * 10 + [1] * 10)
+    assert inst.n > solve_mod.SMALL_N and solve_mod._groups(inst) == 2
+    res = solve(inst, time_limit=5, threads=2, seed=4, gap=0.0)
+    assert [c[0] for c in calls] == ["highs"]
+    check_limits(calls[0][2], 5, threads=2, seed=4, gap=0.0, bound_focus=False)
+    assert res.solver == "auto(highs)"
+    calls.clear()
+    mixed = Instance.from_arrays(60, list(range(1, 21)), [1 + i % 3 for i in range(20)])
+    solve(mixed, time_limit=5, threads=2)
+    assert [c[0] for c in calls] == ["cpsat"]

@@ -8,7 +8,16 @@ when a backend runs).  The formulations are written out in ``models/``.
 from __future__ import annotations
 
 from .common import SolveResult, SolveStatus
+from .relax import typed_bound
 from .solve import SOLVERS, solve
 from .tools import export_model, lp_bound
 
-__all__ = ["SOLVERS", "SolveResult", "SolveStatus", "export_model", "lp_bound", "solve"]
+__all__ = [
+    "SOLVERS",
+    "SolveResult",
+    "SolveStatus",
+    "export_model",
+    "lp_bound",
+    "solve",
+    "typed_bound",
+]

@@ -20,7 +20,17 @@ runs.  What ``solver="auto"`` does depends on the instance (issue 11,
   CP-SAT runs alone with, on 2 threads, two full workers that move the bound
   (``default_lp`` and ``lb_tree_search``): nothing is proven there in a
   minute; its bounds are the highest of the configurations measured
-  (``models/time-indexed.md`` §8).
+  (``models/time-indexed.md`` §8);
+* **typed** instances beyond the small path (at most ``TYPED_GROUPS``
+  distinct jobs): HiGHS alone on the aggregated model, every thread (it
+  proves or closes more than CP-SAT there, ``models/time-indexed.md`` §9);
+* ``SERIAL_PHASES`` (off: measured no better at n = 12, ``models/time-indexed.md``
+  §9.5): with one thread the small path runs the branch and bound for
+  ``BNB_FIRST`` seconds, CP-SAT for ``CPSAT_SHARE`` of the rest, then the
+  branch and bound again; beyond the small path (and before CP-SAT in those
+  phases) the windows are shrunk by reduced-cost fixing (``RC_FIX``,
+  :func:`kvopt.exact.relax.lagrange_fix`: exact, it drops only starts that no
+  schedule of value ``≤ UB`` uses).
 
 ``solver="race"`` is round 1's ``auto`` (LP windows, then HiGHS on one thread
 racing CP-SAT on the others; both report incumbents and bounds as they go,
@@ -73,10 +83,22 @@ SMALL_N = 12
 SMALL_ROUNDS = 400
 #: beyond the small path and up to this many jobs ``auto`` races HiGHS and CP-SAT (round 1)
 RACE_N = 16
+#: ``auto`` gives instances beyond the small path with at most this many distinct jobs
+#: (same prompt, response, arrival: typed instances) to HiGHS on the aggregated model
+TYPED_GROUPS = 4
 #: with one thread, the share of the time limit the branch and bound gets before CP-SAT
 BNB_ALONE = 0.5
 #: with two threads or more, CP-SAT joins the branch and bound after this many seconds
 CPSAT_DELAY = 0.2
+#: one thread: the branch and bound first runs this many seconds (then CP-SAT, then it again)
+BNB_FIRST = 0.3
+#: … and CP-SAT gets this share of the time left after it (the branch and bound the rest)
+CPSAT_SHARE = 0.5
+#: one thread: the three phases above (``False``, the default: round 2's branch and bound
+#: for ``BNB_ALONE`` of the limit, then CP-SAT; the phases measured no better at n = 12)
+SERIAL_PHASES = False
+#: reduced-cost fixing of the start windows (total completion, ``models/time-indexed.md`` §9)
+RC_FIX = True
 
 
 def _warm_starts(inst: Instance, warm: Schedule) -> np.ndarray:
@@ -90,6 +112,24 @@ def _warm_starts(inst: Instance, warm: Schedule) -> np.ndarray:
         if a.completed:
             st[a.job] = a.start
     return st
+
+
+def _rc_fix(inst: Instance, lo, hi, ub: int, *, seconds: float):
+    """The windows after reduced-cost fixing (:func:`kvopt.exact.relax.lagrange_fix`);
+    unchanged if the LP is not solved within ``seconds`` (or Ctrl-C stops it: the solver
+    that follows sees it, as after :func:`~kvopt.exact.highs_matrix.lp_windows`)."""
+    from .relax import lagrange_fix
+
+    try:
+        nlo, nhi, _ = lagrange_fix(inst, lo, hi, ub, time_limit=seconds)
+    except (SolverError, KeyboardInterrupt):
+        return lo, hi
+    return nlo, nhi
+
+
+def _groups(inst: Instance) -> int:
+    """The number of distinct jobs (prompt, response, arrival)."""
+    return len(set(zip(inst.prompts.tolist(), inst.responses.tolist(), inst.arrivals.tolist())))
 
 
 def _check_args(objective, solver, time_limit, threads, gap) -> None:
@@ -193,20 +233,9 @@ def _small(problem: Problem, limits: Limits) -> RawResult:
     warm-started with the best schedule found.
     """
     t0 = time.monotonic()
-    inst, objective = problem.instance, problem.objective
     if limits.threads < 2:
-        a = _run("bnb", problem, replace(limits, time_limit=BNB_ALONE * limits.time_limit))
-        if a.native_status == "optimal" or a.native_status == "exhausted":
-            a.solver = "auto(bnb)"
-            return a
-        better = a.starts if a.starts is not None else problem.warm
-        rest = max(limits.time_limit - (time.monotonic() - t0), 0.05)
-        b = _run(
-            "cpsat",
-            replace(problem, warm=better, ub=value_of(inst, better, objective)),
-            replace(limits, time_limit=rest, threads=1),
-        )
-        return _merge(problem, [a, b], interrupted=False)
+        phases = _small_serial if SERIAL_PHASES else _small_split
+        return phases(problem, limits, t0)
     stop = threading.Event()
     shared = _Shared(problem.ub, limits.gap)
     out: dict[str, RawResult | BaseException] = {}
@@ -240,6 +269,68 @@ def _small(problem: Problem, limits: Limits) -> RawResult:
     if not results:
         raise next(r for r in out.values() if isinstance(r, BaseException))
     return _merge(problem, results, interrupted=interrupted)
+
+
+def _small_split(problem: Problem, limits: Limits, t0: float) -> RawResult:
+    """One thread, round 2: the branch and bound for ``BNB_ALONE`` of the limit, then CP-SAT."""
+    inst, objective = problem.instance, problem.objective
+    a = _run("bnb", problem, replace(limits, time_limit=BNB_ALONE * limits.time_limit))
+    if a.native_status == "optimal" or a.native_status == "exhausted":
+        a.solver = "auto(bnb)"
+        return a
+    better = a.starts if a.starts is not None else problem.warm
+    rest = max(limits.time_limit - (time.monotonic() - t0), 0.05)
+    b = _run(
+        "cpsat",
+        replace(problem, warm=better, ub=value_of(inst, better, objective)),
+        replace(limits, time_limit=rest, threads=1),
+    )
+    return _merge(problem, [a, b], interrupted=False)
+
+
+def _small_serial(problem: Problem, limits: Limits, t0: float) -> RawResult:
+    """One thread: the branch and bound for ``BNB_FIRST`` seconds (it settles the easy
+    instances), then CP-SAT for ``CPSAT_SHARE`` of what is left (windows shrunk by
+    reduced-cost fixing with the best value found), then the branch and bound again with
+    that value as its threshold.  Each phase is warm-started with the best schedule."""
+    inst, objective = problem.instance, problem.objective
+    tl = limits.time_limit
+    results = []
+
+    def left() -> float:
+        return max(tl - (time.monotonic() - t0), 0.05)
+
+    def best_problem() -> Problem:
+        best = min(
+            (r.starts for r in results if r.starts is not None),
+            key=lambda st: value_of(inst, st, objective),
+            default=problem.warm,
+        )
+        return replace(problem, warm=best, ub=value_of(inst, best, objective))
+
+    def proven(r: RawResult) -> bool:
+        return r.native_status in ("optimal", "exhausted", "OPTIMAL") or (
+            r.bound is not None
+            and r.starts is not None
+            and math.ceil(r.bound - BOUND_TOL) >= value_of(inst, r.starts, objective)
+        )
+
+    a = _run("bnb", problem, replace(limits, time_limit=min(BNB_FIRST, BNB_ALONE * tl)))
+    results.append(a)
+    if a.native_status in ("optimal", "exhausted"):
+        a.solver = "auto(bnb)"
+        return a
+    p = best_problem()
+    if RC_FIX and p.ub is not None and inst.n >= 2:
+        lo, hi = _rc_fix(inst, p.lo, p.hi, p.ub, seconds=min(0.05 * tl, 2.0))
+        p = replace(p, lo=lo, hi=hi)
+    b = _run("cpsat", p, replace(limits, time_limit=CPSAT_SHARE * left(), threads=1))
+    results.append(b)
+    if proven(b) or left() <= 0.1:
+        return _merge(problem, results, interrupted=False)
+    c = _run("bnb", replace(best_problem(), lo=p.lo, hi=p.hi), replace(limits, time_limit=left()))
+    results.append(c)
+    return _merge(problem, results, interrupted=False)
 
 
 def _merge(problem: Problem, results: list[RawResult], *, interrupted: bool) -> RawResult:
@@ -326,6 +417,8 @@ def solve(
         from .highs_matrix import lp_windows
 
         hi = lp_windows(instance, ub, lo, hi, seconds=min(0.1 * time_limit, 10.0))
+    if objective == "total" and n >= 2 and not small and RC_FIX:
+        lo, hi = _rc_fix(instance, lo, hi, ub, seconds=min(0.1 * time_limit, 10.0))
     say(
         f"n={n} M={instance.memory} objective={objective} heuristic UB={ub} "
         f"horizon={int((hi + instance.responses).max())}"
@@ -339,6 +432,10 @@ def solve(
         # makespan: the branch and bound's bound is weak there (models/bnb.md); CP-SAT alone
         raw = _run("cpsat", problem, limits)
         raw.solver = "auto(cpsat)"
+    elif solver == "auto" and objective == "total" and _groups(instance) <= TYPED_GROUPS:
+        # few job types, many copies: HiGHS's aggregated model (models/time-indexed.md §9.4)
+        raw = _run("highs", problem, limits)
+        raw.solver = "auto(highs)"
     elif (solver == "auto" and n <= RACE_N) or solver == "race":
         # medium instances (and solver="race", round 1's auto): HiGHS races CP-SAT
         raw = (
