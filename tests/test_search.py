@@ -390,6 +390,21 @@ def test_bundled_worst_records_verify():
         assert f"| `{name}` | {rec.ratio_certified:.4f} |" in table, name
 
 
+def test_bundled_typed_records_verify():
+    """``instances/worst/typed/``: typed records (SPEC §9), each valid and in the README table."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "instances" / "worst" / "typed"
+    table = (folder / "README.md").read_text()
+    records = [p for p in folder.glob("*.json") if not p.stem.endswith("-growth")]
+    assert records
+    for path in records:
+        rec = load_record(path)
+        assert rec.policy == path.stem
+        assert verify_record(rec) == [], path.name
+        assert f"| `{rec.policy}` | `{path.name}` | {rec.ratio_certified:.4f} |" in table
+
+
 def test_campaign_folder_lock_is_exclusive(tmp_path):
     from kvopt.campaign.lock import lock_file
     from kvopt.errors import InputError
