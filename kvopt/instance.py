@@ -143,6 +143,10 @@ def check_header(data: Any, fmt: str, version: int, allowed: set[str]) -> None:
     """The checks every kvopt JSON file shares: an object, known keys, ``format``, ``version``."""
     if not isinstance(data, dict):
         raise InputError(f"top level must be a JSON object, got {_describe(data)}")
+    other = data.get("format")
+    if isinstance(other, str) and other.startswith("kvopt.") and other != fmt:
+        # another kvopt file (an instance given for a record, …): say so before its keys
+        raise InputError(f"must be {fmt!r}, got {other!r}", field="format")
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise InputError(f"unknown key (allowed: {', '.join(sorted(allowed))})", field=unknown[0])
