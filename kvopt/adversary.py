@@ -89,7 +89,38 @@ def sqrt_n_instance(memory: int) -> Instance:
     )
 
 
-class SqrtNAdversary:
+class _ShortsOnFirstStart:
+    """Both constructions: when the policy first starts the long job 0 (round ``b``), release
+    the short jobs of :meth:`_shorts` at round :meth:`_release_round`; nothing else."""
+
+    b: int | None = None  # round the policy first started job 0
+    r: int | None = None  # release round of the shorts
+    shorts: list[int]
+
+    def _release_round(self, b: int) -> int:
+        raise NotImplementedError
+
+    def _shorts(self) -> tuple[int, int, int]:
+        """``(prompt, response, count)`` of the released jobs."""
+        raise NotImplementedError
+
+    def on_decisions(
+        self,
+        now: int,
+        starts: Sequence[int],
+        kills: Sequence[int],
+        release: Release,
+        events: Sequence[Event],
+    ) -> None:
+        if self.b is not None or 0 not in starts:
+            return
+        self.b = now
+        self.r = self._release_round(now)
+        prompt, response, count = self._shorts()
+        self.shorts = [release(prompt, response, self.r, id=f"short{q}") for q in range(count)]
+
+
+class SqrtNAdversary(_ShortsOnFirstStart):
     """The adaptive adversary of ``online-sqrt-n`` (see the module docstring)."""
 
     name = "online-sqrt-n"
@@ -111,20 +142,11 @@ class SqrtNAdversary:
                 "the online-sqrt-n adversary runs on sqrt_n_instance(memory)", source="instance"
             )
 
-    def on_decisions(
-        self,
-        now: int,
-        starts: Sequence[int],
-        kills: Sequence[int],
-        release: Release,
-        events: Sequence[Event],
-    ) -> None:
-        if self.b is not None or 0 not in starts:
-            return
-        M = self.memory
-        self.b = now
-        self.r = now + M - self.k
-        self.shorts = [release(1, 1, self.r, id=f"short{q}") for q in range(M // 2)]
+    def _release_round(self, b: int) -> int:
+        return b + self.memory - self.k  # M − ⌈√M/2⌉ rounds into the long job's run
+
+    def _shorts(self) -> tuple[int, int, int]:
+        return 1, 1, self.memory // 2
 
 
 def linear_n_memory(n: Any) -> int:
@@ -165,7 +187,7 @@ def linear_n_instance(n: int, memory: int | None = None) -> Instance:
     )
 
 
-class LinearNAdversary:
+class LinearNAdversary(_ShortsOnFirstStart):
     """The adaptive adversary of ``online-linear-n`` (see the module docstring)."""
 
     name = "online-linear-n"
@@ -187,20 +209,11 @@ class LinearNAdversary:
                 "the online-linear-n adversary runs on linear_n_instance(n)", source="instance"
             )
 
-    def on_decisions(
-        self,
-        now: int,
-        starts: Sequence[int],
-        kills: Sequence[int],
-        release: Release,
-        events: Sequence[Event],
-    ) -> None:
-        if self.b is not None or 0 not in starts:
-            return
-        n = self.n
-        self.b = now
-        self.r = now + n
-        self.shorts = [release(2 * n - 1, 1, self.r, id=f"short{q}") for q in range(n - 1)]
+    def _release_round(self, b: int) -> int:
+        return b + self.n  # halfway through the long job's 2n rounds
+
+    def _shorts(self) -> tuple[int, int, int]:
+        return 2 * self.n - 1, 1, self.n - 1
 
 
 def run_linear_n(
