@@ -245,24 +245,29 @@ def shrink(
     def out_of_time() -> bool:
         return seconds is not None and time.monotonic() - t0 >= seconds
 
+    def first_kept(candidates):
+        """The first candidate (in order) that keeps the ratio, announced; ``None`` if none."""
+        for what, make in candidates:
+            try:
+                cand = make()
+            except InputError:  # the move left the model (e.g. s + o > M): skip it
+                continue
+            if judge.keeps(cand):
+                say(what)
+                return cand
+        return None
+
     steps = 0
     changed = True
     while changed and not out_of_time():
         changed = False
         # 0. types and counts (typed), then per-job moves only on small instances
-        progress_made = typed
-        while progress_made and not out_of_time():
-            progress_made = False
-            for what, make in _candidates_types(cur):
-                try:
-                    cand = make()
-                except InputError:
-                    continue
-                if judge.keeps(cand):
-                    say(what)
-                    cur, progress_made, changed = cand, True, True
-                    steps += 1
-                    break
+        while (
+            typed
+            and not out_of_time()
+            and (found := first_kept(_candidates_types(cur))) is not None
+        ):
+            cur, changed, steps = found, True, steps + 1
         if typed and cur.n > TYPED_JOB_MOVES_N:
             continue
         # 1. ddmin over jobs
@@ -280,19 +285,8 @@ def shrink(
             if not removed:
                 chunk //= 2
         # 2. lower numbers
-        progress_made = True
-        while progress_made and not out_of_time():
-            progress_made = False
-            for what, make in _candidates_numbers(cur):
-                try:
-                    cand = make()
-                except InputError:
-                    continue
-                if judge.keeps(cand):
-                    say(what)
-                    cur, progress_made, changed = cand, True, True
-                    steps += 1
-                    break
+        while not out_of_time() and (found := first_kept(_candidates_numbers(cur))) is not None:
+            cur, changed, steps = found, True, steps + 1
     # the final record, solved exactly (certified as well as the solver can)
     from ..simulation import simulate
 
