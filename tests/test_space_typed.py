@@ -235,8 +235,14 @@ def test_moves_do_what_they_say():
         inst = space.sample(rng)
         new, move = space.mutate(inst, rng)
         a, b = space.types(inst), space.types(new)
-        if move == "add":
-            assert len(b) == len(a) + 1 and new.memory == inst.memory
+        if move == "add":  # a new type, or more copies of an existing one it equals (merged)
+            assert new.memory == inst.memory and new.n > inst.n
+            assert len(b) == len(a) + 1 or len(b) == len(a)
+        elif move == "snap":  # one type's prompt moved so its peak sits at M // k or M // k + 1
+            changed = [t for t in b if t not in a]
+            assert len(changed) == 1 and new.n == inst.n and new.memory == inst.memory
+            peak = changed[0].prompt + changed[0].response
+            assert any(peak - inst.memory // k in (0, 1) for k in range(1, 9))
         elif move == "remove":
             assert len(b) == len(a) - 1
         elif move == "swap":

@@ -56,6 +56,7 @@ TYPED_MUTATIONS = (
     "scale",  # scale M and every type's lengths and arrival by one factor
     "scale-types",  # scale M and the lengths and arrivals of some types only
     "swap",  # swap two types in the index order (policies break ties by index)
+    "snap",  # set one type's prompt so that its peak s + o sits at a memory threshold M // k (+1)
 )
 
 #: The class rules a typed space shares with the per-job space (everything but the sizes).
@@ -359,6 +360,15 @@ class TypedSpace:
                 chosen[int(rng.integers(k))] = True
             ts = [_scaled(x, f) if c else x for x, c in zip(ts, chosen)]
             return M2, ts
+        elif move == "snap" and not self.identical_prompts:
+            # the worst cases of the papers sit at memory thresholds: k copies of a type fit
+            # side by side in their last round (peak = M // k) or only k - 1 do (M // k + 1)
+            parts = int(rng.integers(1, 9))
+            peak = M // parts + int(rng.integers(2))
+            s = peak - t.response
+            if not 1 <= s <= M - 1 or peak > M:
+                return None
+            ts[i] = t._replace(prompt=s)
         elif move == "swap" and k >= 2:
             a, b = (int(x) for x in rng.choice(k, size=2, replace=False))
             ts[a], ts[b] = ts[b], ts[a]
