@@ -1,12 +1,7 @@
 """Cheap clairvoyant kill-free schedules for the search's upper bound ``UB`` (SPEC §8).
 
 :func:`place` is the serial schedule of :func:`kvopt.exact.heuristic.place`
-(each job in turn at its earliest feasible start, holes filled) computed
-faster: the earliest start is searched in chunks instead of over the whole
-horizon, and a job identical to one placed before starts its search at that
-job's start (placing jobs only lowers the free memory, so an identical job
-cannot fit earlier).  The starts are the same as the heuristic's for every
-order.
+(each job in turn at its earliest feasible start, holes filled; re-exported).
 
 For typed instances (SPEC §9; many copies of a few job types) the serial
 orders that keep the jobs of a type consecutive are the natural candidates:
@@ -21,51 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exact.heuristic import place
 from ..instance import Instance
-
-_CHUNK = 64
-
-
-def place(inst: Instance, order) -> np.ndarray:
-    """Starts of the serial schedule for ``order`` (= :func:`kvopt.exact.heuristic.place`)."""
-    n, M = inst.n, inst.memory
-    starts = np.zeros(n, dtype=np.int64)
-    if n == 0:
-        return starts
-    H = int(inst.arrivals.max() + inst.responses.sum()) + 1
-    omax = int(inst.responses.max(initial=1))
-    slack = np.full(H + omax + 1, M, dtype=np.int64)
-    prompts, responses, arrivals = (
-        x.tolist() for x in (inst.prompts, inst.responses, inst.arrivals)
-    )
-    last: dict[tuple[int, int, int], int] = {}
-    needs: dict[tuple[int, int], np.ndarray] = {}
-    size = len(slack)
-    for i in np.asarray(order, dtype=np.int64).tolist():
-        s, o, a = prompts[i], responses[i], arrivals[i]
-        key = (s, o, a)
-        need = needs.get(key[:2])
-        if need is None:
-            need = needs[key[:2]] = s + 1 + np.arange(o, dtype=np.int64)
-        t = max(a, last.get(key, a))
-        chunk = _CHUNK
-        while not (slack[t : t + o] >= need).all():  # else t itself is the earliest start
-            rows = min(chunk, size - t - o + 1)
-            if rows < 1:  # cannot happen: slack is M beyond every placed job
-                raise AssertionError("serial placement ran past the horizon")
-            # rows × o view: row r is slack[t + r : t + r + o] (a C-level strided view)
-            win = np.ndarray((rows, o), dtype=slack.dtype, buffer=slack,
-                             offset=t * slack.itemsize, strides=(slack.itemsize,) * 2)  # fmt: skip
-            ok = np.flatnonzero((win >= need).all(axis=1))
-            if len(ok):
-                t += int(ok[0])
-                break
-            t += rows
-            chunk *= 2
-        slack[t : t + o] -= need
-        starts[i] = t
-        last[key] = t
-    return starts
 
 
 def type_runs(inst: Instance) -> list[np.ndarray]:

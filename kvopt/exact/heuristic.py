@@ -15,27 +15,59 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from ..instance import Instance
 from ..schedule import Schedule, checked
-from .common import spec_horizon, value_of
+from .common import value_of
+
+_CHUNK = 64
 
 
-def place(inst: Instance, order: np.ndarray) -> np.ndarray:
-    """Starts of the serial schedule for ``order`` (earliest feasible start, holes filled)."""
+def place(inst: Instance, order) -> np.ndarray:
+    """Starts of the serial schedule for ``order`` (earliest feasible start, holes filled).
+
+    The earliest start is searched in chunks of rounds (doubling) rather than
+    over the whole horizon, and a job identical to one placed before starts
+    its search at that job's start: placing jobs only lowers the free memory,
+    so an identical job cannot fit earlier.
+    """
     n, M = inst.n, inst.memory
-    H = spec_horizon(inst) + 1
-    slack = np.full(H + int(inst.responses.max(initial=1)) + 1, M, dtype=np.int64)
     starts = np.zeros(n, dtype=np.int64)
-    for i in order:
-        s, o, a = int(inst.prompts[i]), int(inst.responses[i]), int(inst.arrivals[i])
-        need = s + 1 + np.arange(o, dtype=np.int64)
-        win = sliding_window_view(slack[a:], o)
-        ok = np.flatnonzero((win >= need).all(axis=1))
-        t = a + int(ok[0])  # always exists: slack is M beyond every placed job
+    if n == 0:
+        return starts
+    H = int(inst.arrivals.max() + inst.responses.sum()) + 1
+    omax = int(inst.responses.max(initial=1))
+    slack = np.full(H + omax + 1, M, dtype=np.int64)
+    prompts, responses, arrivals = (
+        x.tolist() for x in (inst.prompts, inst.responses, inst.arrivals)
+    )
+    last: dict[tuple[int, int, int], int] = {}
+    needs: dict[tuple[int, int], np.ndarray] = {}
+    size = len(slack)
+    for i in np.asarray(order, dtype=np.int64).tolist():
+        s, o, a = prompts[i], responses[i], arrivals[i]
+        key = (s, o, a)
+        need = needs.get(key[:2])
+        if need is None:
+            need = needs[key[:2]] = s + 1 + np.arange(o, dtype=np.int64)
+        t = max(a, last.get(key, a))
+        chunk = _CHUNK
+        while not (slack[t : t + o] >= need).all():  # else t itself is the earliest start
+            rows = min(chunk, size - t - o + 1)
+            if rows < 1:  # cannot happen: slack is M beyond every placed job
+                raise AssertionError("serial placement ran past the horizon")
+            # rows × o view: row r is slack[t + r : t + r + o] (a C-level strided view)
+            win = np.ndarray((rows, o), dtype=slack.dtype, buffer=slack,
+                             offset=t * slack.itemsize, strides=(slack.itemsize,) * 2)  # fmt: skip
+            ok = np.flatnonzero((win >= need).all(axis=1))
+            if len(ok):
+                t += int(ok[0])
+                break
+            t += rows
+            chunk *= 2
         slack[t : t + o] -= need
         starts[i] = t
+        last[key] = t
     return starts
 
 
