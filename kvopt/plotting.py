@@ -360,6 +360,10 @@ def plot_linear_n(data: Mapping, path: str | os.PathLike) -> str:
     return str(path)
 
 
+#: Above this many directions a growth panel's legend goes beside the axes.
+GROWTH_LEGEND_INSIDE = 8
+
+
 def _draw_growth(ax, series: Mapping[str, Sequence[tuple[float, float]]], title: str | None):
     colors = _colors(max(len(series), 1))
     for k, (name, pts) in enumerate(series.items()):
@@ -371,11 +375,13 @@ def _draw_growth(ax, series: Mapping[str, Sequence[tuple[float, float]]], title:
 
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))  # 1, 2, 4 … not 2²
     for fmt in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
-        fmt(LogFormatter(labelOnlyBase=False))  # 2, 3, 5 … rather than 2×10⁰
+        fmt(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))  # 2, 3 … not 2×10⁰
     ax.set_xlabel("factor (doublings along the direction)")
     ax.set_ylabel("certified ratio ALG/UB")
     ax.grid(True, which="both", alpha=0.3)
-    if series:
+    if len(series) > GROWTH_LEGEND_INSIDE:  # many directions: the legend beside the lines
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    elif series:
         ax.legend(fontsize=8)
     if title:
         ax.set_title(title, fontsize=10)
@@ -403,7 +409,8 @@ def plot_growth_panels(
     e.g. every sweep of a claim judged by sweeps in the validation report."""
     cols = min(max(len(panels), 1), 2)
     rows = -(-max(len(panels), 1) // cols)
-    fig = Figure(figsize=(7.0 * cols, 4.6 * rows))
+    wide = any(len(series) > GROWTH_LEGEND_INSIDE for _, series in panels)
+    fig = Figure(figsize=((9.5 if wide else 7.0) * cols, 4.6 * rows))
     fig.set_layout_engine("constrained")
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
     for ax, (sub, series) in zip(axes, panels, strict=False):
