@@ -324,7 +324,7 @@ def grow(
     or ``unclear``.  See :func:`kvopt.campaign.growth.grow`.
 
     >>> import tempfile, os
-    >>> res = grow("instances/worst/fcfs.json", steps=1, directions="memory", time_limit=2,
+    >>> res = grow("instances/worst/small/fcfs.json", steps=1, directions="memory", time_limit=2,
     ...            out=os.path.join(tempfile.mkdtemp(), "g"), progress=False)
     >>> [p.factor for p in res.direction("memory").steps], res.verdict
     ([1, 2], 'unclear')

@@ -20,7 +20,8 @@ never changes the user's matplotlib backend.
   reference and the ``(n−1)/12`` lower bound (from
   :func:`kvopt.validation.linear_n.online_linear_n`'s data, plain dicts).
 * :func:`plot_growth` — a growth sweep's certified ratio against the factor,
-  log–log, one line per direction (``kvopt grow``).
+  log–log, one line per direction (``kvopt grow``); :func:`plot_growth_panels`
+  several sweeps side by side (the validation report's sweep pictures).
 """
 
 from __future__ import annotations
@@ -359,6 +360,33 @@ def plot_linear_n(data: Mapping, path: str | os.PathLike) -> str:
     return str(path)
 
 
+#: Above this many directions a growth panel's legend goes beside the axes.
+GROWTH_LEGEND_INSIDE = 8
+
+
+def _draw_growth(ax, series: Mapping[str, Sequence[tuple[float, float]]], title: str | None):
+    colors = _colors(max(len(series), 1))
+    for k, (name, pts) in enumerate(series.items()):
+        pts = sorted(pts)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=colors[k], label=name)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    from matplotlib.ticker import FuncFormatter, LogFormatter
+
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))  # 1, 2, 4 … not 2²
+    for fmt in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
+        fmt(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))  # 2, 3 … not 2×10⁰
+    ax.set_xlabel("factor (doublings along the direction)")
+    ax.set_ylabel("certified ratio ALG/UB")
+    ax.grid(True, which="both", alpha=0.3)
+    if len(series) > GROWTH_LEGEND_INSIDE:  # many directions: the legend beside the lines
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    elif series:
+        ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=10)
+
+
 def plot_growth(
     series: Mapping[str, Sequence[tuple[float, float]]],
     path: str | os.PathLike,
@@ -367,21 +395,29 @@ def plot_growth(
 ) -> str:
     """Certified ratio against the factor (log–log), one line per direction: ``series[name]``
     is the direction's ``(factor, ratio)`` points."""
-    fig = Figure(figsize=(7.0, 4.6))
+    return plot_growth_panels([(title, series)], path)
+
+
+def plot_growth_panels(
+    panels: Sequence[tuple[str | None, Mapping[str, Sequence[tuple[float, float]]]]],
+    path: str | os.PathLike,
+    *,
+    title: str | None = None,
+) -> str:
+    """Several growth sweeps (SPEC §9) in one picture, one panel per ``(panel title, series)``
+    drawn as :func:`plot_growth` draws one sweep (two panels a row; ``title`` above them all),
+    e.g. every sweep of a claim judged by sweeps in the validation report."""
+    cols = min(max(len(panels), 1), 2)
+    rows = -(-max(len(panels), 1) // cols)
+    wide = any(len(series) > GROWTH_LEGEND_INSIDE for _, series in panels)
+    fig = Figure(figsize=((9.5 if wide else 7.0) * cols, 4.6 * rows))
     fig.set_layout_engine("constrained")
-    ax = fig.subplots()
-    colors = _colors(max(len(series), 1))
-    for k, (name, pts) in enumerate(series.items()):
-        pts = sorted(pts)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=colors[k], label=name)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("factor (doublings along the direction)")
-    ax.set_ylabel("certified ratio ALG/UB")
-    ax.grid(True, which="both", alpha=0.3)
-    if series:
-        ax.legend(fontsize=8)
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax, (sub, series) in zip(axes, panels, strict=False):
+        _draw_growth(ax, series, sub)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
     if title:
-        ax.set_title(title, fontsize=10)
+        fig.suptitle(title, fontsize=11)
     save_figure(fig, path)
     return str(path)

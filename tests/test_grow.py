@@ -21,7 +21,7 @@ from kvopt.record import load_record, verify_record
 from kvopt.space import TypedSpace
 from kvopt.space.typed import JobType
 
-FCFS = str(REPO / "instances" / "worst" / "fcfs.json")
+FCFS = str(REPO / "instances" / "worst" / "small" / "fcfs.json")
 KEYS = {"factor", "n", "memory", "alg", "ub", "lb", "ratio_certified", "ratio_optimistic",
         "opt_status", "record"}  # fmt: skip
 

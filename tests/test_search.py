@@ -374,13 +374,13 @@ def test_record_roundtrip(tmp_path):
 
 
 def test_bundled_worst_records_verify():
-    """``instances/worst/``: one record per policy of the registry, each valid (SPEC §8)
+    """``instances/worst/small/``: one record per policy of the registry, each valid (SPEC §8)
     and listed in the folder's README table with its certified ratio."""
     from pathlib import Path
 
     from kvopt.policy import POLICIES
 
-    folder = Path(__file__).resolve().parent.parent / "instances" / "worst"
+    folder = Path(__file__).resolve().parent.parent / "instances" / "worst" / "small"
     table = (folder / "README.md").read_text()
     assert {p.stem for p in folder.glob("*.json")} == set(POLICIES)
     for name in POLICIES:
@@ -388,6 +388,19 @@ def test_bundled_worst_records_verify():
         assert rec.policy == name
         assert verify_record(rec) == [], name
         assert f"| `{name}` | {rec.ratio_certified:.4f} |" in table, name
+
+
+def test_bundled_worst_folder_holds_both_sets():
+    """``instances/worst/`` holds the two sets in their folders, and its README points to each
+    set's README."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "instances" / "worst"
+    assert not list(folder.glob("*.json"))
+    readme = (folder / "README.md").read_text()
+    for sub in ("small", "typed"):
+        assert (folder / sub / "README.md").is_file()
+        assert f"({sub}/README.md)" in readme
 
 
 def test_bundled_typed_records_verify():

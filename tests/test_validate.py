@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -150,7 +151,8 @@ def test_constant_free_claim_keeps_every_instance(tmp_path):
     """``route`` (no constant): the verdict comes from growth sweeps of the worst records (two
     doublings: never ``grows``, so never ``violated``), and the ratio picture gets every instance
     the campaigns evaluated."""
-    res = validate(["route"], out=tmp_path / "v", progress=False, effort=SMOKE)
+    res = validate(["route"], out=tmp_path / "v", progress=False, effort=SMOKE,
+                   report=tmp_path / "r.md")  # fmt: skip
     c = res.claims[0]
     assert c.verdict in ("holds", "inconclusive")
     assert set(c.data) >= {"growth", "distribution"}
@@ -161,6 +163,11 @@ def test_constant_free_claim_keeps_every_instance(tmp_path):
     assert "growth sweeps" in c.text
     assert len(c.data["distribution"]["ratio_certified"]) == c.instances
     assert max(c.data["distribution"]["ratio_certified"]) == pytest.approx(c.worst_certified_ratio)
+    # the report draws the sweep (ratio against factor, one line per direction) and lists it
+    md = _report_with_pictures(tmp_path / "r.md")
+    assert "r-sweeps-route.png" in md and "## Growth sweeps: `route`" in md
+    for d in sweeps[0]["directions"]:
+        assert f"{d['name']} {d['verdict']}" in md
 
 
 def test_every_claim_has_a_procedure_and_per_job_checks_declare_instrumentation():
@@ -213,7 +220,8 @@ def test_discovery_claim_runs_a_campaign_then_sweeps(tmp_path):
     doubling cannot show growth, so the verdict is ``inconclusive`` with the effort spent."""
     eff = replace(SMOKE, discovery_budget=4, discovery_seconds=20.0, sweep_steps=1, sweep_records=1,
                   sweep_certify=0, exact_time_limit=2.0)  # fmt: skip
-    res = validate(["fcfs-growth"], out=tmp_path / "v", progress=False, effort=eff)
+    res = validate(["fcfs-growth"], out=tmp_path / "v", progress=False, effort=eff,
+                   report=tmp_path / "r.md")  # fmt: skip
     c = res.claims[0]
     assert c.verdict == "inconclusive" and c.kind == "growth"
     assert "campaign evaluations" in c.text and c.instances >= 4
@@ -222,3 +230,69 @@ def test_discovery_claim_runs_a_campaign_then_sweeps(tmp_path):
     for d in f["sweeps"][0]["directions"]:
         for p in d["steps"]:
             assert verify_record(load_record(p["record"])) == []
+    md = _report_with_pictures(tmp_path / "r.md")
+    assert "r-sweeps-fcfs-growth.png" in md and "## Growth sweeps: `fcfs-growth`" in md
+    assert "## Growth data: `fcfs-growth`" not in md  # no construction points to list
+
+
+def _report_with_pictures(path):
+    """The report's Markdown, after checking that every picture it references was written."""
+    import re
+
+    md = path.read_text()
+    names = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+    for name in names:
+        assert (path.parent / name).stat().st_size > 5000, name
+    return md
+
+
+def test_report_sweep_pictures_only_for_claims_with_sweep_points(tmp_path):
+    """A claim judged by sweeps gets ``FILE-sweeps-CLAIM.png`` (one panel per sweep, one line per
+    direction); a claim whose sweeps hold no point (or that has none) gets no picture and no
+    reference, and the report still lists every verdict."""
+    from kvopt.validation.report import claim_sweeps, write_report
+    from kvopt.validation.result import ClaimVerdict
+
+    def step(factor, ratio):
+        return {"factor": factor, "n": 8 * factor, "memory": 40, "alg": 10, "ub": 5, "lb": 5,
+                "ratio_certified": ratio, "ratio_optimistic": ratio, "opt_status": "feasible",
+                "record": f"p{factor}.json"}  # fmt: skip
+
+    sweep = {"record": "runs/route/best.json", "policy": "route", "best_direction": "count",
+             "verdict": "grows",
+             "directions": [{"name": "count", "verdict": "grows", "exponent": 0.9,
+                             "steps": [step(f, 2.0 * f**0.9) for f in (1, 2, 4, 8, 16)]},
+                            {"name": "memory", "verdict": "bounded", "exponent": 0.0,
+                             "steps": [step(f, 3.0) for f in (1, 2, 4)]}]}  # fmt: skip
+    empty = {**sweep, "record": "runs/x/best.json", "verdict": "unclear",
+             "directions": [{"name": "memory", "verdict": "unclear", "exponent": None,
+                             "steps": []}]}  # fmt: skip
+
+    def verdict(cid, data, kind="ratio"):
+        return ClaimVerdict(id=cid, verdict="inconclusive", bound=None, bound_text="-",
+                            worst_certified_ratio=None, worst_optimistic_ratio=None, instances=0,
+                            exact_solves=0, seconds=0.0, text="t", kind=kind, data=data)  # fmt: skip
+
+    claims = (
+        verdict("route", {"growth": {"verdict": "grows", "sweeps": [sweep, empty]}}),
+        verdict("route-online", {"growth": {"verdict": "unclear", "sweeps": [empty]}}),
+        verdict("route-makespan", {}),
+        verdict(
+            "sf-growth",
+            {"policies": {"sjf": None, "mcsf": {"verdict": "grows", "sweeps": [sweep]}}},
+            kind="growth",
+        ),  # fmt: skip
+        verdict("fcfs-growth", {"policies": {"fcfs": None}}, kind="growth"),
+    )
+    assert [len(claim_sweeps(c)) for c in claims] == [1, 0, 0, 1, 0]
+    res = ValidationResult(claims=claims, seed=1, quick=True, seconds=0.0, out=str(tmp_path))
+    written = write_report(res, tmp_path / "r.md")
+    assert sorted(Path(w).name for w in written) == ["r-sweeps-route.png", "r-sweeps-sf-growth.png",
+                                                     "r.md"]  # fmt: skip
+    md = _report_with_pictures(tmp_path / "r.md")
+    assert "count grows (exponent 0.900): x1 2.000, x2 3.732" in md
+    assert "* mcsf, sweep of `runs/route/best.json` (**grows**)" in md
+    for cid in ("route-online", "route-makespan", "fcfs-growth"):
+        assert f"sweeps-{cid}" not in md and f"## Growth sweeps: `{cid}`" not in md
+        assert f"**`{cid}`**" in md
+    assert not list(tmp_path.glob("r-sweeps-route-*.png"))

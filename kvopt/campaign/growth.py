@@ -200,7 +200,7 @@ def grow(
     ALG/LB) with at most ``exact_max_n`` jobs; ``out`` the folder of the point
     records, ``growth.json`` and the plot (default ``kvopt-grow/<record>``).
 
-    >>> res = grow("instances/worst/fcfs.json", steps=1, directions="count",
+    >>> res = grow("instances/worst/small/fcfs.json", steps=1, directions="count",
     ...            out=tmp / "g", time_limit=2, progress=False)
     >>> [p.factor for p in res.direction("count").steps], res.verdict
     ([1, 2], 'unclear')

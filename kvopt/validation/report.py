@@ -19,13 +19,23 @@ pictures in the same folder:
   the ``(n−1)/12`` lower bound (:func:`kvopt.plotting.plot_linear_n`), with the
   table of ratios per policy and n in the Markdown;
 * ``FILE-scaling.png`` — Route's (and Route-online's) worst ratio against n
-  and M over the scaling sweep.
+  and M over the scaling sweep;
+* ``FILE-sweeps-CLAIM.png`` — per claim judged by growth sweeps (SPEC §7 and
+  §9: ``route``, ``route-makespan``, ``route-online`` from
+  :func:`kvopt.validation.sweeps.judge_constant_free`; ``fcfs-growth``,
+  ``sf-growth`` from :func:`kvopt.validation.sweeps.discovery_claim`), one
+  panel per sweep: certified ratio against the doubling factor, log–log, one
+  line per direction (:func:`kvopt.plotting.plot_growth_panels`, the picture of
+  ``kvopt grow``), with the points listed in the Markdown.  A claim whose data
+  holds no sweep point gets no picture and no reference.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -132,6 +142,12 @@ def plot_per_job(result, path: Path) -> bool:
     return True
 
 
+def _has_points(claim) -> bool:
+    """A construction's growth data (``data["policies"][p]["points"]``), not a discovery's."""
+    pols = (claim.data or {}).get("policies") or {}
+    return any(isinstance(d, Mapping) and "points" in d for d in pols.values())
+
+
 def _growth_plot(per_policy: dict, xlabel: str, title: str, path: Path, ref: float | None) -> None:
     plt = _fig()
     fig, ax = plt.subplots(figsize=(10.5, 4.8))
@@ -215,6 +231,64 @@ def plot_scaling(result, path: Path) -> bool:
     return True
 
 
+def claim_sweeps(claim) -> list[tuple[str, Mapping[str, Any]]]:
+    """The growth sweeps in a verdict's data, as ``(policy, sweep)`` pairs (a sweep is
+    ``kvopt grow --json``'s object plus ``record``): ``data["growth"]["sweeps"]`` of a
+    constant-free claim, ``data["policies"][policy]["sweeps"]`` of a discovery claim.  Sweeps
+    without any point are left out."""
+    data = claim.data or {}
+    found = [
+        (sw.get("policy", claim.id), sw) for sw in (data.get("growth") or {}).get("sweeps", ())
+    ]
+    for policy, f in (data.get("policies") or {}).items():
+        if isinstance(f, Mapping):
+            found += [(policy, sw) for sw in f.get("sweeps", ())]
+    return [(p, sw) for p, sw in found if any(d.get("steps") for d in sw.get("directions", ()))]
+
+
+def _short(path: str, parts: int = 3) -> str:
+    return "/".join(Path(path).parts[-parts:]) if path else "-"
+
+
+def _direction_label(d: Mapping[str, Any]) -> str:
+    e = d.get("exponent")
+    return f"{d['name']}: {d['verdict']}" + ("" if e is None else f", exponent {e:.2f}")
+
+
+def plot_sweeps(claim, path: Path) -> bool:
+    """:func:`claim_sweeps` of ``claim`` drawn to ``path``; False (nothing written) without any."""
+    from ..plotting import plot_growth_panels
+
+    sweeps = claim_sweeps(claim)
+    if not sweeps:
+        return False
+    panels = [
+        (f"{policy}: sweep of {_short(sw.get('record', ''))} ({sw['verdict']})",
+         {_direction_label(d): [(p["factor"], p["ratio_certified"]) for p in d["steps"]]
+          for d in sw["directions"] if d.get("steps")})
+        for policy, sw in sweeps
+    ]  # fmt: skip
+    title = f"{claim.id} ({claim.verdict}): certified ratio against the doubling factor"
+    plot_growth_panels(panels, path, title=title)
+    return True
+
+
+def sweep_lines(claim) -> list[str]:
+    """The Markdown list of :func:`claim_sweeps`: per sweep, every direction's verdict, exponent
+    and certified ratio at each factor."""
+    lines = []
+    for policy, sw in claim_sweeps(claim):
+        dirs = []
+        for d in sw["directions"]:
+            e = d.get("exponent")
+            pts = ", ".join(f"x{p['factor']} {p['ratio_certified']:.3f}" for p in d["steps"])
+            dirs.append(f"{d['name']} {d['verdict']} (exponent {'-' if e is None else f'{e:.3f}'})"
+                        f": {pts or 'no point'}")  # fmt: skip
+        lines.append(f"* {policy}, sweep of `{sw.get('record', '-')}` (**{sw['verdict']}**): "
+                     + "; ".join(dirs))  # fmt: skip
+    return lines
+
+
 def write_report(result, path: str | os.PathLike) -> list[str]:
     """Write the Markdown report and its PNGs; return the files written."""
     from . import format_table
@@ -252,6 +326,12 @@ def write_report(result, path: str | os.PathLike) -> list[str]:
         plot_linear_n(growth["online-linear-n"].data, p)
         pics.append((p.name, "Θ(n) construction: latency ratio against n, slope 1 and (n−1)/12"))
         written.append(str(p))
+    for c in result.claims:
+        p = Path(f"{stem}-sweeps-{c.id}.png")
+        if plot_sweeps(c, p):
+            pics.append((p.name, f"{c.id}: growth sweeps, certified ratio against the doubling "
+                                 f"factor (log–log), one line per direction"))  # fmt: skip
+            written.append(str(p))
     lines = [
         "# kvopt validate report",
         "",
@@ -267,6 +347,8 @@ def write_report(result, path: str | os.PathLike) -> list[str]:
         rec = f" Record: `{c.record}`." if c.record else ""
         lines.append(f"* **`{c.id}`** ({c.source}) — **{c.verdict}**: {c.text}.{rec}")
     for cid, c in growth.items():
+        if not _has_points(c):  # discovery claims: their sweeps are listed below
+            continue
         lines += ["", f"## Growth data: `{cid}`", ""]
         if cid == "online-linear-n":
             from .linear_n import linear_n_table
@@ -286,6 +368,10 @@ def write_report(result, path: str | os.PathLike) -> list[str]:
                 lines.append(
                     f"* {key[7:]}: exponent {'-' if e is None else f'{e:.3f}'}; worst ratio by value: {pts}"
                 )
+    for c in result.claims:
+        sweeps = sweep_lines(c)
+        if sweeps:
+            lines += ["", f"## Growth sweeps: `{c.id}`", "", *sweeps]
     if pics:
         lines += ["", "## Pictures", ""]
         for name, caption in pics:

@@ -1,11 +1,11 @@
-"""Regenerate the bundled worst-case records: ``python instances/worst/regenerate.py``.
+"""Regenerate the bundled worst-case records: ``python instances/worst/small/regenerate.py``.
 
 For every policy of the registry, one ``kvopt search`` campaign per strategy
 (``anneal`` and ``random`` by default; seed 1; ``--budget`` evaluations each,
 in the policy's default space, see :func:`kvopt.campaign.policy_space`); the
-record with the best certified ratio is copied to ``instances/worst/<policy>.json``
+record with the best certified ratio is copied to ``instances/worst/small/<policy>.json``
 (after :func:`kvopt.record.verify_record` accepts it) and the table in
-``instances/worst/README.md`` is rewritten.  The campaigns are kept in
+``instances/worst/small/README.md`` is rewritten.  The campaigns are kept in
 ``--work`` (default ``kvopt-search/worst``), so an interrupted run resumes.
 
 With the same budget and seed the campaigns find the same records (when every
@@ -22,27 +22,27 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent))
+sys.path.insert(0, str(HERE.parents[2]))
 
 from kvopt.campaign import search  # noqa: E402
 from kvopt.policy import POLICIES  # noqa: E402
 from kvopt.record import load_record, verify_record  # noqa: E402
 
-HEADER = """# Worst cases found by search
+HEADER = """# Small worst cases found by search (per-job space)
 
 One record (SPEC §8) per policy of the registry: the instance on which
 `kvopt search` found the policy farthest from the clairvoyant optimum, the
 policy's schedule, the best clairvoyant schedule known (Opt when
 `opt_status` is `optimal`), and both ratios.  Every file passes
-`kvopt check instances/worst/<policy>.json` (both schedules re-checked, the
-ratios recomputed, the policy re-simulated); `kvopt plot instances/worst/<policy>.json`
+`kvopt check instances/worst/small/<policy>.json` (both schedules re-checked, the
+ratios recomputed, the policy re-simulated); `kvopt plot instances/worst/small/<policy>.json`
 draws the policy beside Opt; `kvopt shrink` makes one smaller.
 
 Regenerate with (from the repository root; the campaigns go to
 `kvopt-search/worst/`, resumable):
 
 ```bash
-python instances/worst/regenerate.py --budget {budget}
+python instances/worst/small/regenerate.py --budget {budget}
 ```
 
 Settings of this table: {settings}.  Certified ratio = ALG/UB (a lower bound
