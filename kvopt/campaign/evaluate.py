@@ -23,8 +23,13 @@ to worker processes and Dask workers) and returns an
    a few job types): the cheap UB orders job types (:mod:`~kvopt.campaign.upper`)
    and is only the type orders unless the candidate could beat the best
    (``alg/LB`` above the threshold) and comes near it with them (``alg/UB``
-   above :data:`TYPED_NEAR` times the threshold); a candidate of more than
-   :data:`TYPED_EXACT_N` jobs gets no exact solve in the loop: its certified
+   above :data:`TYPED_NEAR` times the threshold).  A candidate of at most
+   :data:`TYPED_EXACT_N` jobs is solved exactly only when its cheap UB already
+   makes it a new best (``alg/UB`` above the threshold; the solve can only
+   raise its ratio): small typed instances with long responses often run
+   into the time limit, and solving every close call left the walk 20
+   evaluations a minute.  A candidate of more than :data:`TYPED_EXACT_N` jobs
+   gets no exact solve in the loop: its certified
    ratio is ``alg/UB`` with the cheap UB (``kvopt grow``, ``kvopt shrink`` and
    ``kvopt solve`` certify a record further).  Measured (sjf and mcsf, 60 s,
    2 workers, n ≈ 100): exact solves at 10 s took 80 % of the time and raised
@@ -322,8 +327,10 @@ def evaluate(task: EvalTask) -> Evaluation:
     exact_seconds = 0.0
     screen = Screen(ratio_lb=screen_lb, ratio_ub=_ratio(alg, ub))
     cached = task.cached
-    if task.typed and inst.n > TYPED_EXACT_N:
-        could_beat = False  # the cheap bounds are all a large typed candidate gets (module doc)
+    if task.typed and (inst.n > TYPED_EXACT_N or _ratio(alg, ub) / scale <= task.threshold):
+        # the cheap bounds are all a large typed candidate gets, and a small one is solved only
+        # when its cheap UB already makes it a new best (module doc)
+        could_beat = False
     if cached is None and not per_job and could_beat and inst.n > 0:
         cached = exact_opt(inst, objective, task.exact_time_limit, ub_starts,
                            **solve_options(inst, task.typed))  # fmt: skip

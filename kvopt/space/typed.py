@@ -361,12 +361,8 @@ class TypedSpace:
             ts = [_scaled(x, f) if c else x for x, c in zip(ts, chosen)]
             return M2, ts
         elif move == "snap" and not self.identical_prompts:
-            # the worst cases of the papers sit at memory thresholds: k copies of a type fit
-            # side by side in their last round (peak = M // k) or only k - 1 do (M // k + 1)
-            parts = int(rng.integers(1, 9))
-            peak = M // parts + int(rng.integers(2))
-            s = peak - t.response
-            if not 1 <= s <= M - 1 or peak > M:
+            s = _snap_prompt(t.response, M, rng)
+            if s is None:
                 return None
             ts[i] = t._replace(prompt=s)
         elif move == "swap" and k >= 2:
@@ -473,6 +469,16 @@ class TypedSpace:
     def describe(self) -> str:
         return (f"typed: <= {self.types_max} types of <= {self.count_cap} jobs, "
                 + self.per_job.describe())  # fmt: skip
+
+
+def _snap_prompt(response: int, M: int, rng: np.random.Generator) -> int | None:
+    """A prompt that puts the peak ``s + o`` of a job of this response at a memory threshold:
+    ``M // k`` (k copies fit side by side in their last round) or ``M // k + 1`` (only k − 1
+    do), k in 1 … 8; ``None`` when no prompt ≥ 1 does it.  The worst cases of the papers
+    (Proposition 1, the √n adversary, the two-point family) sit at such thresholds."""
+    peak = M // int(rng.integers(1, 9)) + int(rng.integers(2))
+    s = peak - response
+    return s if 1 <= s <= M - 1 and peak <= M else None
 
 
 def _merged(types: Sequence[JobType]) -> list[JobType]:
