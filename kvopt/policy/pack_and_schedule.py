@@ -147,16 +147,21 @@ class PackAndSchedule(ClairvoyantPolicy):
         return plan
 
     def _foresee(self) -> int | None:
-        """First start of the next non-empty stage if no other job arrived (None: nothing left)."""
-        left = set(self.pending)
+        """Window start of the next non-empty stage if no other job arrived (None: nothing left).
+
+        A stage is non-empty exactly when some pending job has ``o ≤ L`` (:func:`stage_plan`),
+        so no packing is needed here; waking at the window start rather than at its first
+        planned start changes nothing: the stage is fixed then with the same jobs (those
+        arrived by the window start) and its starts are queued and woken for.
+        """
+        if not self.pending:
+            return None
+        shortest = min(self.o[j] for j in self.pending)
         r, window = self.r, self.window
-        while left:
-            plan = self._plan(r, left)
-            if plan:
-                return window + min(y for _, y in plan)
+        while (1 << r) < shortest:
             window += self.factor << r
             r += 1
-        return None
+        return window
 
     def on_events(self, now: int, events: Sequence[Event], view: View, act: Actions) -> None:
         for e in events:
