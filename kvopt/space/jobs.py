@@ -207,7 +207,9 @@ class Space:
 
     # ---------------------------------------------------------------- sampling
     def _sample_job(self, rng: np.random.Generator, memory: int, prompt: int | None = None,
-                    regime: str | None = None) -> Job | None:  # fmt: skip
+                    regime: str | None = None, log_response: bool = False) -> Job | None:  # fmt: skip
+        """A job of a random allowed regime; its response uniform in the allowed range, or
+        log-uniform with ``log_response`` (the typed space's scale-free draw)."""
         regs = [regime] if regime else list(self.regimes)
         rng.shuffle(regs)
         for reg in regs:
@@ -217,7 +219,11 @@ class Space:
             if not ranges:
                 continue
             s, o_lo, o_hi = ranges[int(rng.integers(len(ranges)))]
-            o = int(rng.integers(o_lo, o_hi + 1))
+            if log_response:
+                u = float(rng.uniform(math.log(o_lo), math.log(o_hi + 1)))
+                o = min(o_hi, max(o_lo, int(math.exp(u))))
+            else:
+                o = int(rng.integers(o_lo, o_hi + 1))
             return Job(prompt=s, response=o, arrival=self._sample_arrival(rng, memory))
         return None
 

@@ -267,7 +267,10 @@ class TypedSpace:
             common = pj._common_prompt(rng, M) if self.identical_prompts else None
             if self.identical_prompts and common is None:
                 continue
-            jobs = [pj._sample_job(rng, M, prompt=common) for _ in range(k)]
+            # responses log-uniform in half the samples: the papers' families mix scales (1 and L)
+            scale_free = bool(rng.random() < 0.5)
+            jobs = [pj._sample_job(rng, M, prompt=common, log_response=scale_free)
+                    for _ in range(k)]  # fmt: skip
             counts = self._fit([self._sample_count(rng) for _ in range(k)])
             if counts is None or any(j is None for j in jobs):
                 continue
