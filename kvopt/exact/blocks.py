@@ -220,6 +220,8 @@ class _Pricer:
         p.max_time_in_seconds = max(seconds, 0.01)
         p.catch_sigint_signal = False
         status = solver.solve(m, Collect())
+        if status in (cp_model.MODEL_INVALID, cp_model.INFEASIBLE):  # the zero column is feasible
+            raise SolverError(f"block pricing failed (CP-SAT: {solver.status_name(status)})")
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             # no solution at all: the zero column is feasible, bound from CP-SAT if any
             bound = float(solver.best_objective_bound) / SCALE
@@ -238,7 +240,7 @@ def block_bound(
     starts: np.ndarray | None = None,
     linking: bool = True,
     delta0: float = DELTA,
-    price_seconds: float = 5.0,
+    price_seconds: float | None = None,
 ) -> tuple[float, dict]:
     """Lower bound on Opt (total completion) by time-block column generation (see the module doc).
 
@@ -266,6 +268,8 @@ def block_bound(
     lo, hi = start_windows(inst, "total", ub)
     master, blocks, groups = build_blocks(inst, lo, hi, L, linking=linking)
     pricers = [_Pricer(b, master.sizes, inst.memory) for b in blocks]
+    if price_seconds is None:  # a pricing round over all blocks takes at most half the time
+        price_seconds = min(5.0, max(0.2, time_limit / (2 * len(blocks))))
     h = _master_lp(master)
     owner: list[tuple[int, np.ndarray]] = []  # (block, z) of each master column
 
@@ -293,7 +297,7 @@ def block_bound(
             add(blk.b, column_of(blk, starts, groups))
     if not inside:  # artificial starts keep the first master feasible (never in a bound)
         big = float(ub + 1)
-        for g, size in enumerate(master.sizes):
+        for g in range(len(master.sizes)):
             h.addCol(big, 0.0, h.getInfinity(), 1, np.array([master.n_blocks + g], np.int32),
                      np.array([1.0]))  # fmt: skip
             owner.append((-1, np.zeros(0)))
