@@ -7,7 +7,7 @@ import pytest
 from test_exact import brute_force
 from test_exact_relax import schedules, small
 
-from kvopt.exact.blocks import block_bound, build_blocks, column_of
+from kvopt.exact.blocks import SCALE, block_bound, build_blocks, column_of
 from kvopt.exact.common import start_windows
 from kvopt.exact.highs_matrix import build_matrix, job_groups
 from kvopt.exact.relax import solve_lp
@@ -61,7 +61,8 @@ def test_bound_between_lp_and_opt(identical):
             assert stats["converged"]
             assert bound <= opt + 1e-6
             ref = lp(inst, opt + 1, cuts=(1,))
-            assert bound >= ref - 1e-6
+            # pricing costs are rounded down to 1/SCALE: at most n/SCALE per block is lost
+            assert bound >= ref - inst.n * stats["blocks"] / SCALE - 1e-6
             above += bound > ref + 1e-3
     assert above  # the relaxation is stronger somewhere
 

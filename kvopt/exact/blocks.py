@@ -222,11 +222,12 @@ class _Pricer:
         status = solver.solve(m, Collect())
         if status in (cp_model.MODEL_INVALID, cp_model.INFEASIBLE):  # the zero column is feasible
             raise SolverError(f"block pricing failed (CP-SAT: {solver.status_name(status)})")
+        # Σ_k min(0, r_k)·ub_k bounds every column; without a solution (stopped in presolve)
+        # CP-SAT's own bound is not one (it reports 0)
+        trivial = float(np.floor(r[neg] * SCALE) @ ub) / SCALE
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            # no solution at all: the zero column is feasible, bound from CP-SAT if any
-            bound = float(solver.best_objective_bound) / SCALE
-            return min(bound, 0.0), [], False
-        bound = float(solver.best_objective_bound) / SCALE
+            return trivial, [], False
+        bound = max(float(solver.best_objective_bound) / SCALE, trivial)
         cols = [c for c in found[::-1] if float(r @ c) < -1e-9][:COLUMNS_PER_BLOCK]
         return min(bound, 0.0), cols, status == cp_model.OPTIMAL
 
@@ -269,7 +270,7 @@ def block_bound(
     master, blocks, groups = build_blocks(inst, lo, hi, L, linking=linking)
     pricers = [_Pricer(b, master.sizes, inst.memory) for b in blocks]
     if price_seconds is None:  # a pricing round over all blocks takes at most half the time
-        price_seconds = min(5.0, max(0.2, time_limit / (2 * len(blocks))))
+        price_seconds = min(5.0, max(1.0, time_limit / (2 * len(blocks))))
     h = _master_lp(master)
     owner: list[tuple[int, np.ndarray]] = []  # (block, z) of each master column
 
