@@ -77,3 +77,23 @@ def test_linking_rows_matter():
     assert stats["converged"] and with_rows == pytest.approx(12)
     without, _ = block_bound(inst, 12, 2, 30.0, linking=False)
     assert without < 12 - 1
+
+
+def test_pricing_stopped_early_is_still_a_bound():
+    """A pricing call stopped before CP-SAT has any solution must not report 0 (CP-SAT's bound
+    then): its value stays ≤ the reduced cost of a column found by a longer call."""
+    from kvopt.exact.blocks import _Pricer, _reduced, _ti_duals
+    from kvopt.generators import generate
+
+    inst = generate("random", 1, n=20, memory=120, max_response=20)
+    lo, hi = start_windows(inst, "total", 650)
+    master, blocks, _ = build_blocks(inst, lo, hi, 20)
+    y0 = _ti_duals(inst, lo, hi, master, blocks, 30.0)
+    blk = blocks[1]
+    r = _reduced(blk, y0)
+    pricer = _Pricer(blk, master.sizes, inst.memory)
+    _, cols, _ = pricer.price(r, 3.0)
+    assert cols and min(float(r @ z) for z in cols) < -1
+    for seconds in (1e-4, 0.01, 0.1):
+        bound, _, _ = pricer.price(r, seconds)
+        assert bound <= min(float(r @ z) for z in cols) + 1e-9
