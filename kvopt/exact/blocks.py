@@ -34,11 +34,14 @@ rows, ``L(y) = Σ_g |g| π_g + Σ_b min_z (c − A_bᵀ y)·z`` is a lower bound
 every schedule (Lagrangian relaxation of those rows; the convexity duals
 cancel), so the bound reported is the best ``L(y)`` met, computed with CP-SAT's
 proven bound of each pricing problem with coefficients rounded *down* to a
-``1/SCALE`` grid (hence rigorous however far the search got).  Duals are
-smoothed (Wentges, Math. Methods Oper. Res. 46, 1997): pricing at ``α·ȳ + (1 −
-α)·y_RMP``, ``ȳ`` the best dual point so far; a pricing round that adds no
-column there is repeated at ``y_RMP``.  When no column prices out at
-``y_RMP`` with every pricing proven optimal, ``L(y_RMP)`` equals the master LP
+``1/SCALE`` grid (hence rigorous however far the search got; a call stopped
+before any solution counts with the trivial bound ``Σ_k min(0, r_k)·ub_k``).
+The first dual point comes from the time-indexed LP (:func:`_ti_duals`, so
+``L ≥`` that LP after one exact round); then the master's duals are kept in a
+box ``centre ± δ`` around the best point so far by slack columns (du Merle,
+Villeneuve, Desrosiers, Hansen, Discrete Math. 194, 1999).  When no column
+prices out at the master's duals, every pricing is proven and no slack is
+used, ``L`` equals the master LP
 value: the column generation has converged.
 """
 
