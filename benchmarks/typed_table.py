@@ -60,7 +60,7 @@ def run(policy: str, args, out: Path) -> dict:
         space["arrivals"] = False
     for item in args.space:
         key, _, value = item.partition("=")
-        space[key] = value
+        space[key] = int(value) if value.lstrip("-").isdigit() else value
     load = open("/proc/loadavg").read().split()[0]
     t0 = time.perf_counter()
     res = search(policy, space=space, seconds=args.seconds, seed=args.seed,
