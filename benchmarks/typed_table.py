@@ -76,6 +76,12 @@ def run(policy: str, args, out: Path) -> dict:
     row.update(ratio=rec.ratio_certified, optimistic=rec.ratio_optimistic, n=rec.instance.n,
                memory=rec.instance.memory, opt_status=str(rec.opt_status),
                types=[list(t) for t in types])  # fmt: skip
+    return sweep(row, args, out)
+
+
+def sweep(row: dict, args, out: Path) -> dict:
+    """``row`` with the growth sweep of ``out/best.json`` (into ``out/grow``)."""
+    best = out / "best.json"
     t1 = time.perf_counter()
     g = grow(best, steps=args.grow_steps, time_limit=args.grow_time_limit, out=out / "grow",
              certify=args.certify, progress=False)  # fmt: skip
@@ -109,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--grow-steps", type=int, default=4)
     ap.add_argument("--grow-time-limit", type=float, default=5.0)
     ap.add_argument("--certify", type=int, default=1)
+    ap.add_argument("--regrow", action="store_true",
+                    help="sweep the records of finished rows again (keep their campaigns)")  # fmt: skip
     ap.add_argument("--space", action="append", default=[], metavar="KEY=VALUE",
                     help="typed-space option for every policy listed (e.g. n_max=64)")  # fmt: skip
     args = ap.parse_args(argv)
@@ -122,10 +130,14 @@ def main(argv: list[str] | None = None) -> int:
     for p in names:
         out = Path(args.out) / p
         done = out / "table-row.json"
-        if done.exists():
+        if done.exists() and not (args.regrow and (out / "best.json").exists()):
             row = json.loads(done.read_text())
         else:
-            row = run(p, args, out)
+            row = (
+                sweep(json.loads(done.read_text()), args, out)
+                if done.exists()
+                else run(p, args, out)
+            )
             tmp = done.with_suffix(".tmp")
             tmp.write_text(json.dumps(row, indent=1))
             tmp.replace(done)
