@@ -173,6 +173,7 @@ def simulate(
     trace: bool = False,
     instrument: bool = False,
     adversary: Adversary | None = None,
+    max_attempts: int | None = None,
 ) -> SimulationResult:
     """Run one policy (SPEC §6) with the event engine; the schedule has passed the checker.
 
@@ -180,6 +181,7 @@ def simulate(
     parameters (``"route[compact=true]"``); ``trace`` keeps the engine's event
     rows, ``instrument`` the per-job quantities the claim checks read, and
     ``adversary`` releases jobs in reaction to the policy (SPEC §7).
+    ``max_attempts`` stops a run past that many attempts (:class:`kvopt.errors.BudgetError`).
 
     >>> res = simulate(generate("random", seed=1, n=6, memory=32), "fcfs")
     >>> res.policy, res.stats.kills >= 0
@@ -195,6 +197,7 @@ def simulate(
         trace=trace,
         instrument=instrument,
         adversary=adversary,
+        max_attempts=max_attempts,
     )
 
 

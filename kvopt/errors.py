@@ -48,5 +48,14 @@ class PolicyError(RuntimeError):
     """
 
 
+class BudgetError(RuntimeError):
+    """A simulation went past the attempt budget its caller gave (``max_attempts``).
+
+    Not a finding about the policy: the adversarial search skips such a candidate (a policy
+    that kills at random, such as ``beta-clear``, can make millions of attempts on one
+    instance and would stall its campaign).
+    """
+
+
 class SolverError(RuntimeError):
     """An exact solver is missing or failed (reported with exit status 1)."""

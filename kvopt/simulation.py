@@ -66,6 +66,7 @@ def simulate(
     trace: bool = False,
     instrument: bool = False,
     adversary: Adversary | None = None,
+    max_attempts: int | None = None,
 ) -> SimulationResult:
     """Run ``policy`` (a registry name or a policy object) on ``instance``.
 
@@ -78,12 +79,14 @@ def simulate(
     (an :class:`~kvopt.engine.contract.Adversary`) may release jobs during the
     run in reaction to the policy's decisions; a named policy's class is then
     checked again on the final instance (``result.instance``).  The returned
-    schedule has passed the checker against the final instance.
+    schedule has passed the checker against the final instance.  ``max_attempts``
+    stops a run that makes more attempts with :class:`~kvopt.errors.BudgetError`.
     """
     if not isinstance(policy, str):
         if params:
             raise TypeError("params are only accepted with a policy name")
-        return run(instance, policy, trace=trace, instrument=instrument, adversary=adversary)
+        return run(instance, policy, trace=trace, instrument=instrument, adversary=adversary,
+                   max_attempts=max_attempts)  # fmt: skip
     spec = get_policy(policy)
     spec.check_applies(instance, params)
     if adversary is not None and instance.n:
@@ -98,6 +101,7 @@ def simulate(
         name=spec.name,
         params=spec.resolve_params(params),
         check_final=_check_final(spec, params),
+        max_attempts=max_attempts,
     )
 
 

@@ -66,10 +66,11 @@ import numpy as np
 
 from ..bound import lower_bounds
 from ..claimchecks import claim_metrics, needs_instrument
-from ..errors import InputError, PolicyError
+from ..errors import BudgetError, InputError, PolicyError
 from ..instance import Instance
 from ..schedule import Schedule, check_schedule
 from .types import (
+    BUDGET_PREFIX,
     CompactInstance,
     EvalTask,
     Evaluation,
@@ -90,6 +91,20 @@ DETERMINISTIC_N = 48
 #: Typed candidates get the full cheap UB (local search over type orders, MC-SF, SVF) only
 #: when ``alg/UB`` with the type orders alone is above this share of the best score.
 TYPED_NEAR = 0.9
+
+
+#: A candidate's simulation stops after ``ATTEMPTS_PER_JOB · n + ATTEMPTS_BASE`` attempts; the
+#: evaluation is then skipped (``error`` starts with :data:`BUDGET_PREFIX`), not a finding.
+#: The largest legitimate runs of the typed table had about 30,000 attempts (fcfs,
+#: alpha-protect, sjf at n ≈ 400–500); beta-clear's random kill-alls made 450,000–670,000 on
+#: typed instances of 50–330 jobs (20–50 s each) and one candidate stalled a campaign.
+ATTEMPTS_PER_JOB = 200
+ATTEMPTS_BASE = 100_000
+
+
+def max_attempts(n: int) -> int:
+    """The attempt budget of a candidate's simulation (see :data:`ATTEMPTS_PER_JOB`)."""
+    return ATTEMPTS_PER_JOB * n + ATTEMPTS_BASE
 
 
 def instance_key(inst: Instance) -> str:
@@ -299,10 +314,14 @@ def evaluate(task: EvalTask) -> Evaluation:
             params=task.params or None,
             seed=task.policy_seed,
             instrument=needs_instrument(claim_id),
+            max_attempts=max_attempts(inst.n),
         )
         metrics = claim_metrics(claim_id, inst, res) if claim_id else {}
     except PolicyError as err:
         return Evaluation(**head, error=f"PolicyError: {err}",
+                          seconds=round(time.perf_counter() - t0, 4))  # fmt: skip
+    except BudgetError as err:
+        return Evaluation(**head, error=f"{BUDGET_PREFIX}{err}",
                           seconds=round(time.perf_counter() - t0, 4))  # fmt: skip
     per_job = "score" in metrics  # per-job / invariant claims: the score needs no Opt
     bound = metrics.get("bound")
@@ -405,6 +424,7 @@ def _ratio(a: int, b: int) -> float:
 
 
 __all__ = [
+    "BUDGET_PREFIX",
     "UB_POLICIES",
     "canonical",
     "cheap_lb",
@@ -415,5 +435,6 @@ __all__ = [
     "solve_options",
     "expand_instance",
     "instance_key",
+    "max_attempts",
     "value",
 ]

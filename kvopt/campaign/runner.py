@@ -35,6 +35,7 @@ run.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import sys
 import time
 from collections.abc import Callable
@@ -69,6 +70,7 @@ from .types import (
     Evaluation,
     ExactResult,
     ExactStatus,
+    Outcome,
     StopReason,
 )
 
@@ -82,6 +84,7 @@ class _State:
     evaluations: int = 0
     exact_solves: int = 0
     errors: int = 0
+    skipped: int = 0  # over their attempt budget (Outcome.SKIPPED)
     cache: dict[str, ExactResult] = field(default_factory=dict)
     seen: dict[str, Evaluation] = field(default_factory=dict)
 
@@ -240,6 +243,12 @@ def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, sched
         if executor is not None:
             executor.close()
         bar.close()
+    if state.skipped:
+        logging.getLogger(__name__).warning(
+            "%d candidates skipped: their simulation went past its attempt budget "
+            "(kvopt.campaign.evaluate.max_attempts)",
+            state.skipped,
+        )
     best = None
     if state.best is not None:
         r = state.best
@@ -289,6 +298,9 @@ def _merge(rec: Evaluation, state: _State, best_path: Path, make_record) -> None
             d = inst.to_dict()
             d["meta"] = {"error": rec.error, "evaluation": rec.index}
             write_json_atomic(err_path, d)
+        return
+    if rec.outcome == Outcome.SKIPPED:  # over its attempt budget: no result, no finding
+        state.skipped += 1
         return
     state.seen.setdefault(rec.key, rec)
     ro = rec.ratio_optimistic

@@ -12,7 +12,7 @@ the JSON files keep their plain strings (a :class:`~enum.StrEnum` member
 * :class:`CompactInstance`, :class:`Screen`, :class:`ExactResult` — its parts;
 * :class:`ExactStatus` (how the evaluation got Opt), :class:`OptStatus`
   (whether ``ub`` is proved optimal), :class:`Outcome` (complete, reused,
-  failed);
+  failed, skipped);
 * :class:`EvalTask` — what a worker evaluates;
 * :class:`CampaignHeader` — ``campaign.json``;
 * :class:`Best`, :class:`StopReason`, :class:`CampaignResult` — what a run reports.
@@ -48,6 +48,11 @@ class OptStatus(StrEnum):
     FEASIBLE = "feasible"
 
 
+#: How the ``error`` of an evaluation skipped for its attempt budget starts
+#: (:func:`kvopt.campaign.evaluate.max_attempts`).
+BUDGET_PREFIX = "over budget: "
+
+
 class Outcome(StrEnum):
     """What became of an evaluation (derived from its line, not stored)."""
 
@@ -56,6 +61,7 @@ class Outcome(StrEnum):
     COMPLETE = "complete"
     REUSED = "reused"
     FAILED = "failed"  # the policy broke the model (a PolicyError): a finding
+    SKIPPED = "skipped"  # the simulation went past its attempt budget: no result, no finding
 
 
 class StopReason(StrEnum):
@@ -225,12 +231,13 @@ class Evaluation:
     @property
     def outcome(self) -> Outcome:
         if self.error is not None:
-            return Outcome.FAILED
+            return Outcome.SKIPPED if self.error.startswith(BUDGET_PREFIX) else Outcome.FAILED
         return Outcome.REUSED if self.reused_from is not None else Outcome.COMPLETE
 
     @property
     def failed(self) -> bool:
-        return self.error is not None
+        """The policy broke the model (a finding); not an over-budget skip."""
+        return self.outcome == Outcome.FAILED
 
     @property
     def certified(self) -> bool:

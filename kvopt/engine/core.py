@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, PolicyError
+from ..errors import BudgetError, InputError, PolicyError
 from ..instance import Instance, Job
 from ..schedule import Attempt, Schedule, checked
 from .contract import (
@@ -148,8 +148,14 @@ def _is_int(x: Any) -> bool:
 
 class _Engine:
     def __init__(
-        self, instance: Instance, policy: Policy, trace: bool, adversary: Adversary | None
+        self,
+        instance: Instance,
+        policy: Policy,
+        trace: bool,
+        adversary: Adversary | None,
+        max_attempts: int | None = None,
     ):
+        self.max_attempts = max_attempts
         self.inst = instance
         self.policy = policy
         self.pname = getattr(policy, "name", type(policy).__name__)
@@ -176,6 +182,12 @@ class _Engine:
         self.attempts: list[Attempt] = []
         self.trace: list[tuple[int, str, int, int]] | None = [] if trace else None
         self.n_events = 0
+
+    def over_budget(self, t: int) -> None:
+        raise BudgetError(
+            f"{self.pname} made more than {self.max_attempts} attempts by round {t} "
+            f"(max_attempts); the run was stopped"
+        )
 
     def _err(self, t: int, msg: str, job: int | None = None) -> PolicyError:
         where = f"job {job}, round {t}" if job is not None else f"round {t}"
@@ -302,7 +314,10 @@ class _Engine:
         n_times = 0
         t = 0
         first = True
+        budget = self.max_attempts
         while True:
+            if budget is not None and len(self.attempts) > budget:
+                self.over_budget(t)
             events: list[Event] = []
             has_wake = False
             while heap and heap[0][0] == t:
@@ -408,8 +423,12 @@ def run(
     name: str | None = None,
     params: Mapping[str, Any] | None = None,
     check_final: Callable[[Instance], None] | None = None,
+    max_attempts: int | None = None,
 ) -> SimulationResult:
     """Run the policy object ``policy`` on ``instance``; the schedule has passed the checker.
+
+    ``max_attempts``: stop with :class:`~kvopt.errors.BudgetError` once the run has made
+    more attempts (starts that completed or were killed) than this.
 
     ``trace=True`` records every event and decision; ``instrument=True`` asks
     the policy for its instrumentation (:meth:`~kvopt.engine.contract.Policy.report`,
@@ -425,7 +444,7 @@ def run(
     used = dict(getattr(policy, "params", {}) or {}) if params is None else dict(params)
     policy.instrument = bool(instrument)
     t0 = _time.perf_counter()
-    eng = _Engine(instance, policy, trace, adversary)
+    eng = _Engine(instance, policy, trace, adversary, max_attempts)
     if adversary is not None:
         adversary.setup(instance)
     # the run allocates many small long-lived objects; cyclic GC passes over them
@@ -434,6 +453,8 @@ def run(
     gc.disable()
     try:
         n_times = eng.run() if instance.n else 0
+        if max_attempts is not None and len(eng.attempts) > max_attempts:
+            eng.over_budget(eng.now)
     finally:
         eng.ended = True
         if gc_was:
