@@ -33,6 +33,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..errors import SolverError
 from ..instance import Instance
 from .backend import NO_HOOKS, Hooks, Limits, Problem
 from .common import RawResult, lower_bound, value_of
@@ -90,6 +91,42 @@ class _Search:
         # heavy tails: rounds u >= u0 of job j hold more than M/2 (no two overlap)
         self.u0 = [max(0, M // 2 - s) for s in self.s]
         self.tail_cap = M - M // 2 - 1  # a tail fits only where the others hold <= this
+        self.lag = False  # the Lagrangian bound (set_duals)
+        self.lp_depth = 0
+
+    def set_duals(self, ym: list[float], yc: list[float]) -> None:
+        """Price the memory rows with ``ym[τ] ≤ 0`` and the "one job above M/2" rows with
+        ``yc[τ] ≤ 0`` (dyadic values: every sum below is exact in floating point)."""
+        H, M, n = self.H, self.M, self.n
+        ym = list(ym) + [0.0] * (H + 1 - len(ym))
+        yc = list(yc) + [0.0] * (H + 1 - len(yc))
+        self.ym, self.yc = ym, yc
+        heavy = [0] * (H + 1)
+        for i in range(n):
+            if self.start[i] >= 0:
+                for u in range(self.o[i]):
+                    if 2 * (self.s[i] + u + 1) > M:
+                        heavy[self.start[i] + u] += 1
+        mem = self.mem
+        self.dslack = [ym[k] * (M - mem[k]) + yc[k] * (1 - heavy[k]) for k in range(H + 1)]
+        inf = float("inf")
+        self.rc = []
+        self.sufmin = []
+        for j in range(n):
+            s, o = self.s[j], self.o[j]
+            r = [inf] * (H + 2)
+            for t in range(self.a[j], self.hi[j] + 1):
+                v = float(t + o)
+                for u in range(o):
+                    w = s + u + 1
+                    v -= ym[t + u] * w + (yc[t + u] if 2 * w > M else 0.0)
+                r[t] = v
+            suf = [inf] * (H + 2)
+            for t in range(H, -1, -1):
+                suf[t] = min(r[t], suf[t + 1])
+            self.rc.append(r)
+            self.sufmin.append(suf)
+        self.lag = True
 
     # --- memory helpers -------------------------------------------------------------
     def fits(self, j: int, t: int) -> bool:
@@ -105,6 +142,11 @@ class _Search:
         w = self.s[j] + 1
         for u in range(self.o[j]):
             mem[t + u] += sign * (w + u)
+        if self.lag:
+            ym, yc, d, M = self.ym, self.yc, self.dslack, self.M
+            for u in range(self.o[j]):
+                k = t + u
+                d[k] -= sign * (ym[k] * (w + u) + (yc[k] if 2 * (w + u) > M else 0.0))
 
     def movable(self, k: int) -> bool:
         """Could job ``k`` start earlier, every other job fixed? (rounds before its end final)"""
@@ -117,6 +159,20 @@ class _Search:
                 if self.fits(k, t2):
                     return True
             return False
+        finally:
+            self.add(k, sk, 1)
+
+    def first_move(self, k: int) -> int:
+        """The earliest start before its own where ``k`` fits, every other job fixed (-1: none)."""
+        sk = self.start[k]
+        if sk <= self.a[k]:
+            return -1
+        self.add(k, sk, -1)
+        try:
+            for t2 in range(self.a[k], sk):
+                if self.fits(k, t2):
+                    return t2
+            return -1
         finally:
             self.add(k, sk, 1)
 
@@ -228,7 +284,7 @@ class _Search:
         return self.bound(rest, 0, 0, est)
 
     def run(self) -> None:
-        self.dfs(0, 0, -1, 0, [])
+        self.dfs(0, 0, -1, 0, [], list(self.a))
 
     def fits_at(self, j: int, t2: int, ends: list[int]) -> bool:
         """``fits(j, t2)`` for ``t2 ≥ t``: only the last rounds need checking (``models/bnb.md``)."""
@@ -244,7 +300,9 @@ class _Search:
                 return False
         return True
 
-    def dfs(self, placed: int, t: int, last: int, cost: int, pending: list[int]) -> None:
+    def dfs(
+        self, placed: int, t: int, last: int, cost: int, pending: list[int], past: list[int]
+    ) -> None:
         self.tick()
         n, o, start = self.n, self.o, self.start
         total = self.total
@@ -268,10 +326,29 @@ class _Search:
             else:
                 rest.append(k)
         ends.sort()
+        # the active rule for the jobs left: a job that fits at p < t now (memory only grows)
+        # is movable to p wherever it starts (at >= t) unless a job starting by p's last
+        # round blocks it; past[j]: no start of j before it fitted at the parent
+        rlimit = self.H + 1
+        if total:
+            past = list(past)
+            fits = self.fits
+            for j in rest:
+                p = past[j]
+                while p < t and not fits(j, p):
+                    p += 1
+                past[j] = p
+                if p < t:
+                    e = p + o[j]  # blockers start before e
+                    if e <= t:
+                        return  # j fits at p whatever follows: no completion is active
+                    if e < rlimit:
+                        rlimit = e
         est = [0] * n
         fits_at = self.fits_at
         hi = self.hi
         mem, M = self.mem, self.M
+        sufmin = self.sufmin if self.lag else None
         s, a = self.s, self.a
         for j in rest:
             t2 = t if a[j] <= t else a[j]
@@ -299,6 +376,13 @@ class _Search:
             if t2 > hj:
                 return  # some job cannot start in its window
             est[j] = t2
+        lag = None
+        if sufmin is not None:
+            lag = cost + sum(self.dslack[t:])
+            for j in rest:
+                lag += sufmin[j][est[j]]
+            if lag > self.best - 1:
+                return
         if self.bound(rest, t, cost, est) >= self.best:
             return
         # memo: the same jobs left, the same t and last index, the same profile from t on
@@ -311,14 +395,19 @@ class _Search:
         self.memo[key] = cost
         # the active rule for jobs placed earlier: decided by rounds before their last one,
         # which are final in every child starting at or after that last round
-        limit = self.H + 1  # children start before this round
-        keep_after: list[tuple[int, int]] = []
+        limit = rlimit  # children start before this round
+        keep_after: list[int] = []
         if total:
             for k in pending:
-                e = start[k] + o[k] - 1
-                if self.movable(k):
-                    limit = min(limit, e)  # unless a job starts before e, k can move earlier
-                keep_after.append((e, k))  # checked again in the child
+                p = self.first_move(k)
+                if p >= 0:
+                    # k fits at p now; only a job starting by p's last round can block it
+                    if p + o[k] < limit:
+                        limit = p + o[k]
+                    keep_after.append(k)  # checked again in the child
+                # else: k cannot move now, nor once more jobs hold memory
+            if limit <= t:
+                return
         # children: (j, t') in order of a quick bound
         kids = []
         base = 0
@@ -343,6 +432,8 @@ class _Search:
                     break  # the quick bound only grows with t2
                 if t2 == t and j < last:
                     continue
+                if lag is not None and lag + self.rc[j][t2] - sufmin[j][est[j]] > self.best - 1:
+                    continue  # reduced-cost fixing at this node
                 if fits_at(j, t2, ends):
                     kids.append((quick, t2, j))
         kids.sort()
@@ -352,11 +443,29 @@ class _Search:
             self.add(j, t2, 1)
             start[j] = t2
             c = t2 + o[j]
-            keep = [k for e, k in keep_after if e > t2]
-            keep.append(j)
-            self.dfs(placed | (1 << j), t2, j, cost + c if total else max(cost, c), keep)
+            keep = keep_after + [j]
+            self.dfs(placed | (1 << j), t2, j, cost + c if total else max(cost, c), keep, past)
             start[j] = -1
             self.add(j, t2, -1)
+
+
+def lp_duals(inst: Instance, lo, hi, time_limit: float) -> tuple[list[float], list[float]]:
+    """Duals of the memory rows and of the "one job above M/2" rows of the time-indexed LP
+    over the windows (``models/time-indexed.md``), clipped to ``≤ 0`` and rounded to
+    multiples of ``2⁻²⁰`` (any ``y ≤ 0`` gives a valid bound; dyadic values keep it exact)."""
+    from .highs_matrix import build_matrix
+    from .relax import solve_lp
+
+    model = build_matrix(inst, "total", lo, hi, aggregate=False, cuts=(1,))
+    lp = solve_lp(model, time_limit)
+    n, H = inst.n, model.horizon
+    y = np.minimum(np.asarray(lp.row_dual, dtype=np.float64), 0.0)
+    y = np.round(y * _DYADIC) / _DYADIC
+    return y[n : n + H].tolist(), y[n + H : n + 2 * H].tolist()
+
+
+#: the duals are rounded to multiples of 1 / _DYADIC
+_DYADIC = float(2**20)
 
 
 @dataclass(frozen=True)
@@ -375,6 +484,8 @@ class BranchAndBound:
     name: ClassVar[str] = "bnb"
 
     node_limit: int | None = None
+    #: price the rows with the root LP's duals (total completion; ``models/bnb.md`` §3)
+    lagrange: bool = True
 
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
         t0 = time.monotonic()
@@ -397,6 +508,12 @@ class BranchAndBound:
             self.node_limit,
             hooks.outside,
         )
+        if self.lagrange and objective == "total" and inst.n >= 2:
+            try:
+                ym, yc = lp_duals(inst, problem.lo, problem.hi, max(0.05, 0.2 * limits.time_limit))
+                search.set_duals(ym, yc)
+            except SolverError:
+                pass  # no duals: the combinatorial bound alone
         root = search.root_bound()
         done = False
         try:
