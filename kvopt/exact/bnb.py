@@ -13,10 +13,17 @@ Pruning (each rule is proved in ``models/bnb.md``):
   completion of ``j`` on top of ``P`` and ``T_(k)`` the first round by which
   the memory left free by ``P`` holds the ``k`` smallest areas (total
   completion), or the analogous makespan bound;
+* total completion: a Lagrangian bound, the root LP's row duals ``y ≤ 0``
+  pricing the memory and "one job above M/2" rows (:func:`lp_duals`): the
+  placed cost, the priced slack of rounds ``≥ t`` and each job left's cheapest
+  reduced cost from its earliest start on; a child whose reduced cost lifts it
+  to the incumbent is not generated (reduced-cost fixing at every node);
 * identical jobs (same prompt, response, arrival) are placed in index order;
 * total completion only: a job that could start earlier with every other job
-  fixed is never part of an optimal schedule ("active" rule), checked once the
-  rounds involved are final;
+  fixed is never part of an optimal schedule ("active" rule); a job (placed,
+  or still to place) that fits now at an earlier start ``p`` must be blocked
+  by a job starting by ``p``'s last round, so children start no later, and a
+  job left that fits wholly before ``t`` kills the node;
 * a memo of states (jobs left, ``t``, last index, the memory profile of ``P``
   from ``t`` on): a state reached again at no lower cost is dropped.
 
@@ -132,7 +139,7 @@ class _Search:
     def fits(self, j: int, t: int) -> bool:
         mem, M = self.mem, self.M
         need = self.s[j] + 1
-        for u in range(self.o[j]):
+        for u in range(self.o[j] - 1, -1, -1):  # the last rounds need the most
             if mem[t + u] + need + u > M:
                 return False
         return True
@@ -140,41 +147,39 @@ class _Search:
     def add(self, j: int, t: int, sign: int) -> None:
         mem = self.mem
         w = self.s[j] + 1
-        for u in range(self.o[j]):
-            mem[t + u] += sign * (w + u)
         if self.lag:
             ym, yc, d, M = self.ym, self.yc, self.dslack, self.M
             for u in range(self.o[j]):
                 k = t + u
-                d[k] -= sign * (ym[k] * (w + u) + (yc[k] if 2 * (w + u) > M else 0.0))
+                x = w + u
+                mem[k] += sign * x
+                d[k] -= sign * (ym[k] * x + (yc[k] if 2 * x > M else 0.0))
+        else:
+            for u in range(self.o[j]):
+                mem[t + u] += sign * (w + u)
+
+    def _fits_moved(self, k: int, t2: int) -> bool:
+        """Does ``k`` fit at ``t2``, its own staircase (at its start) taken away?"""
+        mem, M = self.mem, self.M
+        sk, ok = self.start[k], self.o[k]
+        need = self.s[k] + 1
+        for u in range(ok - 1, -1, -1):
+            tau = t2 + u
+            own = need + tau - sk if sk <= tau < sk + ok else 0
+            if mem[tau] - own + need + u > M:
+                return False
+        return True
 
     def movable(self, k: int) -> bool:
         """Could job ``k`` start earlier, every other job fixed? (rounds before its end final)"""
-        sk = self.start[k]
-        if sk <= self.a[k]:
-            return False
-        self.add(k, sk, -1)
-        try:
-            for t2 in range(sk - 1, self.a[k] - 1, -1):
-                if self.fits(k, t2):
-                    return True
-            return False
-        finally:
-            self.add(k, sk, 1)
+        return self.first_move(k) >= 0
 
     def first_move(self, k: int) -> int:
         """The earliest start before its own where ``k`` fits, every other job fixed (-1: none)."""
-        sk = self.start[k]
-        if sk <= self.a[k]:
-            return -1
-        self.add(k, sk, -1)
-        try:
-            for t2 in range(self.a[k], sk):
-                if self.fits(k, t2):
-                    return t2
-            return -1
-        finally:
-            self.add(k, sk, 1)
+        for t2 in range(self.a[k], self.start[k]):
+            if self._fits_moved(k, t2):
+                return t2
+        return -1
 
     # --- bound ----------------------------------------------------------------------
     def earliest(self, j: int, t: int, last: int) -> int:
@@ -301,7 +306,14 @@ class _Search:
         return True
 
     def dfs(
-        self, placed: int, t: int, last: int, cost: int, pending: list[int], past: list[int]
+        self,
+        placed: int,
+        t: int,
+        last: int,
+        cost: int,
+        pending: list[int],
+        past: list[int],
+        tp: int = 0,
     ) -> None:
         self.tick()
         n, o, start = self.n, self.o, self.start
@@ -332,11 +344,21 @@ class _Search:
         rlimit = self.H + 1
         if total:
             past = list(past)
-            fits = self.fits
+            mem, M, s = self.mem, self.M, self.s
             for j in rest:
                 p = past[j]
-                while p < t and not fits(j, p):
+                oj = o[j]
+                need = s[j] + 1
+                # p < tp fitted at the parent, and only rounds >= t have changed since
+                lo_u = t - p if p < tp else 0
+                while p < t:
+                    for u in range(oj - 1, lo_u - 1, -1):
+                        if mem[p + u] + need + u > M:
+                            break
+                    else:
+                        break  # j fits at p
                     p += 1
+                    lo_u = 0
                 past[j] = p
                 if p < t:
                     e = p + o[j]  # blockers start before e
@@ -444,7 +466,7 @@ class _Search:
             start[j] = t2
             c = t2 + o[j]
             keep = keep_after + [j]
-            self.dfs(placed | (1 << j), t2, j, cost + c if total else max(cost, c), keep, past)
+            self.dfs(placed | (1 << j), t2, j, cost + c if total else max(cost, c), keep, past, t)
             start[j] = -1
             self.add(j, t2, -1)
 
