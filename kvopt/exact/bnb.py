@@ -34,6 +34,7 @@ with the root bound (never a claim of optimality).
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from dataclasses import dataclass
 from typing import ClassVar
@@ -286,7 +287,10 @@ class _Search:
         est = [0] * self.n
         for j in rest:
             est[j] = self.earliest(j, 0, -1)
-        return self.bound(rest, 0, 0, est)
+        b = self.bound(rest, 0, 0, est)
+        if self.lag and min(est) >= 0:  # the Lagrangian value (the LP's, with its duals)
+            b = max(b, math.ceil(sum(self.dslack) + sum(self.sufmin[j][est[j]] for j in rest)))
+        return b
 
     def run(self) -> None:
         self.dfs(0, 0, -1, 0, [], list(self.a))
@@ -492,7 +496,9 @@ _DYADIC = float(2**20)
 
 @dataclass(frozen=True)
 class BranchAndBound:
-    """The branch and bound (see module doc): pure Python, one thread.
+    """The branch and bound (see module doc): pure Python, one thread (HiGHS for the root
+    LP's duals when ``lagrange``; without them, or if that LP fails, the combinatorial
+    bounds alone).
 
     Reads the problem (windows, warm start, ``ub``), only ``time_limit`` of
     the limits, and all three hooks: ``stop``, ``monitor`` (called once, with
