@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_exact import assert_certified, brute_force
 
@@ -148,3 +148,107 @@ def test_long_responses_take_the_general_path():
     res = solve(inst, time_limit=30, threads=2)
     assert res.optimal and "bnb" not in res.solver
     assert res.objective == int(np.sum(o))
+
+
+@pytest.mark.parametrize("lagrange", [False, True])
+@given(inst=instances(max_n=6, max_o=5, max_memory=16))
+# found by random search: each is solved wrongly if a blocking limit is one round too tight
+@example(inst=Instance.from_arrays(14, [4, 8, 4, 8, 5, 5], [2, 1, 4, 1, 5, 5]))
+@example(inst=Instance.from_arrays(12, [11, 3, 7, 2, 1, 11], [1, 3, 3, 3, 3, 1]))
+@settings(max_examples=60, **SETTINGS)
+def test_rules_keep_an_optimal_schedule(inst, lagrange):
+    """Started at ``ub = Opt`` without a schedule, the search must find one of value Opt: a
+    pruning rule that cut every optimal schedule (the active rule on the jobs left, the
+    blocking limit, the Lagrangian bound, reduced-cost fixing) ends ``exhausted``."""
+    opt = brute_force(inst, "total")
+    lo, hi = start_windows(inst, "total", opt)
+    raw = BranchAndBound(lagrange=lagrange).solve(
+        Problem(inst, "total", lo, hi, None, opt), Limits(time_limit=30, threads=1)
+    )
+    assert raw.native_status == "optimal"
+    assert value_of(inst, raw.starts, "total") == opt
+    assert raw.bound == opt
+
+
+@given(inst=instances(max_n=6, max_o=4, max_memory=12), data=st.data())
+@settings(max_examples=60, **SETTINGS)
+def test_lagrangian_bound_holds_for_any_duals(inst, data):
+    """Any prices ``y ≤ 0`` give a valid bound (``models/bnb.md`` §3): at the root it is at
+    most Opt, and a search pruning with it still finds an optimal schedule."""
+    from kvopt.exact.bnb import _Search
+
+    opt = brute_force(inst, "total")
+    lo, hi = start_windows(inst, "total", opt)
+    search = _Search(inst, "total", lo, hi, opt + 1, None, float("inf"), None, None, None)
+    price = st.integers(-(2**22), 0).map(lambda v: v / 2**20)
+    ym = data.draw(st.lists(price, min_size=search.H + 1, max_size=search.H + 1))
+    yc = data.draw(st.lists(price, min_size=search.H + 1, max_size=search.H + 1))
+    search.set_duals(ym, yc)
+    root = sum(search.dslack) + sum(search.sufmin[j][search.a[j]] for j in range(inst.n))
+    assert root <= opt
+    search.run()
+    assert search.best == opt and search.best_starts is not None
+
+
+def _optimal_start_vectors(inst: Instance) -> list[list[int]]:
+    """Every start vector of value Opt (total completion) inside the SPEC §1 horizon."""
+    from kvopt.exact.common import spec_horizon
+
+    H, M = spec_horizon(inst), inst.memory
+    mem = np.zeros(H + 1, dtype=np.int64)
+    found: dict[int, list[list[int]]] = {}
+    starts = [0] * inst.n
+
+    def rec(i, acc):
+        if i == inst.n:
+            found.setdefault(acc, []).append(list(starts))
+            return
+        s, o, a = int(inst.prompts[i]), int(inst.responses[i]), int(inst.arrivals[i])
+        need = s + 1 + np.arange(o)
+        for t in range(a, H - o + 1):
+            if found and acc + t + o > min(found):
+                break
+            if np.all(mem[t : t + o] + need <= M):
+                mem[t : t + o] += need
+                starts[i] = t
+                rec(i + 1, acc + t + o)
+                mem[t : t + o] -= need
+
+    rec(0, 0)
+    return found[min(found)]
+
+
+@given(inst=instances(max_n=5, max_o=4, max_memory=12), data=st.data())
+@settings(max_examples=80, **SETTINGS)
+def test_every_optimal_schedule_survives_the_rules(inst, data):
+    """Each optimal schedule (identical jobs in index order, rule 1) is followed alone down
+    the search tree: no bound, no active-rule test and no blocking limit may prune it."""
+    from kvopt.exact.bnb import _Search, lp_duals
+
+    all_opt = _optimal_start_vectors(inst)
+    opt = int(sum(all_opt[0][j] + inst.responses[j] for j in range(inst.n)))
+    lo, hi = start_windows(inst, "total", opt)
+    ym, yc = lp_duals(inst, lo, hi, 10.0)
+    key = list(zip(inst.prompts.tolist(), inst.responses.tolist(), inst.arrivals.tolist()))
+    ordered = [
+        st_
+        for st_ in all_opt
+        if all(
+            st_[i] <= st_[j]
+            for i in range(inst.n)
+            for j in range(i + 1, inst.n)
+            if key[i] == key[j]
+        )
+    ]
+    assert ordered
+    target = data.draw(st.sampled_from(ordered))
+
+    class Path(_Search):
+        def fits_at(self, j, t2, ends):
+            return t2 == target[j] and super().fits_at(j, t2, ends)
+
+    search = Path(inst, "total", lo, hi, opt + 1, None, float("inf"), None, None, None)
+    if data.draw(st.booleans()):
+        search.set_duals(ym, yc)
+    search.run()
+    assert search.best_starts == target

@@ -13,10 +13,17 @@ Pruning (each rule is proved in ``models/bnb.md``):
   completion of ``j`` on top of ``P`` and ``T_(k)`` the first round by which
   the memory left free by ``P`` holds the ``k`` smallest areas (total
   completion), or the analogous makespan bound;
+* total completion: a Lagrangian bound, the root LP's row duals ``y ≤ 0``
+  pricing the memory and "one job above M/2" rows (:func:`lp_duals`): the
+  placed cost, the priced slack of rounds ``≥ t`` and each job left's cheapest
+  reduced cost from its earliest start on; a child whose reduced cost lifts it
+  to the incumbent is not generated (reduced-cost fixing at every node);
 * identical jobs (same prompt, response, arrival) are placed in index order;
 * total completion only: a job that could start earlier with every other job
-  fixed is never part of an optimal schedule ("active" rule), checked once the
-  rounds involved are final;
+  fixed is never part of an optimal schedule ("active" rule); a job (placed,
+  or still to place) that fits now at an earlier start ``p`` must be blocked
+  by a job starting by ``p``'s last round, so children start no later, and a
+  job left that fits wholly before ``t`` kills the node;
 * a memo of states (jobs left, ``t``, last index, the memory profile of ``P``
   from ``t`` on): a state reached again at no lower cost is dropped.
 
@@ -27,12 +34,14 @@ with the root bound (never a claim of optimality).
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
+from ..errors import SolverError
 from ..instance import Instance
 from .backend import NO_HOOKS, Hooks, Limits, Problem
 from .common import RawResult, lower_bound, value_of
@@ -90,12 +99,48 @@ class _Search:
         # heavy tails: rounds u >= u0 of job j hold more than M/2 (no two overlap)
         self.u0 = [max(0, M // 2 - s) for s in self.s]
         self.tail_cap = M - M // 2 - 1  # a tail fits only where the others hold <= this
+        self.lag = False  # the Lagrangian bound (set_duals)
+        self.lp_depth = 0
+
+    def set_duals(self, ym: list[float], yc: list[float]) -> None:
+        """Price the memory rows with ``ym[τ] ≤ 0`` and the "one job above M/2" rows with
+        ``yc[τ] ≤ 0`` (dyadic values: every sum below is exact in floating point)."""
+        H, M, n = self.H, self.M, self.n
+        ym = list(ym) + [0.0] * (H + 1 - len(ym))
+        yc = list(yc) + [0.0] * (H + 1 - len(yc))
+        self.ym, self.yc = ym, yc
+        heavy = [0] * (H + 1)
+        for i in range(n):
+            if self.start[i] >= 0:
+                for u in range(self.o[i]):
+                    if 2 * (self.s[i] + u + 1) > M:
+                        heavy[self.start[i] + u] += 1
+        mem = self.mem
+        self.dslack = [ym[k] * (M - mem[k]) + yc[k] * (1 - heavy[k]) for k in range(H + 1)]
+        inf = float("inf")
+        self.rc = []
+        self.sufmin = []
+        for j in range(n):
+            s, o = self.s[j], self.o[j]
+            r = [inf] * (H + 2)
+            for t in range(self.a[j], self.hi[j] + 1):
+                v = float(t + o)
+                for u in range(o):
+                    w = s + u + 1
+                    v -= ym[t + u] * w + (yc[t + u] if 2 * w > M else 0.0)
+                r[t] = v
+            suf = [inf] * (H + 2)
+            for t in range(H, -1, -1):
+                suf[t] = min(r[t], suf[t + 1])
+            self.rc.append(r)
+            self.sufmin.append(suf)
+        self.lag = True
 
     # --- memory helpers -------------------------------------------------------------
     def fits(self, j: int, t: int) -> bool:
         mem, M = self.mem, self.M
         need = self.s[j] + 1
-        for u in range(self.o[j]):
+        for u in range(self.o[j] - 1, -1, -1):  # the last rounds need the most
             if mem[t + u] + need + u > M:
                 return False
         return True
@@ -103,22 +148,39 @@ class _Search:
     def add(self, j: int, t: int, sign: int) -> None:
         mem = self.mem
         w = self.s[j] + 1
-        for u in range(self.o[j]):
-            mem[t + u] += sign * (w + u)
+        if self.lag:
+            ym, yc, d, M = self.ym, self.yc, self.dslack, self.M
+            for u in range(self.o[j]):
+                k = t + u
+                x = w + u
+                mem[k] += sign * x
+                d[k] -= sign * (ym[k] * x + (yc[k] if 2 * x > M else 0.0))
+        else:
+            for u in range(self.o[j]):
+                mem[t + u] += sign * (w + u)
+
+    def _fits_moved(self, k: int, t2: int) -> bool:
+        """Does ``k`` fit at ``t2``, its own staircase (at its start) taken away?"""
+        mem, M = self.mem, self.M
+        sk, ok = self.start[k], self.o[k]
+        need = self.s[k] + 1
+        for u in range(ok - 1, -1, -1):
+            tau = t2 + u
+            own = need + tau - sk if sk <= tau < sk + ok else 0
+            if mem[tau] - own + need + u > M:
+                return False
+        return True
 
     def movable(self, k: int) -> bool:
         """Could job ``k`` start earlier, every other job fixed? (rounds before its end final)"""
-        sk = self.start[k]
-        if sk <= self.a[k]:
-            return False
-        self.add(k, sk, -1)
-        try:
-            for t2 in range(sk - 1, self.a[k] - 1, -1):
-                if self.fits(k, t2):
-                    return True
-            return False
-        finally:
-            self.add(k, sk, 1)
+        return self.first_move(k) >= 0
+
+    def first_move(self, k: int) -> int:
+        """The earliest start before its own where ``k`` fits, every other job fixed (-1: none)."""
+        for t2 in range(self.a[k], self.start[k]):
+            if self._fits_moved(k, t2):
+                return t2
+        return -1
 
     # --- bound ----------------------------------------------------------------------
     def earliest(self, j: int, t: int, last: int) -> int:
@@ -225,10 +287,13 @@ class _Search:
         est = [0] * self.n
         for j in rest:
             est[j] = self.earliest(j, 0, -1)
-        return self.bound(rest, 0, 0, est)
+        b = self.bound(rest, 0, 0, est)
+        if self.lag and min(est) >= 0:  # the Lagrangian value (the LP's, with its duals)
+            b = max(b, math.ceil(sum(self.dslack) + sum(self.sufmin[j][est[j]] for j in rest)))
+        return b
 
     def run(self) -> None:
-        self.dfs(0, 0, -1, 0, [])
+        self.dfs(0, 0, -1, 0, [], list(self.a))
 
     def fits_at(self, j: int, t2: int, ends: list[int]) -> bool:
         """``fits(j, t2)`` for ``t2 ≥ t``: only the last rounds need checking (``models/bnb.md``)."""
@@ -244,7 +309,16 @@ class _Search:
                 return False
         return True
 
-    def dfs(self, placed: int, t: int, last: int, cost: int, pending: list[int]) -> None:
+    def dfs(
+        self,
+        placed: int,
+        t: int,
+        last: int,
+        cost: int,
+        pending: list[int],
+        past: list[int],
+        tp: int = 0,
+    ) -> None:
         self.tick()
         n, o, start = self.n, self.o, self.start
         total = self.total
@@ -268,10 +342,39 @@ class _Search:
             else:
                 rest.append(k)
         ends.sort()
+        # the active rule for the jobs left: a job that fits at p < t now (memory only grows)
+        # is movable to p wherever it starts (at >= t) unless a job starting by p's last
+        # round blocks it; past[j]: no start of j before it fitted at the parent
+        rlimit = self.H + 1
+        if total:
+            past = list(past)
+            mem, M, s = self.mem, self.M, self.s
+            for j in rest:
+                p = past[j]
+                oj = o[j]
+                need = s[j] + 1
+                # p < tp fitted at the parent, and only rounds >= t have changed since
+                lo_u = t - p if p < tp else 0
+                while p < t:
+                    for u in range(oj - 1, lo_u - 1, -1):
+                        if mem[p + u] + need + u > M:
+                            break
+                    else:
+                        break  # j fits at p
+                    p += 1
+                    lo_u = 0
+                past[j] = p
+                if p < t:
+                    e = p + o[j]  # blockers start before e
+                    if e <= t:
+                        return  # j fits at p whatever follows: no completion is active
+                    if e < rlimit:
+                        rlimit = e
         est = [0] * n
         fits_at = self.fits_at
         hi = self.hi
         mem, M = self.mem, self.M
+        sufmin = self.sufmin if self.lag else None
         s, a = self.s, self.a
         for j in rest:
             t2 = t if a[j] <= t else a[j]
@@ -299,6 +402,13 @@ class _Search:
             if t2 > hj:
                 return  # some job cannot start in its window
             est[j] = t2
+        lag = None
+        if sufmin is not None:
+            lag = cost + sum(self.dslack[t:])
+            for j in rest:
+                lag += sufmin[j][est[j]]
+            if lag > self.best - 1:
+                return
         if self.bound(rest, t, cost, est) >= self.best:
             return
         # memo: the same jobs left, the same t and last index, the same profile from t on
@@ -311,14 +421,19 @@ class _Search:
         self.memo[key] = cost
         # the active rule for jobs placed earlier: decided by rounds before their last one,
         # which are final in every child starting at or after that last round
-        limit = self.H + 1  # children start before this round
-        keep_after: list[tuple[int, int]] = []
+        limit = rlimit  # children start before this round
+        keep_after: list[int] = []
         if total:
             for k in pending:
-                e = start[k] + o[k] - 1
-                if self.movable(k):
-                    limit = min(limit, e)  # unless a job starts before e, k can move earlier
-                keep_after.append((e, k))  # checked again in the child
+                p = self.first_move(k)
+                if p >= 0:
+                    # k fits at p now; only a job starting by p's last round can block it
+                    if p + o[k] < limit:
+                        limit = p + o[k]
+                    keep_after.append(k)  # checked again in the child
+                # else: k cannot move now, nor once more jobs hold memory
+            if limit <= t:
+                return
         # children: (j, t') in order of a quick bound
         kids = []
         base = 0
@@ -343,6 +458,8 @@ class _Search:
                     break  # the quick bound only grows with t2
                 if t2 == t and j < last:
                     continue
+                if lag is not None and lag + self.rc[j][t2] - sufmin[j][est[j]] > self.best - 1:
+                    continue  # reduced-cost fixing at this node
                 if fits_at(j, t2, ends):
                     kids.append((quick, t2, j))
         kids.sort()
@@ -352,16 +469,36 @@ class _Search:
             self.add(j, t2, 1)
             start[j] = t2
             c = t2 + o[j]
-            keep = [k for e, k in keep_after if e > t2]
-            keep.append(j)
-            self.dfs(placed | (1 << j), t2, j, cost + c if total else max(cost, c), keep)
+            keep = keep_after + [j]
+            self.dfs(placed | (1 << j), t2, j, cost + c if total else max(cost, c), keep, past, t)
             start[j] = -1
             self.add(j, t2, -1)
 
 
+def lp_duals(inst: Instance, lo, hi, time_limit: float) -> tuple[list[float], list[float]]:
+    """Duals of the memory rows and of the "one job above M/2" rows of the time-indexed LP
+    over the windows (``models/time-indexed.md``), clipped to ``≤ 0`` and rounded to
+    multiples of ``2⁻²⁰`` (any ``y ≤ 0`` gives a valid bound; dyadic values keep it exact)."""
+    from .highs_matrix import build_matrix
+    from .relax import solve_lp
+
+    model = build_matrix(inst, "total", lo, hi, aggregate=False, cuts=(1,))
+    lp = solve_lp(model, time_limit)
+    n, H = inst.n, model.horizon
+    y = np.minimum(np.asarray(lp.row_dual, dtype=np.float64), 0.0)
+    y = np.round(y * _DYADIC) / _DYADIC
+    return y[n : n + H].tolist(), y[n + H : n + 2 * H].tolist()
+
+
+#: the duals are rounded to multiples of 1 / _DYADIC
+_DYADIC = float(2**20)
+
+
 @dataclass(frozen=True)
 class BranchAndBound:
-    """The branch and bound (see module doc): pure Python, one thread.
+    """The branch and bound (see module doc): pure Python, one thread (HiGHS for the root
+    LP's duals when ``lagrange``; without them, or if that LP fails, the combinatorial
+    bounds alone).
 
     Reads the problem (windows, warm start, ``ub``), only ``time_limit`` of
     the limits, and all three hooks: ``stop``, ``monitor`` (called once, with
@@ -375,6 +512,8 @@ class BranchAndBound:
     name: ClassVar[str] = "bnb"
 
     node_limit: int | None = None
+    #: price the rows with the root LP's duals (total completion; ``models/bnb.md`` §3)
+    lagrange: bool = True
 
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
         t0 = time.monotonic()
@@ -397,6 +536,12 @@ class BranchAndBound:
             self.node_limit,
             hooks.outside,
         )
+        if self.lagrange and objective == "total" and inst.n >= 2:
+            try:
+                ym, yc = lp_duals(inst, problem.lo, problem.hi, max(0.05, 0.2 * limits.time_limit))
+                search.set_duals(ym, yc)
+            except SolverError:
+                pass  # no duals: the combinatorial bound alone
         root = search.root_bound()
         done = False
         try:
