@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_exact import assert_certified, brute_force
+from test_exact_relax import schedules
 
 from kvopt.exact import SolveStatus, solve
 from kvopt.exact.backend import Hooks, Limits, Problem
@@ -190,34 +191,6 @@ def test_lagrangian_bound_holds_for_any_duals(inst, data):
     assert search.best == opt and search.best_starts is not None
 
 
-def _optimal_start_vectors(inst: Instance) -> list[list[int]]:
-    """Every start vector of value Opt (total completion) inside the SPEC §1 horizon."""
-    from kvopt.exact.common import spec_horizon
-
-    H, M = spec_horizon(inst), inst.memory
-    mem = np.zeros(H + 1, dtype=np.int64)
-    found: dict[int, list[list[int]]] = {}
-    starts = [0] * inst.n
-
-    def rec(i, acc):
-        if i == inst.n:
-            found.setdefault(acc, []).append(list(starts))
-            return
-        s, o, a = int(inst.prompts[i]), int(inst.responses[i]), int(inst.arrivals[i])
-        need = s + 1 + np.arange(o)
-        for t in range(a, H - o + 1):
-            if found and acc + t + o > min(found):
-                break
-            if np.all(mem[t : t + o] + need <= M):
-                mem[t : t + o] += need
-                starts[i] = t
-                rec(i + 1, acc + t + o)
-                mem[t : t + o] -= need
-
-    rec(0, 0)
-    return found[min(found)]
-
-
 @given(inst=instances(max_n=5, max_o=4, max_memory=12), data=st.data())
 @settings(max_examples=80, **SETTINGS)
 def test_every_optimal_schedule_survives_the_rules(inst, data):
@@ -225,8 +198,8 @@ def test_every_optimal_schedule_survives_the_rules(inst, data):
     the search tree: no bound, no active-rule test and no blocking limit may prune it."""
     from kvopt.exact.bnb import _Search, lp_duals
 
-    all_opt = _optimal_start_vectors(inst)
-    opt = int(sum(all_opt[0][j] + inst.responses[j] for j in range(inst.n)))
+    opt = brute_force(inst, "total")
+    all_opt = [starts.tolist() for starts, value in schedules(inst, opt) if value == opt]
     lo, hi = start_windows(inst, "total", opt)
     ym, yc = lp_duals(inst, lo, hi, 10.0)
     key = list(zip(inst.prompts.tolist(), inst.responses.tolist(), inst.arrivals.tolist()))
