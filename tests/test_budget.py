@@ -7,7 +7,7 @@ import pytest
 from kvopt.campaign import evaluate as ev
 from kvopt.campaign import read_log, search
 from kvopt.campaign.types import Outcome
-from kvopt.errors import BudgetError
+from kvopt.errors import BudgetError, InputError
 from kvopt.instance import Instance, Job
 from kvopt.simulation import simulate
 
@@ -22,6 +22,12 @@ def test_a_run_past_its_budget_stops():
     assert len(simulate(THRASH, "fcfs", max_attempts=made).schedule.attempts) == made
     with pytest.raises(BudgetError, match="max_attempts"):
         simulate(THRASH, "fcfs", max_attempts=made - res.stats.kills - 1)
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True])
+def test_a_bad_budget_is_named(bad):
+    with pytest.raises(InputError, match="max_attempts"):
+        simulate(THRASH, "fcfs", max_attempts=bad)
 
 
 def test_a_campaign_skips_over_budget_candidates(tmp_path, monkeypatch):

@@ -439,6 +439,10 @@ def run(
     with the final instance when the adversary released jobs, before the
     schedule is checked (the registry's class check).
     """
+    if max_attempts is not None and (
+        isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1
+    ):
+        raise InputError(f"must be an integer >= 1, got {max_attempts!r}", source="max_attempts")
     if name is None:
         name = getattr(policy, "name", type(policy).__name__)
     used = dict(getattr(policy, "params", {}) or {}) if params is None else dict(params)
