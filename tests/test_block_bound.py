@@ -97,3 +97,37 @@ def test_pricing_stopped_early_is_still_a_bound():
     for seconds in (1e-4, 0.01, 0.1):
         bound, _, _ = pricer.price(r, seconds)
         assert bound <= min(float(r @ z) for z in cols) + 1e-9
+
+
+def test_stop_ends_the_column_generation_quickly():
+    """``stop`` set while a pricing call runs: ``block_bound`` returns within about 0.1 s
+    (the watcher stops CP-SAT), and a round cut short is not counted as a bound."""
+    import threading
+    import time
+
+    from kvopt.generators import generate
+
+    inst = generate("random", 1, n=25, memory=150, max_response=25)
+    stop = threading.Event()
+    timer = threading.Timer(1.5, stop.set)
+    t0 = time.monotonic()
+    timer.start()
+    bound, stats = block_bound(inst, None, 25, 60.0, stop=stop, price_seconds=30.0)
+    took = time.monotonic() - t0
+    timer.cancel()
+    assert took < 1.5 + 1.0, took
+    assert not stats["converged"]
+
+
+def test_bound_is_valid_over_the_windows_given_and_reported_as_it_grows():
+    """``windows=`` (tighter than those of ``ub``: those of Opt) and ``on_bound``: every value
+    reported is a bound (≤ Opt), they increase, and the last one is the value returned."""
+    rng = np.random.default_rng(23)
+    for _ in range(4):
+        inst = small(rng, n=5, M=14, identical=True)
+        opt = brute_force(inst, "total")
+        lo, hi = start_windows(inst, "total", opt)
+        seen: list[float] = []
+        bound, _ = block_bound(inst, opt + 5, 2, 30.0, windows=(lo, hi), on_bound=seen.append)
+        assert seen and seen == sorted(seen) and seen[-1] == bound
+        assert bound <= opt + 1e-6

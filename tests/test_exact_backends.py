@@ -195,8 +195,15 @@ def test_auto_sends_typed_instances_to_highs(calls):
     assert inst.n > solve_mod.SMALL_N and solve_mod._groups(inst) == 2
     res = solve(inst, time_limit=5, threads=2, seed=4, gap=0.0)
     assert [c[0] for c in calls] == ["highs"]
-    check_limits(calls[0][2], 5, threads=2, seed=4, gap=0.0, bound_focus=False)
+    # two threads: HiGHS gets one, the block column generation runs beside it
+    check_limits(calls[0][2], 5, threads=1, seed=4, gap=0.0, bound_focus=False)
     assert res.solver == "auto(highs)"
+    assert "blocks" in res.stats
+    calls.clear()
+    res = solve(inst, time_limit=5, threads=1, seed=4, gap=0.0)
+    assert [c[0] for c in calls] == ["highs"]
+    check_limits(calls[0][2], 5, threads=1, seed=4, gap=0.0, bound_focus=False)
+    assert "blocks" not in res.stats
     calls.clear()
     mixed = Instance.from_arrays(60, list(range(1, 21)), [1 + i % 3 for i in range(20)])
     solve(mixed, time_limit=5, threads=2)

@@ -48,6 +48,7 @@ value: the column generation has converged.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -63,6 +64,9 @@ from .highs_matrix import job_groups
 SCALE = 10_000
 #: half-width of the first dual box (du Merle, Villeneuve, Desrosiers, Hansen 1999)
 DELTA = 0.3
+#: a pricing call's limit in a round is at most PACE times the time left shared among the
+#: blocks left (most calls prove well within it; the others get more time at the round's end)
+PACE = 4.0
 #: at most this many columns per block and pricing round (CP-SAT's improving solutions)
 COLUMNS_PER_BLOCK = 5
 
@@ -180,10 +184,11 @@ def column_of(block: Block, starts: np.ndarray, groups) -> np.ndarray:
 class _Pricer:
     """Per-block pricing by CP-SAT: min ``Σ r_k z_k`` over the block's columns."""
 
-    def __init__(self, block: Block, sizes: np.ndarray, memory: int):
+    def __init__(self, block: Block, sizes: np.ndarray, memory: int, running: list | None = None):
         self.block = block
         self.sizes = sizes
         self.memory = memory
+        self.running = running if running is not None else [None]  # the solver at work
 
     def price(self, r: np.ndarray, seconds: float):
         """``(lower bound on min r·z, list of columns z with r·z < 0, proven)``."""
@@ -222,7 +227,11 @@ class _Pricer:
         p.num_workers = 1
         p.max_time_in_seconds = max(seconds, 0.01)
         p.catch_sigint_signal = False
-        status = solver.solve(m, Collect())
+        self.running[0] = solver
+        try:
+            status = solver.solve(m, Collect())
+        finally:
+            self.running[0] = None
         if status in (cp_model.MODEL_INVALID, cp_model.INFEASIBLE):  # the zero column is feasible
             raise SolverError(f"block pricing failed (CP-SAT: {solver.status_name(status)})")
         # Σ_k min(0, r_k)·ub_k bounds every column; without a solution (stopped in presolve)
@@ -245,6 +254,9 @@ def block_bound(
     linking: bool = True,
     delta0: float = DELTA,
     price_seconds: float | None = None,
+    windows: tuple[np.ndarray, np.ndarray] | None = None,
+    stop: threading.Event | None = None,
+    on_bound=None,
 ) -> tuple[float, dict]:
     """Lower bound on Opt (total completion) by time-block column generation (see the module doc).
 
@@ -257,6 +269,16 @@ def block_bound(
     restricted master's value), ``converged``, ``iterations``, ``columns``,
     ``blocks``, ``seconds``.  ``linking=False`` drops the linking rows (an
     invalid relaxation, for tests only).
+
+    ``windows`` replaces the windows of ``ub`` by tighter ones that still hold
+    every optimal schedule (those of :func:`kvopt.exact.solve`: LP windows and
+    reduced-cost fixing), so the value is still ``≤ Opt``.  ``stop`` (an event)
+    ends the column generation within about 0.1 s (a running pricing call is
+    stopped; the round it was in does not count); ``on_bound(value)`` is called
+    with every improved bound.  A pricing round gets at most the time left:
+    each call's limit is ``price_seconds`` or the time left shared among the
+    blocks still to price, whichever is less (CP-SAT's bound of a call stopped
+    early is still a bound).
     """
     from .heuristic import heuristic_starts
 
@@ -269,11 +291,44 @@ def block_bound(
     if ub is None:
         ub = value_of(inst, starts, "total")
     L = int(block_len or inst.responses.max())
-    lo, hi = start_windows(inst, "total", ub)
+    lo, hi = start_windows(inst, "total", ub) if windows is None else windows
     master, blocks, groups = build_blocks(inst, lo, hi, L, linking=linking)
-    pricers = [_Pricer(b, master.sizes, inst.memory) for b in blocks]
+    running: list = [None]
+    pricers = [_Pricer(b, master.sizes, inst.memory, running) for b in blocks]
+    done = threading.Event()
+    if stop is not None:
+        threading.Thread(target=_watch, args=(stop, done, running), daemon=True).start()
+    try:
+        return _generate(
+            inst, ub, L, starts, lo, hi, master, blocks, groups, pricers, t0, deadline,
+            delta0, price_seconds, stop, on_bound,
+        )  # fmt: skip
+    finally:
+        done.set()
+
+
+def _watch(stop: threading.Event, done: threading.Event, running: list) -> None:
+    """Stop the running pricing call once ``stop`` is set (until ``done``); the call is
+    stopped again every 50 ms, in case it had not started when ``stop`` came."""
+    while not done.is_set():
+        if stop.is_set():
+            solver = running[0]
+            if solver is not None:
+                solver.stop_search()
+        done.wait(0.05)
+
+
+def _generate(
+    inst, ub, L, starts, lo, hi, master, blocks, groups, pricers, t0, deadline,
+    delta0, price_seconds, stop, on_bound,
+):  # fmt: skip
+    """The column generation loop of :func:`block_bound` (see its doc)."""
+
+    def stopped() -> bool:
+        return time.monotonic() >= deadline or (stop is not None and stop.is_set())
+
     if price_seconds is None:  # a pricing round over all blocks takes at most half the time
-        price_seconds = min(5.0, max(1.0, time_limit / (2 * len(blocks))))
+        price_seconds = min(5.0, max(1.0, (deadline - t0) / (2 * len(blocks))))
     h = _master_lp(master)
     owner: list[tuple[int, np.ndarray]] = []  # (block, z) of each master column
 
@@ -329,7 +384,7 @@ def block_bound(
     set_box()
     best = -math.inf
     it, lp_value, converged = 0, math.nan, False
-    while time.monotonic() < deadline:
+    while not stopped():
         it += 1
         if it == 1 and y0 is not None:
             y, lp_value = y0, math.nan  # price the LP's duals first: L(y0) >= the LP
@@ -345,22 +400,44 @@ def block_bound(
             y = np.asarray(h.getSolution().row_dual, dtype=np.float64)
         total = float(master.sizes @ y[nb : nb + G])
         found, exact = 0, True
-        for blk, pr in zip(blocks, pricers):
+        unproven: list[tuple[int, np.ndarray, float]] = []
+        for i, (blk, pr) in enumerate(zip(blocks, pricers)):
             left = deadline - time.monotonic()
-            if left <= 0:
+            if left <= 0 or stopped():
                 exact = False
                 total = -math.inf
                 break
             r = _reduced(blk, y)
-            lb, cols, proven = pr.price(r, min(price_seconds, left))
+            # the round must end in time: most calls end well before their limit, so a call
+            # may take PACE times its share of the time left, keeping 20 ms for each other
+            rest = len(blocks) - i
+            share = min(PACE * left / rest, left - 0.02 * (rest - 1))
+            lb, cols, proven = pr.price(r, max(0.02, min(price_seconds, share)))
+            if stop is not None and stop.is_set():
+                total = -math.inf  # the call may have been stopped: the round does not count
+                break
             exact &= proven
             total += lb
+            if not proven:
+                unproven.append((i, r, lb))
             for z in cols:
                 found += float(r @ z) - y[blk.b] < -1e-7 or it == 1
                 add(blk.b, z)
+        # every block priced: the calls stopped at their share get the time left, one by one
+        # (the same y, so each block's better bound adds to L(y) on its own)
+        for j, (i, r, lb) in enumerate(unproven if math.isfinite(total) else ()):
+            left = deadline - time.monotonic()
+            if left <= 0.02 or stopped():
+                break
+            lb2, cols, _ = pricers[i].price(r, min(price_seconds, left / (len(unproven) - j)))
+            total += max(lb2, lb) - lb
+            for z in cols:
+                add(blocks[i].b, z)
         if total > best:
             best, center = total, y.copy()
             set_box()
+            if on_bound is not None:
+                on_bound(best)
         trace.append((round(time.monotonic() - t0, 2), round(lp_value, 3), round(total, 3), delta))
         if found == 0 and it > 1:
             xs = np.asarray(h.getSolution().col_value)[box0:]

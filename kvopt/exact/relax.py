@@ -282,14 +282,18 @@ def typed_bound(instance: Instance, time_limit: float = 10.0) -> int:
     The largest of the area and processing bounds (SPEC §2), the LP of the
     aggregated time-indexed model (identical jobs as one integer column per
     start, ``models/time-indexed.md`` §4.3) with conflict cliques (:func:`clique_lp`,
-    within 40 % of ``time_limit``), and HiGHS's dual bound after its root node
-    (its own cuts and presolve) in the time left; one thread.  On typed
-    instances the plain LP is far weaker (``models/time-indexed.md`` §9.4:
-    cliques alone closed 99.6 % of the root gap on one, nothing on two others,
-    where HiGHS's root adds 0.2–0.8 %).  The windows come from a 0.1 s
-    heuristic and contain every optimal schedule, so the value is ``≤ Opt``; a
-    step that does not finish in time contributes what it has (or nothing).
+    within 30 % of ``time_limit``), and the time-block column generation
+    (:func:`kvopt.exact.blocks.block_bound`, blocks of half the largest
+    response) in the time left; one thread.  On typed instances the plain LP is
+    far weaker: cliques closed 99.6 % of the root gap on one instance with jobs
+    above ``M/2`` and nothing where the jobs are small against ``M``; there the
+    blocks close 18–40 % in 30 s where HiGHS's root node (the third step
+    before, ``models/time-indexed.md`` §9.4, §9.8) closed 0.2–0.8 %.  The
+    windows come from a 0.1 s heuristic and contain every optimal schedule, so
+    the value is ``≤ Opt``; a step that does not finish in time contributes
+    what it has (or nothing).
     """
+    from .blocks import block_bound
     from .common import lower_bound, start_windows, value_of
     from .heuristic import heuristic_starts
 
@@ -304,14 +308,16 @@ def typed_bound(instance: Instance, time_limit: float = 10.0) -> int:
     lo, hi = start_windows(instance, "total", ub)
     best = float(cheap)
     try:
-        lp, _ = clique_lp(instance, lo, hi, time_limit=0.4 * time_limit)
+        lp, _ = clique_lp(instance, lo, hi, time_limit=0.3 * time_limit)
         best = max(best, lp.value)
     except SolverError:
         pass
     left = time_limit - (time.monotonic() - t0)
-    if left > 0.05:
+    if left > 0.05 and best < ub:
+        L = max(1, -(-int(instance.responses.max()) // 2))
         try:
-            best = max(best, highs_root(instance, lo, hi, time_limit=left))
+            value, _ = block_bound(instance, ub, L, left, starts=st, windows=(lo, hi))
+            best = max(best, value)
         except SolverError:
             pass
     return int(min(ub, math.ceil(best - 1e-6)))
