@@ -145,6 +145,23 @@ def test_sane_sizes_stop_a_direction(tmp_path, monkeypatch):
     assert "stopped before factor 4" in d.to_dict()["stopped"]
 
 
+def test_attempt_budget_stops_a_direction(tmp_path, monkeypatch):
+    """A grown point whose simulation goes past the attempt budget ends its direction (a
+    thrashing policy, such as beta-clear's kill-alls, would otherwise run for hours); the
+    record's own instance is simulated without a budget."""
+    n0 = load_record(FCFS).instance.n
+    monkeypatch.setattr(growth, "max_attempts", lambda n: n0 + 1)  # enough for I_0 only
+    res = growth.grow(FCFS, steps=2, directions="count", out=tmp_path / "g", certify=0,
+                      plot=False, progress=False)  # fmt: skip
+    d = res.direction("count")
+    assert [p.factor for p in d.steps] == [1]
+    assert "factor 2 is over the attempt budget" in d.to_dict()["stopped"]
+    monkeypatch.setattr(growth, "max_attempts", lambda n: 1)  # I_0 has no budget
+    res = growth.grow(FCFS, steps=1, directions="count", out=tmp_path / "h", certify=0,
+                      plot=False, progress=False)  # fmt: skip
+    assert [p.factor for p in res.direction("count").steps] == [1]
+
+
 @pytest.mark.parametrize(
     "argv,needle",
     [

@@ -44,13 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, PolicyError
+from ..errors import BudgetError, InputError, PolicyError
 from ..fileio import write_json_atomic
 from ..instance import Instance
 from ..logs import progress_logger
 from ..schedule import Schedule
 from ..space import TypedSpace
-from .evaluate import cheap_lb, cheap_ub, exact_opt, instance_key
+from .evaluate import cheap_lb, cheap_ub, exact_opt, instance_key, max_attempts
 from .families import (
     BOUNDED_CHANGE,
     GROWS_DOUBLINGS,
@@ -251,7 +251,16 @@ def grow(
         try:
             from ..simulation import simulate
 
-            res = simulate(inst, record.policy, params=dict(record.params) or None, seed=seed)
+            # grown points have the campaign's attempt budget (the record's own instance does
+            # not: it is what the record claims); a policy that thrashes on a grown point
+            # ends that direction instead of running for hours
+            budget = max_attempts(inst.n) if factor > 1 else None
+            res = simulate(
+                inst, record.policy, params=dict(record.params) or None, seed=seed,
+                max_attempts=budget,
+            )  # fmt: skip
+        except BudgetError as err:
+            return f"the point at factor {factor} is over the attempt budget: {err}"
         except (PolicyError, InputError) as err:
             return f"simulating the point at factor {factor} fails: {err}"
         alg = _objective(inst, res.schedule, record.objective)
