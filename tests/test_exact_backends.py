@@ -189,7 +189,7 @@ def test_highs_worker_process_agrees_with_this_process():
     assert a.stats["columns"] == b.stats["columns"]
 
 
-def test_auto_sends_typed_instances_to_highs(calls):
+def test_auto_sends_typed_instances_to_highs(calls, monkeypatch):
     """Few distinct jobs beyond the small path: HiGHS (aggregated model) with every limit."""
     inst = Instance.from_arrays(20, [2] * 10 + [5] * 10, [2] * 10 + [1] * 10)
     assert inst.n > solve_mod.SMALL_N and solve_mod._groups(inst) == 2
@@ -200,11 +200,34 @@ def test_auto_sends_typed_instances_to_highs(calls):
     assert res.solver == "auto(highs)"
     assert "blocks" in res.stats
     calls.clear()
+    # one thread, 5 s: too short for the block bound (TYPED_BLOCK_MIN), HiGHS alone
     res = solve(inst, time_limit=5, threads=1, seed=4, gap=0.0)
     assert [c[0] for c in calls] == ["highs"]
     check_limits(calls[0][2], 5, threads=1, seed=4, gap=0.0, bound_focus=False)
+    assert calls[0][2].time_limit > 5 * solve_mod.TYPED_HIGHS_SHARE
     assert "blocks" not in res.stats
+    calls.clear()
+    # … and when it is long enough: HiGHS for TYPED_HIGHS_SHARE of the time, then the block
+    # bound (HiGHS proved nothing here: the recorder returns no bound)
+    monkeypatch.setattr(solve_mod, "TYPED_BLOCK_MIN", 1.0)
+    res = solve(inst, time_limit=5, threads=1, seed=4, gap=0.0)
+    assert [c[0] for c in calls] == ["highs"]
+    check_limits(calls[0][2], 5 * solve_mod.TYPED_HIGHS_SHARE, threads=1, seed=4, gap=0.0,
+                 bound_focus=False)  # fmt: skip
+    assert "blocks" in res.stats
     calls.clear()
     mixed = Instance.from_arrays(60, list(range(1, 21)), [1 + i % 3 for i in range(20)])
     solve(mixed, time_limit=5, threads=2)
     assert [c[0] for c in calls] == ["cpsat"]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_auto_on_typed_instances_agrees_with_highs_alone(threads):
+    """The typed path (HiGHS with the block bound beside it, or after it with one thread)
+    proves the optimum HiGHS alone proves, and its bound never passes it."""
+    inst = Instance.from_arrays(30, [9] * 7 + [3] * 7, [3] * 7 + [6] * 7, [0] * 7 + [2] * 7)
+    assert inst.n > solve_mod.SMALL_N and solve_mod._groups(inst) == 2
+    ref = solve(inst, solver="highs", time_limit=30, threads=1)
+    res = solve(inst, time_limit=30, threads=threads)
+    assert ref.status is SolveStatus.OPTIMAL and res.status is SolveStatus.OPTIMAL
+    assert res.objective == ref.objective and res.bound <= ref.objective

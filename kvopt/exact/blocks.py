@@ -275,10 +275,12 @@ def block_bound(
     reduced-cost fixing), so the value is still ``≤ Opt``.  ``stop`` (an event)
     ends the column generation within about 0.1 s (a running pricing call is
     stopped; the round it was in does not count); ``on_bound(value)`` is called
-    with every improved bound.  A pricing round gets at most the time left:
-    each call's limit is ``price_seconds`` or the time left shared among the
-    blocks still to price, whichever is less (CP-SAT's bound of a call stopped
-    early is still a bound).
+    with every improved bound.  A pricing round ends in the time left: a
+    call's limit is ``price_seconds`` or ``PACE`` times the time left shared
+    among the blocks still to price, whichever is less, and once every block is
+    priced the calls stopped at their limit run again with the time left
+    (CP-SAT's bound of a call stopped early is still a bound;
+    ``models/time-indexed.md`` §9.8).
     """
     from .heuristic import heuristic_starts
 
