@@ -12,6 +12,7 @@ positional ``_backend`` dropped ``bound_focus`` — fails
 from __future__ import annotations
 
 import importlib
+import math
 import threading
 from dataclasses import fields
 
@@ -231,3 +232,14 @@ def test_auto_on_typed_instances_agrees_with_highs_alone(threads):
     res = solve(inst, time_limit=30, threads=threads)
     assert ref.status is SolveStatus.OPTIMAL and res.status is SolveStatus.OPTIMAL
     assert res.objective == ref.objective and res.bound <= ref.objective
+
+
+def test_block_results_are_json_safe():
+    """No NaN or infinity from the block bound reaches a result (kvopt writes no NaN)."""
+    from kvopt.fileio import dumps_json
+
+    raw = solve_mod._blocks_result(-math.inf, {"lp": math.nan, "trace": [(0.1, math.nan)], "it": 1})
+    assert raw.bound is None and raw.starts is None
+    assert raw.stats == {"lp": None, "it": 1}
+    dumps_json(raw.stats)
+    assert solve_mod._blocks_result(12.5, {"lp": 13.0}).bound == 12.5

@@ -83,3 +83,16 @@ def test_bad_input_exit_2(inst_file, tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["solve", str(path), "--time-limit", "-1"])
     assert exc.value.code == 2
+
+
+def test_solve_json_on_a_typed_instance(tmp_path):
+    """The typed path (HiGHS with the block bound beside it) writes one JSON object: the block
+    bound's statistics hold no NaN (its master LP value before the first solve)."""
+    inst = Instance.from_arrays(30, [9] * 7 + [3] * 7, [3] * 7 + [6] * 7, [0] * 7 + [2] * 7)
+    path = tmp_path / "typed.json"
+    save_instance(inst, path)
+    r = run_cli("solve", path, "--json", "--time-limit", "20", "--threads", "2")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["status"] == "optimal" and d["solver"] == "auto(highs)"
+    assert "blocks" in d["stats"]

@@ -282,7 +282,6 @@ def _typed(problem: Problem, limits: Limits) -> RawResult:
             stop=stop,
             on_bound=on_bound,
         )
-        stats.pop("trace", None)
         out["blocks"] = _blocks_result(bb, stats)
     except SolverError:
         pass  # no block bound (the time-indexed LP or the master failed): HiGHS's alone
@@ -329,7 +328,6 @@ def _typed_serial(problem: Problem, limits: Limits) -> RawResult:
         L = max(1, math.ceil(TYPED_BLOCK_SHARE * int(inst.responses.max())))
         try:
             bb, stats = block_bound(inst, ub, L, left, starts=best, windows=(lo, hi))
-            stats.pop("trace", None)
             results.append(_blocks_result(bb, stats))
         except SolverError:
             pass
@@ -341,6 +339,13 @@ def _typed_serial(problem: Problem, limits: Limits) -> RawResult:
 
 
 def _blocks_result(bound: float, stats: dict) -> RawResult:
+    """The block bound as a result without a schedule (its statistics JSON-safe: ``lp`` is
+    NaN when no restricted master was solved, and kvopt writes no NaN)."""
+    stats = {
+        k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+        for k, v in stats.items()
+        if k != "trace"
+    }
     return RawResult(
         starts=None,
         bound=bound if math.isfinite(bound) else None,
