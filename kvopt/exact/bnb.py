@@ -436,6 +436,13 @@ class _Search:
                 return
         # children: (j, t') in order of a quick bound
         kids = []
+        if lag is not None:
+            # pre[i] = the priced slack of rounds t .. t + i - 1 (each term <= 0)
+            pre = [0.0]
+            acc = 0.0
+            for d in self.dslack[t:limit]:
+                acc += d
+                pre.append(acc)
         base = 0
         for k in rest:
             base += est[k] + o[k]
@@ -446,20 +453,36 @@ class _Search:
             if not total:
                 others = max((est[k] + o[k] for k in rest if k != j), default=0)
                 mo = max((o[k] for k in rest if k != j), default=0)
+            if lag is not None:
+                rj = self.rc[j]
+                lj = lag - sufmin[j][est[j]]
             for t2 in range(est[j], min(hi[j], limit - 1) + 1):
                 if total:
                     quick = cost + t2 + o[j] + base - est[j] - o[j]
-                    for k in rest:
-                        if est[k] < t2 and k != j:
-                            quick += t2 - est[k]
+                    if lag is not None:
+                        # the child's Lagrangian bound without its own earliest starts:
+                        # the others start at >= t2 (> t2 below j), rounds < t2 are dropped
+                        lq = lj + rj[t2] - pre[t2 - t]
+                        for k in rest:
+                            if k != j:
+                                e = t2 if k > j else t2 + 1
+                                if est[k] < e:
+                                    quick += e - est[k]
+                                    lq += sufmin[k][e] - sufmin[k][est[k]]
+                        if lq > self.best - 1:
+                            if quick >= self.best:
+                                break
+                            continue
+                    else:
+                        for k in rest:
+                            if est[k] < t2 and k != j:
+                                quick += t2 - est[k]
                 else:
                     quick = max(cost, t2 + o[j], others, t2 + mo)
                 if quick >= self.best:
                     break  # the quick bound only grows with t2
                 if t2 == t and j < last:
                     continue
-                if lag is not None and lag + self.rc[j][t2] - sufmin[j][est[j]] > self.best - 1:
-                    continue  # reduced-cost fixing at this node
                 if fits_at(j, t2, ends):
                     kids.append((quick, t2, j))
         kids.sort()
