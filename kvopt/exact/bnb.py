@@ -404,7 +404,9 @@ class _Search:
             est[j] = t2
         lag = None
         if sufmin is not None:
-            lag = cost + sum(self.dslack[t:])
+            # rows of rounds before the earliest start left price no column of R: dropped
+            tmin = min([est[j] for j in rest])
+            lag = cost + sum(self.dslack[tmin:])
             for j in rest:
                 lag += sufmin[j][est[j]]
             if lag > self.best - 1:
@@ -437,10 +439,10 @@ class _Search:
         # children: (j, t') in order of a quick bound
         kids = []
         if lag is not None:
-            # pre[i] = the priced slack of rounds t .. t + i - 1 (each term <= 0)
+            # pre[i] = the priced slack of rounds tmin .. tmin + i - 1 (each term <= 0)
             pre = [0.0]
             acc = 0.0
-            for d in self.dslack[t:limit]:
+            for d in self.dslack[tmin:limit]:
                 acc += d
                 pre.append(acc)
         base = 0
@@ -462,7 +464,7 @@ class _Search:
                     if lag is not None:
                         # the child's Lagrangian bound without its own earliest starts:
                         # the others start at >= t2 (> t2 below j), rounds < t2 are dropped
-                        lq = lj + rj[t2] - pre[t2 - t]
+                        lq = lj + rj[t2] - pre[t2 - tmin]
                         for k in rest:
                             if k != j:
                                 e = t2 if k > j else t2 + 1
