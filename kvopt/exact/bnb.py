@@ -293,7 +293,7 @@ class _Search:
         return b
 
     def run(self) -> None:
-        self.dfs(0, 0, -1, 0, [], list(self.a))
+        self.dfs(0, 0, -1, 0, [], list(self.a), list(self.a))
 
     def fits_at(self, j: int, t2: int, ends: list[int]) -> bool:
         """``fits(j, t2)`` for ``t2 ≥ t``: only the last rounds need checking (``models/bnb.md``)."""
@@ -317,6 +317,7 @@ class _Search:
         cost: int,
         pending: list[int],
         past: list[int],
+        pest: list[int],
         tp: int = 0,
     ) -> None:
         self.tick()
@@ -342,34 +343,6 @@ class _Search:
             else:
                 rest.append(k)
         ends.sort()
-        # the active rule for the jobs left: a job that fits at p < t now (memory only grows)
-        # is movable to p wherever it starts (at >= t) unless a job starting by p's last
-        # round blocks it; past[j]: no start of j before it fitted at the parent
-        rlimit = self.H + 1
-        if total:
-            past = list(past)
-            mem, M, s = self.mem, self.M, self.s
-            for j in rest:
-                p = past[j]
-                oj = o[j]
-                need = s[j] + 1
-                # p < tp fitted at the parent, and only rounds >= t have changed since
-                lo_u = t - p if p < tp else 0
-                while p < t:
-                    for u in range(oj - 1, lo_u - 1, -1):
-                        if mem[p + u] + need + u > M:
-                            break
-                    else:
-                        break  # j fits at p
-                    p += 1
-                    lo_u = 0
-                past[j] = p
-                if p < t:
-                    e = p + o[j]  # blockers start before e
-                    if e <= t:
-                        return  # j fits at p whatever follows: no completion is active
-                    if e < rlimit:
-                        rlimit = e
         est = [0] * n
         fits_at = self.fits_at
         hi = self.hi
@@ -377,7 +350,8 @@ class _Search:
         sufmin = self.sufmin if self.lag else None
         s, a = self.s, self.a
         for j in rest:
-            t2 = t if a[j] <= t else a[j]
+            # adding jobs only adds memory: no start of j before its earliest at the parent
+            t2 = t if pest[j] <= t else pest[j]
             if t2 == t and j < last:
                 t2 = t + 1
             # earliest start on top of P (fits_at inlined): the checks at the last rounds
@@ -413,6 +387,34 @@ class _Search:
                 return
         if self.bound(rest, t, cost, est) >= self.best:
             return
+        # the active rule for the jobs left: a job that fits at p < t now (memory only grows)
+        # is movable to p wherever it starts (at >= t) unless a job starting by p's last
+        # round blocks it; past[j]: no start of j before it fitted at the parent
+        rlimit = self.H + 1
+        if total:
+            past = list(past)
+            mem, M, s = self.mem, self.M, self.s
+            for j in rest:
+                p = past[j]
+                oj = o[j]
+                need = s[j] + 1
+                # p < tp fitted at the parent, and only rounds >= t have changed since
+                lo_u = t - p if p < tp else 0
+                while p < t:
+                    for u in range(oj - 1, lo_u - 1, -1):
+                        if mem[p + u] + need + u > M:
+                            break
+                    else:
+                        break  # j fits at p
+                    p += 1
+                    lo_u = 0
+                past[j] = p
+                if p < t:
+                    e = p + o[j]  # blockers start before e
+                    if e <= t:
+                        return  # j fits at p whatever follows: no completion is active
+                    if e < rlimit:
+                        rlimit = e
         # memo: the same jobs left, the same t and last index, the same profile from t on
         key = (placed, t, last, tuple(mem[t:end]))
         old = self.memo.get(key)
@@ -495,7 +497,7 @@ class _Search:
             start[j] = t2
             c = t2 + o[j]
             keep = keep_after + [j]
-            self.dfs(placed | (1 << j), t2, j, cost + c if total else max(cost, c), keep, past, t)
+            self.dfs(placed | (1 << j), t2, j, cost + c if total else max(cost, c), keep, past, est, t)
             start[j] = -1
             self.add(j, t2, -1)
 
