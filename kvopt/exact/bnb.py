@@ -385,7 +385,9 @@ class _Search:
                 lag += sufmin[j][est[j]]
             if lag > self.best - 1:
                 return
-        if self.bound(rest, t, cost, est) >= self.best:
+        # with the Lagrangian bound the combinatorial one prunes few more nodes (~5 %) and
+        # costs more than they do (models/bnb.md, round 3): only without duals
+        if sufmin is None and self.bound(rest, t, cost, est) >= self.best:
             return
         # the active rule for the jobs left: a job that fits at p < t now (memory only grows)
         # is movable to p wherever it starts (at >= t) unless a job starting by p's last
