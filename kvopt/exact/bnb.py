@@ -37,6 +37,8 @@ import heapq
 import math
 import time
 from dataclasses import dataclass
+from operator import add as _add
+from operator import sub as _sub
 from typing import ClassVar
 
 import numpy as np
@@ -78,6 +80,9 @@ class _Search:
         H = max(h + o for h, o in zip(self.hi, self.o)) + 2
         self.H = H
         self.mem = [0] * (H + 1)
+        # gm[τ] = mem[τ] + τ: j fits at t iff max(gm[t : t + o_j]) <= M - s_j - 1 + t
+        self.gm = list(range(H + 1))
+        self.stair = [[s + 1 + u for u in range(o)] for s, o in zip(self.s, self.o)]
         self.start = [-1] * n
         self.best = int(ub)  # value of the incumbent (prune at >= best)
         self.best_starts = None if warm is None else [int(x) for x in warm]
@@ -120,15 +125,22 @@ class _Search:
         inf = float("inf")
         self.rc = []
         self.sufmin = []
+        self.dd = []  # dd[j][t]: the change of dslack over rounds t … t + o_j − 1 (j at t)
         for j in range(n):
             s, o = self.s[j], self.o[j]
             r = [inf] * (H + 2)
+            dj: list[list[float]] = [[] for _ in range(H + 1)]
             for t in range(self.a[j], self.hi[j] + 1):
                 v = float(t + o)
+                delta = []
                 for u in range(o):
                     w = s + u + 1
-                    v -= ym[t + u] * w + (yc[t + u] if 2 * w > M else 0.0)
+                    x = ym[t + u] * w + (yc[t + u] if 2 * w > M else 0.0)
+                    delta.append(x)
+                    v -= x
                 r[t] = v
+                dj[t] = delta
+            self.dd.append(dj)
             suf = [inf] * (H + 2)
             for t in range(H, -1, -1):
                 suf[t] = min(r[t], suf[t + 1])
@@ -138,38 +150,29 @@ class _Search:
 
     # --- memory helpers -------------------------------------------------------------
     def fits(self, j: int, t: int) -> bool:
-        mem, M = self.mem, self.M
-        need = self.s[j] + 1
-        for u in range(self.o[j] - 1, -1, -1):  # the last rounds need the most
-            if mem[t + u] + need + u > M:
-                return False
-        return True
+        """Does ``j`` fit at ``t`` on top of the placed jobs? (``mem[τ] + s_j + 1 + τ − t ≤ M``)"""
+        return max(self.gm[t : t + self.o[j]]) <= self.M - self.s[j] - 1 + t
 
     def add(self, j: int, t: int, sign: int) -> None:
-        mem = self.mem
-        w = self.s[j] + 1
+        e = t + self.o[j]
+        st = self.stair[j]
+        op, inv = (_add, _sub) if sign > 0 else (_sub, _add)
+        self.mem[t:e] = map(op, self.mem[t:e], st)
+        self.gm[t:e] = map(op, self.gm[t:e], st)
         if self.lag:
-            ym, yc, d, M = self.ym, self.yc, self.dslack, self.M
-            for u in range(self.o[j]):
-                k = t + u
-                x = w + u
-                mem[k] += sign * x
-                d[k] -= sign * (ym[k] * x + (yc[k] if 2 * x > M else 0.0))
-        else:
-            for u in range(self.o[j]):
-                mem[t + u] += sign * (w + u)
+            self.dslack[t:e] = map(inv, self.dslack[t:e], self.dd[j][t])
 
     def _fits_moved(self, k: int, t2: int) -> bool:
-        """Does ``k`` fit at ``t2``, its own staircase (at its start) taken away?"""
-        mem, M = self.mem, self.M
-        sk, ok = self.start[k], self.o[k]
-        need = self.s[k] + 1
-        for u in range(ok - 1, -1, -1):
-            tau = t2 + u
-            own = need + tau - sk if sk <= tau < sk + ok else 0
-            if mem[tau] - own + need + u > M:
-                return False
-        return True
+        """Does ``k`` fit at ``t2 < start_k``, its own staircase (at its start) taken away?
+
+        Rounds before ``start_k`` hold only the others; in a round ``τ ≥ start_k`` its own
+        ``s_k + 1 + τ − start_k`` leaves and the moved one needs ``s_k + 1 + τ − t2``."""
+        sk, e = self.start[k], t2 + self.o[k]
+        M = self.M
+        a = sk if sk < e else e
+        if max(self.gm[t2:a]) > M - self.s[k] - 1 + t2:
+            return False
+        return sk >= e or max(self.mem[sk:e]) <= M - sk + t2
 
     def movable(self, k: int) -> bool:
         """Could job ``k`` start earlier, every other job fixed? (rounds before its end final)"""
@@ -295,19 +298,9 @@ class _Search:
     def run(self) -> None:
         self.dfs(0, 0, -1, 0, [], list(self.a), list(self.a))
 
-    def fits_at(self, j: int, t2: int, ends: list[int]) -> bool:
-        """``fits(j, t2)`` for ``t2 ≥ t``: only the last rounds need checking (``models/bnb.md``)."""
-        mem, M = self.mem, self.M
-        w = self.s[j] + 1 - t2
-        last = t2 + self.o[j] - 1
-        if mem[last] + w + last > M:
-            return False
-        for e in ends:
-            if e >= last:
-                break
-            if e >= t2 and mem[e] + w + e > M:
-                return False
-        return True
+    def fits_at(self, j: int, t2: int, ends) -> bool:
+        """``fits(j, t2)`` for a child (``ends`` unused: the hook of the path test)."""
+        return max(self.gm[t2 : t2 + self.o[j]]) <= self.M - self.s[j] - 1 + t2
 
     def dfs(
         self,
@@ -318,7 +311,6 @@ class _Search:
         pending: list[int],
         past: list[int],
         pest: list[int],
-        tp: int = 0,
     ) -> None:
         self.tick()
         n, o, start = self.n, self.o, self.start
@@ -331,48 +323,38 @@ class _Search:
                 self.best_starts = list(start)
             return
         rest = []
-        ends = []
-        end = t
+        end = t  # the placed jobs hold memory before this round
         for k in range(n):
             if placed >> k & 1:
-                e = start[k] + o[k] - 1
-                if e >= t:
-                    ends.append(e)
-                    if e + 1 > end:
-                        end = e + 1
+                e = start[k] + o[k]
+                if e > end:
+                    end = e
             else:
                 rest.append(k)
-        ends.sort()
         est = [0] * n
         fits_at = self.fits_at
         hi = self.hi
-        mem, M = self.mem, self.M
+        mem, gm, M = self.mem, self.gm, self.M
         sufmin = self.sufmin if self.lag else None
-        s, a = self.s, self.a
+        s = self.s
         for j in rest:
             # adding jobs only adds memory: no start of j before its earliest at the parent
             t2 = t if pest[j] <= t else pest[j]
             if t2 == t and j < last:
                 t2 = t + 1
-            # earliest start on top of P (fits_at inlined): the checks at the last rounds
-            w = s[j] + 1
+            # earliest start on top of P (fits inlined)
+            lim = M - s[j] - 1
             oj = o[j]
             hj = hi[j]
             while t2 <= hj:
-                lr = t2 + oj - 1
-                if mem[lr] + w + oj - 1 > M:
-                    t2 += 1
-                    continue
-                ok = True
-                for e in ends:
-                    if e >= lr:
-                        break
-                    if e >= t2 and mem[e] + w + e - t2 > M:
-                        ok = False
-                        break
-                if ok:
+                w = gm[t2 : t2 + oj]
+                m = max(w)
+                if m <= lim + t2:
                     break
-                t2 += 1
+                # the fullest round tau stays in the window of every start up to tau, and
+                # needs a start >= m - lim there
+                tau = t2 + w.index(m) + 1
+                t2 = m - lim if m - lim < tau else tau
             if t2 > hj:
                 return  # some job cannot start in its window
             est[j] = t2
@@ -395,21 +377,17 @@ class _Search:
         rlimit = self.H + 1
         if total:
             past = list(past)
-            mem, M, s = self.mem, self.M, self.s
             for j in rest:
                 p = past[j]
                 oj = o[j]
-                need = s[j] + 1
-                # p < tp fitted at the parent, and only rounds >= t have changed since
-                lo_u = t - p if p < tp else 0
+                lim = M - s[j] - 1
                 while p < t:
-                    for u in range(oj - 1, lo_u - 1, -1):
-                        if mem[p + u] + need + u > M:
-                            break
-                    else:
-                        break  # j fits at p
-                    p += 1
-                    lo_u = 0
+                    w = gm[p : p + oj]
+                    m = max(w)
+                    if m <= lim + p:
+                        break
+                    tau = p + w.index(m) + 1
+                    p = m - lim if m - lim < tau else tau
                 past[j] = p
                 if p < t:
                     e = p + o[j]  # blockers start before e
@@ -489,7 +467,7 @@ class _Search:
                     break  # the quick bound only grows with t2
                 if t2 == t and j < last:
                     continue
-                if fits_at(j, t2, ends):
+                if fits_at(j, t2, None):
                     kids.append((quick, t2, j))
         kids.sort()
         for quick, t2, j in kids:
@@ -499,7 +477,7 @@ class _Search:
             start[j] = t2
             c = t2 + o[j]
             keep = keep_after + [j]
-            self.dfs(placed | (1 << j), t2, j, cost + c if total else max(cost, c), keep, past, est, t)
+            self.dfs(placed | (1 << j), t2, j, cost + c if total else max(cost, c), keep, past, est)
             start[j] = -1
             self.add(j, t2, -1)
 
