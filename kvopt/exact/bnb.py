@@ -174,13 +174,14 @@ class _Search:
             return False
         return sk >= e or max(self.mem[sk:e]) <= M - sk + t2
 
-    def movable(self, k: int) -> bool:
+    def movable(self, k: int, p0: int = -1) -> bool:
         """Could job ``k`` start earlier, every other job fixed? (rounds before its end final)"""
-        return self.first_move(k) >= 0
+        return self.first_move(k, p0) >= 0
 
-    def first_move(self, k: int) -> int:
-        """The earliest start before its own where ``k`` fits, every other job fixed (-1: none)."""
-        for t2 in range(self.a[k], self.start[k]):
+    def first_move(self, k: int, p0: int = -1) -> int:
+        """The earliest start before its own where ``k`` fits, every other job fixed (-1: none);
+        starts before ``p0`` are known not to fit (memory only grows)."""
+        for t2 in range(max(self.a[k], p0), self.start[k]):
             if self._fits_moved(k, t2):
                 return t2
         return -1
@@ -296,7 +297,7 @@ class _Search:
         return b
 
     def run(self) -> None:
-        self.dfs(0, 0, -1, 0, [], list(self.a), list(self.a))
+        self.dfs(0, 0, -1, 0, [], list(self.a), list(self.a), list(range(self.n)), 0)
 
     def fits_at(self, j: int, t2: int, ends) -> bool:
         """``fits(j, t2)`` for a child (``ends`` unused: the hook of the path test)."""
@@ -311,26 +312,23 @@ class _Search:
         pending: list[int],
         past: list[int],
         pest: list[int],
+        rest: list[int],
+        end: int,
     ) -> None:
+        """Search below a node: ``rest`` the jobs left, the placed ones hold memory before
+        round ``end``; ``pending`` the placed jobs (with the first start to try) that could
+        still move earlier; ``past``/``pest`` lower bounds on the earliest starts of the
+        jobs left before ``t`` / on top of the placed jobs (both only grow down the tree)."""
         self.tick()
         n, o, start = self.n, self.o, self.start
         total = self.total
         if placed == self.full:
-            if total and any(self.movable(k) for k in pending):
+            if total and any(self.movable(k, p0) for k, p0 in pending):
                 return
             if cost < self.best:
                 self.best = cost
                 self.best_starts = list(start)
             return
-        rest = []
-        end = t  # the placed jobs hold memory before this round
-        for k in range(n):
-            if placed >> k & 1:
-                e = start[k] + o[k]
-                if e > end:
-                    end = e
-            else:
-                rest.append(k)
         est = [0] * n
         fits_at = self.fits_at
         hi = self.hi
@@ -406,15 +404,15 @@ class _Search:
         # the active rule for jobs placed earlier: decided by rounds before their last one,
         # which are final in every child starting at or after that last round
         limit = rlimit  # children start before this round
-        keep_after: list[int] = []
+        keep_after: list[tuple[int, int]] = []
         if total:
-            for k in pending:
-                p = self.first_move(k)
+            for k, p0 in pending:
+                p = self.first_move(k, p0)
                 if p >= 0:
                     # k fits at p now; only a job starting by p's last round can block it
                     if p + o[k] < limit:
                         limit = p + o[k]
-                    keep_after.append(k)  # checked again in the child
+                    keep_after.append((k, p))  # checked again in the child, from p on
                 # else: k cannot move now, nor once more jobs hold memory
             if limit <= t:
                 return
@@ -441,6 +439,8 @@ class _Search:
                 rj = self.rc[j]
                 lj = lag - sufmin[j][est[j]]
             for t2 in range(est[j], min(hi[j], limit - 1) + 1):
+                if t2 == t and j < last:
+                    continue
                 if total:
                     quick = cost + t2 + o[j] + base - est[j] - o[j]
                     if lag is not None:
@@ -465,8 +465,6 @@ class _Search:
                     quick = max(cost, t2 + o[j], others, t2 + mo)
                 if quick >= self.best:
                     break  # the quick bound only grows with t2
-                if t2 == t and j < last:
-                    continue
                 if fits_at(j, t2, None):
                     kids.append((quick, t2, j))
         kids.sort()
@@ -476,8 +474,18 @@ class _Search:
             self.add(j, t2, 1)
             start[j] = t2
             c = t2 + o[j]
-            keep = keep_after + [j]
-            self.dfs(placed | (1 << j), t2, j, cost + c if total else max(cost, c), keep, past, est)
+            keep = keep_after + [(j, -1)]
+            self.dfs(
+                placed | (1 << j),
+                t2,
+                j,
+                cost + c if total else max(cost, c),
+                keep,
+                past,
+                est,
+                [k for k in rest if k != j],
+                c if c > end else end,
+            )
             start[j] = -1
             self.add(j, t2, -1)
 
