@@ -12,12 +12,14 @@ Pruning (each rule is proved in ``models/bnb.md``):
 * bound: ``Σ_P C + Σ_k max(L_(k), T_(k))`` with ``L_j`` = the earliest
   completion of ``j`` on top of ``P`` and ``T_(k)`` the first round by which
   the memory left free by ``P`` holds the ``k`` smallest areas (total
-  completion), or the analogous makespan bound;
+  completion, used only without the Lagrangian bound), or the analogous
+  makespan bound;
 * total completion: a Lagrangian bound, the root LP's row duals ``y ≤ 0``
   pricing the memory and "one job above M/2" rows (:func:`lp_duals`): the
-  placed cost, the priced slack of rounds ``≥ t`` and each job left's cheapest
-  reduced cost from its earliest start on; a child whose reduced cost lifts it
-  to the incumbent is not generated (reduced-cost fixing at every node);
+  placed cost, the priced slack of rounds from the earliest start left on and
+  each job left's cheapest reduced cost from its earliest start on; a child is
+  generated only if a lower estimate of its own Lagrangian bound (its reduced
+  cost, the others' starts pushed to its start) stays below the incumbent;
 * identical jobs (same prompt, response, arrival) are placed in index order;
 * total completion only: a job that could start earlier with every other job
   fixed is never part of an optimal schedule ("active" rule); a job (placed,
