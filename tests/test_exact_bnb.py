@@ -225,3 +225,51 @@ def test_every_optimal_schedule_survives_the_rules(inst, data):
         search.set_duals(ym, yc)
     search.run()
     assert search.best_starts == target
+
+
+@given(inst=instances(max_n=6, max_o=5, max_memory=16), data=st.data())
+@settings(max_examples=60, **SETTINGS)
+def test_memory_checks_match_their_definition(inst, data):
+    """``fits`` and ``_fits_moved`` (a maximum of ``mem + τ`` over the window, round 3) agree
+    with the round-by-round definition; ``add`` undoes itself, priced slack included."""
+    from kvopt.exact.bnb import _Search
+
+    lo, hi = start_windows(inst, "total", int(np.sum(inst.responses)) * inst.n + 100)
+    search = _Search(inst, "total", lo, hi, 10**9, None, float("inf"), None, None, None)
+    price = st.integers(-(2**22), 0).map(lambda v: v / 2**20)
+    ym = data.draw(st.lists(price, min_size=search.H + 1, max_size=search.H + 1))
+    yc = data.draw(st.lists(price, min_size=search.H + 1, max_size=search.H + 1))
+    search.set_duals(ym, yc)
+    slack0 = list(search.dslack)
+    s, o, M = inst.prompts.tolist(), inst.responses.tolist(), inst.memory
+
+    def load(skip=-1):
+        mem = [0] * (search.H + 1)
+        for k in range(inst.n):
+            if k != skip and search.start[k] >= 0:
+                for u in range(o[k]):
+                    mem[search.start[k] + u] += s[k] + 1 + u
+        return mem
+
+    def fits(j, t, skip=-1):
+        mem = load(skip)
+        return all(mem[t + u] + s[j] + 1 + u <= M for u in range(o[j]))
+
+    placed = []
+    for j in data.draw(st.permutations(range(inst.n))):
+        t = data.draw(st.integers(search.a[j], search.hi[j]))
+        assert search.fits(j, t) == fits(j, t)
+        if search.fits(j, t):
+            search.add(j, t, 1)
+            search.start[j] = t
+            placed.append(j)
+            assert search.mem == load()
+    for k in placed:
+        for t2 in range(search.a[k], search.start[k]):
+            assert search._fits_moved(k, t2) == fits(k, t2, skip=k)
+    for k in reversed(placed):
+        search.add(k, search.start[k], -1)
+        search.start[k] = -1
+    assert search.mem == [0] * (search.H + 1)
+    assert search.gm == list(range(search.H + 1))
+    assert search.dslack == slack0

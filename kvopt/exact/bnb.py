@@ -12,12 +12,14 @@ Pruning (each rule is proved in ``models/bnb.md``):
 * bound: ``Σ_P C + Σ_k max(L_(k), T_(k))`` with ``L_j`` = the earliest
   completion of ``j`` on top of ``P`` and ``T_(k)`` the first round by which
   the memory left free by ``P`` holds the ``k`` smallest areas (total
-  completion), or the analogous makespan bound;
+  completion, used only without the Lagrangian bound), or the analogous
+  makespan bound;
 * total completion: a Lagrangian bound, the root LP's row duals ``y ≤ 0``
   pricing the memory and "one job above M/2" rows (:func:`lp_duals`): the
-  placed cost, the priced slack of rounds ``≥ t`` and each job left's cheapest
-  reduced cost from its earliest start on; a child whose reduced cost lifts it
-  to the incumbent is not generated (reduced-cost fixing at every node);
+  placed cost, the priced slack of rounds from the earliest start left on and
+  each job left's cheapest reduced cost from its earliest start on; a child is
+  generated only if a lower estimate of its own Lagrangian bound (its reduced
+  cost, the others' starts pushed to its start) stays below the incumbent;
 * identical jobs (same prompt, response, arrival) are placed in index order;
 * total completion only: a job that could start earlier with every other job
   fixed is never part of an optimal schedule ("active" rule); a job (placed,
@@ -37,6 +39,8 @@ import heapq
 import math
 import time
 from dataclasses import dataclass
+from operator import add as _add
+from operator import sub as _sub
 from typing import ClassVar
 
 import numpy as np
@@ -78,6 +82,9 @@ class _Search:
         H = max(h + o for h, o in zip(self.hi, self.o)) + 2
         self.H = H
         self.mem = [0] * (H + 1)
+        # gm[τ] = mem[τ] + τ: j fits at t iff max(gm[t : t + o_j]) <= M - s_j - 1 + t
+        self.gm = list(range(H + 1))
+        self.stair = [[s + 1 + u for u in range(o)] for s, o in zip(self.s, self.o)]
         self.start = [-1] * n
         self.best = int(ub)  # value of the incumbent (prune at >= best)
         self.best_starts = None if warm is None else [int(x) for x in warm]
@@ -120,15 +127,22 @@ class _Search:
         inf = float("inf")
         self.rc = []
         self.sufmin = []
+        self.dd = []  # dd[j][t]: the change of dslack over rounds t … t + o_j − 1 (j at t)
         for j in range(n):
             s, o = self.s[j], self.o[j]
             r = [inf] * (H + 2)
+            dj: list[list[float]] = [[] for _ in range(H + 1)]
             for t in range(self.a[j], self.hi[j] + 1):
                 v = float(t + o)
+                delta = []
                 for u in range(o):
                     w = s + u + 1
-                    v -= ym[t + u] * w + (yc[t + u] if 2 * w > M else 0.0)
+                    x = ym[t + u] * w + (yc[t + u] if 2 * w > M else 0.0)
+                    delta.append(x)
+                    v -= x
                 r[t] = v
+                dj[t] = delta
+            self.dd.append(dj)
             suf = [inf] * (H + 2)
             for t in range(H, -1, -1):
                 suf[t] = min(r[t], suf[t + 1])
@@ -138,46 +152,38 @@ class _Search:
 
     # --- memory helpers -------------------------------------------------------------
     def fits(self, j: int, t: int) -> bool:
-        mem, M = self.mem, self.M
-        need = self.s[j] + 1
-        for u in range(self.o[j] - 1, -1, -1):  # the last rounds need the most
-            if mem[t + u] + need + u > M:
-                return False
-        return True
+        """Does ``j`` fit at ``t`` on top of the placed jobs? (``mem[τ] + s_j + 1 + τ − t ≤ M``)"""
+        return max(self.gm[t : t + self.o[j]]) <= self.M - self.s[j] - 1 + t
 
     def add(self, j: int, t: int, sign: int) -> None:
-        mem = self.mem
-        w = self.s[j] + 1
+        e = t + self.o[j]
+        st = self.stair[j]
+        op, inv = (_add, _sub) if sign > 0 else (_sub, _add)
+        self.mem[t:e] = map(op, self.mem[t:e], st)
+        self.gm[t:e] = map(op, self.gm[t:e], st)
         if self.lag:
-            ym, yc, d, M = self.ym, self.yc, self.dslack, self.M
-            for u in range(self.o[j]):
-                k = t + u
-                x = w + u
-                mem[k] += sign * x
-                d[k] -= sign * (ym[k] * x + (yc[k] if 2 * x > M else 0.0))
-        else:
-            for u in range(self.o[j]):
-                mem[t + u] += sign * (w + u)
+            self.dslack[t:e] = map(inv, self.dslack[t:e], self.dd[j][t])
 
     def _fits_moved(self, k: int, t2: int) -> bool:
-        """Does ``k`` fit at ``t2``, its own staircase (at its start) taken away?"""
-        mem, M = self.mem, self.M
-        sk, ok = self.start[k], self.o[k]
-        need = self.s[k] + 1
-        for u in range(ok - 1, -1, -1):
-            tau = t2 + u
-            own = need + tau - sk if sk <= tau < sk + ok else 0
-            if mem[tau] - own + need + u > M:
-                return False
-        return True
+        """Does ``k`` fit at ``t2 < start_k``, its own staircase (at its start) taken away?
 
-    def movable(self, k: int) -> bool:
+        Rounds before ``start_k`` hold only the others; in a round ``τ ≥ start_k`` its own
+        ``s_k + 1 + τ − start_k`` leaves and the moved one needs ``s_k + 1 + τ − t2``."""
+        sk, e = self.start[k], t2 + self.o[k]
+        M = self.M
+        a = sk if sk < e else e
+        if max(self.gm[t2:a]) > M - self.s[k] - 1 + t2:
+            return False
+        return sk >= e or max(self.mem[sk:e]) <= M - sk + t2
+
+    def movable(self, k: int, p0: int = -1) -> bool:
         """Could job ``k`` start earlier, every other job fixed? (rounds before its end final)"""
-        return self.first_move(k) >= 0
+        return self.first_move(k, p0) >= 0
 
-    def first_move(self, k: int) -> int:
-        """The earliest start before its own where ``k`` fits, every other job fixed (-1: none)."""
-        for t2 in range(self.a[k], self.start[k]):
+    def first_move(self, k: int, p0: int = -1) -> int:
+        """The earliest start before its own where ``k`` fits, every other job fixed (-1: none);
+        starts before ``p0`` are known not to fit (memory only grows)."""
+        for t2 in range(max(self.a[k], p0), self.start[k]):
             if self._fits_moved(k, t2):
                 return t2
         return -1
@@ -293,21 +299,11 @@ class _Search:
         return b
 
     def run(self) -> None:
-        self.dfs(0, 0, -1, 0, [], list(self.a))
+        self.dfs(0, 0, -1, 0, [], list(self.a), list(self.a), list(range(self.n)), 0)
 
-    def fits_at(self, j: int, t2: int, ends: list[int]) -> bool:
-        """``fits(j, t2)`` for ``t2 ≥ t``: only the last rounds need checking (``models/bnb.md``)."""
-        mem, M = self.mem, self.M
-        w = self.s[j] + 1 - t2
-        last = t2 + self.o[j] - 1
-        if mem[last] + w + last > M:
-            return False
-        for e in ends:
-            if e >= last:
-                break
-            if e >= t2 and mem[e] + w + e > M:
-                return False
-        return True
+    def fits_at(self, j: int, t2: int, ends) -> bool:
+        """``fits(j, t2)`` for a child (``ends`` unused: the hook of the path test)."""
+        return max(self.gm[t2 : t2 + self.o[j]]) <= self.M - self.s[j] - 1 + t2
 
     def dfs(
         self,
@@ -317,52 +313,81 @@ class _Search:
         cost: int,
         pending: list[int],
         past: list[int],
-        tp: int = 0,
+        pest: list[int],
+        rest: list[int],
+        end: int,
     ) -> None:
+        """Search below a node: ``rest`` the jobs left, the placed ones hold memory before
+        round ``end``; ``pending`` the placed jobs (with the first start to try) that could
+        still move earlier; ``past``/``pest`` lower bounds on the earliest starts of the
+        jobs left before ``t`` / on top of the placed jobs (both only grow down the tree)."""
         self.tick()
         n, o, start = self.n, self.o, self.start
         total = self.total
         if placed == self.full:
-            if total and any(self.movable(k) for k in pending):
+            if total and any(self.movable(k, p0) for k, p0 in pending):
                 return
             if cost < self.best:
                 self.best = cost
                 self.best_starts = list(start)
             return
-        rest = []
-        ends = []
-        end = t
-        for k in range(n):
-            if placed >> k & 1:
-                e = start[k] + o[k] - 1
-                if e >= t:
-                    ends.append(e)
-                    if e + 1 > end:
-                        end = e + 1
-            else:
-                rest.append(k)
-        ends.sort()
+        est = [0] * n
+        fits_at = self.fits_at
+        hi = self.hi
+        mem, gm, M = self.mem, self.gm, self.M
+        sufmin = self.sufmin if self.lag else None
+        s = self.s
+        for j in rest:
+            # adding jobs only adds memory: no start of j before its earliest at the parent
+            t2 = t if pest[j] <= t else pest[j]
+            if t2 == t and j < last:
+                t2 = t + 1
+            # earliest start on top of P (fits inlined)
+            lim = M - s[j] - 1
+            oj = o[j]
+            hj = hi[j]
+            while t2 <= hj:
+                w = gm[t2 : t2 + oj]
+                m = max(w)
+                if m <= lim + t2:
+                    break
+                # the fullest round tau stays in the window of every start up to tau, and
+                # needs a start >= m - lim there
+                tau = t2 + w.index(m) + 1
+                t2 = m - lim if m - lim < tau else tau
+            if t2 > hj:
+                return  # some job cannot start in its window
+            est[j] = t2
+        lag = None
+        if sufmin is not None:
+            # rows of rounds before the earliest start left price no column of R: dropped
+            tmin = min([est[j] for j in rest])
+            lag = cost + sum(self.dslack[tmin:])
+            for j in rest:
+                lag += sufmin[j][est[j]]
+            if lag > self.best - 1:
+                return
+        # with the Lagrangian bound the combinatorial one prunes few more nodes (~5 %) and
+        # costs more than they do (models/bnb.md, round 3): only without duals
+        if sufmin is None and self.bound(rest, t, cost, est) >= self.best:
+            return
         # the active rule for the jobs left: a job that fits at p < t now (memory only grows)
         # is movable to p wherever it starts (at >= t) unless a job starting by p's last
         # round blocks it; past[j]: no start of j before it fitted at the parent
         rlimit = self.H + 1
         if total:
             past = list(past)
-            mem, M, s = self.mem, self.M, self.s
             for j in rest:
                 p = past[j]
                 oj = o[j]
-                need = s[j] + 1
-                # p < tp fitted at the parent, and only rounds >= t have changed since
-                lo_u = t - p if p < tp else 0
+                lim = M - s[j] - 1
                 while p < t:
-                    for u in range(oj - 1, lo_u - 1, -1):
-                        if mem[p + u] + need + u > M:
-                            break
-                    else:
-                        break  # j fits at p
-                    p += 1
-                    lo_u = 0
+                    w = gm[p : p + oj]
+                    m = max(w)
+                    if m <= lim + p:
+                        break
+                    tau = p + w.index(m) + 1
+                    p = m - lim if m - lim < tau else tau
                 past[j] = p
                 if p < t:
                     e = p + o[j]  # blockers start before e
@@ -370,47 +395,6 @@ class _Search:
                         return  # j fits at p whatever follows: no completion is active
                     if e < rlimit:
                         rlimit = e
-        est = [0] * n
-        fits_at = self.fits_at
-        hi = self.hi
-        mem, M = self.mem, self.M
-        sufmin = self.sufmin if self.lag else None
-        s, a = self.s, self.a
-        for j in rest:
-            t2 = t if a[j] <= t else a[j]
-            if t2 == t and j < last:
-                t2 = t + 1
-            # earliest start on top of P (fits_at inlined): the checks at the last rounds
-            w = s[j] + 1
-            oj = o[j]
-            hj = hi[j]
-            while t2 <= hj:
-                lr = t2 + oj - 1
-                if mem[lr] + w + oj - 1 > M:
-                    t2 += 1
-                    continue
-                ok = True
-                for e in ends:
-                    if e >= lr:
-                        break
-                    if e >= t2 and mem[e] + w + e - t2 > M:
-                        ok = False
-                        break
-                if ok:
-                    break
-                t2 += 1
-            if t2 > hj:
-                return  # some job cannot start in its window
-            est[j] = t2
-        lag = None
-        if sufmin is not None:
-            lag = cost + sum(self.dslack[t:])
-            for j in rest:
-                lag += sufmin[j][est[j]]
-            if lag > self.best - 1:
-                return
-        if self.bound(rest, t, cost, est) >= self.best:
-            return
         # memo: the same jobs left, the same t and last index, the same profile from t on
         key = (placed, t, last, tuple(mem[t:end]))
         old = self.memo.get(key)
@@ -422,20 +406,27 @@ class _Search:
         # the active rule for jobs placed earlier: decided by rounds before their last one,
         # which are final in every child starting at or after that last round
         limit = rlimit  # children start before this round
-        keep_after: list[int] = []
+        keep_after: list[tuple[int, int]] = []
         if total:
-            for k in pending:
-                p = self.first_move(k)
+            for k, p0 in pending:
+                p = self.first_move(k, p0)
                 if p >= 0:
                     # k fits at p now; only a job starting by p's last round can block it
                     if p + o[k] < limit:
                         limit = p + o[k]
-                    keep_after.append(k)  # checked again in the child
+                    keep_after.append((k, p))  # checked again in the child, from p on
                 # else: k cannot move now, nor once more jobs hold memory
             if limit <= t:
                 return
         # children: (j, t') in order of a quick bound
         kids = []
+        if lag is not None:
+            # pre[i] = the priced slack of rounds tmin .. tmin + i - 1 (each term <= 0)
+            pre = [0.0]
+            acc = 0.0
+            for d in self.dslack[tmin:limit]:
+                acc += d
+                pre.append(acc)
         base = 0
         for k in rest:
             base += est[k] + o[k]
@@ -446,21 +437,37 @@ class _Search:
             if not total:
                 others = max((est[k] + o[k] for k in rest if k != j), default=0)
                 mo = max((o[k] for k in rest if k != j), default=0)
+            if lag is not None:
+                rj = self.rc[j]
+                lj = lag - sufmin[j][est[j]]
             for t2 in range(est[j], min(hi[j], limit - 1) + 1):
+                if t2 == t and j < last:
+                    continue
                 if total:
                     quick = cost + t2 + o[j] + base - est[j] - o[j]
-                    for k in rest:
-                        if est[k] < t2 and k != j:
-                            quick += t2 - est[k]
+                    if lag is not None:
+                        # the child's Lagrangian bound without its own earliest starts:
+                        # the others start at >= t2 (> t2 below j), rounds < t2 are dropped
+                        lq = lj + rj[t2] - pre[t2 - tmin]
+                        for k in rest:
+                            if k != j:
+                                e = t2 if k > j else t2 + 1
+                                if est[k] < e:
+                                    quick += e - est[k]
+                                    lq += sufmin[k][e] - sufmin[k][est[k]]
+                        if lq > self.best - 1:
+                            if quick >= self.best:
+                                break
+                            continue
+                    else:
+                        for k in rest:
+                            if est[k] < t2 and k != j:
+                                quick += t2 - est[k]
                 else:
                     quick = max(cost, t2 + o[j], others, t2 + mo)
                 if quick >= self.best:
                     break  # the quick bound only grows with t2
-                if t2 == t and j < last:
-                    continue
-                if lag is not None and lag + self.rc[j][t2] - sufmin[j][est[j]] > self.best - 1:
-                    continue  # reduced-cost fixing at this node
-                if fits_at(j, t2, ends):
+                if fits_at(j, t2, None):
                     kids.append((quick, t2, j))
         kids.sort()
         for quick, t2, j in kids:
@@ -469,8 +476,18 @@ class _Search:
             self.add(j, t2, 1)
             start[j] = t2
             c = t2 + o[j]
-            keep = keep_after + [j]
-            self.dfs(placed | (1 << j), t2, j, cost + c if total else max(cost, c), keep, past, t)
+            keep = keep_after + [(j, -1)]
+            self.dfs(
+                placed | (1 << j),
+                t2,
+                j,
+                cost + c if total else max(cost, c),
+                keep,
+                past,
+                est,
+                [k for k in rest if k != j],
+                c if c > end else end,
+            )
             start[j] = -1
             self.add(j, t2, -1)
 
