@@ -470,9 +470,14 @@ class _Search:
                 if fits_at(j, t2, None):
                     kids.append((quick, t2, j))
         kids.sort()
+        mem, gm, lagged = self.mem, self.gm, self.lag
         for quick, t2, j in kids:
             if quick >= self.best:
                 break
+            # undone by restoring the slices (cheaper than subtracting the staircase again)
+            e2 = t2 + o[j]
+            old_mem, old_gm = mem[t2:e2], gm[t2:e2]
+            old_d = self.dslack[t2:e2] if lagged else None
             self.add(j, t2, 1)
             start[j] = t2
             c = t2 + o[j]
@@ -489,7 +494,9 @@ class _Search:
                 c if c > end else end,
             )
             start[j] = -1
-            self.add(j, t2, -1)
+            mem[t2:e2], gm[t2:e2] = old_mem, old_gm
+            if lagged:
+                self.dslack[t2:e2] = old_d
 
 
 def lp_duals(inst: Instance, lo, hi, time_limit: float) -> tuple[list[float], list[float]]:
