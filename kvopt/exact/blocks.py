@@ -181,14 +181,22 @@ def column_of(block: Block, starts: np.ndarray, groups) -> np.ndarray:
     return z
 
 
+def block_length(inst: Instance, share: float) -> int:
+    """``share`` of the largest response, rounded up, at least 1 (typed instances use half of
+    it: ``models/time-indexed.md`` §9.8)."""
+    return max(1, math.ceil(share * int(inst.responses.max())))
+
+
 class _Pricer:
     """Per-block pricing by CP-SAT: min ``Σ r_k z_k`` over the block's columns."""
 
-    def __init__(self, block: Block, sizes: np.ndarray, memory: int, running: list | None = None):
+    def __init__(
+        self, block: Block, sizes: np.ndarray, memory: int, stop: threading.Event | None = None
+    ):
         self.block = block
         self.sizes = sizes
         self.memory = memory
-        self.running = running if running is not None else [None]  # the solver at work
+        self.stop = stop  # set: a running call is stopped within about 50 ms
 
     def price(self, r: np.ndarray, seconds: float):
         """``(lower bound on min r·z, list of columns z with r·z < 0, proven)``."""
@@ -227,11 +235,7 @@ class _Pricer:
         p.num_workers = 1
         p.max_time_in_seconds = max(seconds, 0.01)
         p.catch_sigint_signal = False
-        self.running[0] = solver
-        try:
-            status = solver.solve(m, Collect())
-        finally:
-            self.running[0] = None
+        status = self._solve(solver, m, Collect())
         if status in (cp_model.MODEL_INVALID, cp_model.INFEASIBLE):  # the zero column is feasible
             raise SolverError(f"block pricing failed (CP-SAT: {solver.status_name(status)})")
         # Σ_k min(0, r_k)·ub_k bounds every column; without a solution (stopped in presolve)
@@ -242,6 +246,24 @@ class _Pricer:
         bound = max(float(solver.best_objective_bound) / SCALE, trivial)
         cols = [c for c in found[::-1] if float(r @ c) < -1e-9][:COLUMNS_PER_BLOCK]
         return min(bound, 0.0), cols, status == cp_model.OPTIMAL
+
+    def _solve(self, solver, model, callback):
+        """CP-SAT's solve, stopped once ``self.stop`` is set: a watcher asks every 50 ms
+        while the call runs (a request that came before the search started is repeated)."""
+        if self.stop is None:
+            return solver.solve(model, callback)
+        finished = threading.Event()
+
+        def watch() -> None:
+            while not finished.wait(0.05):
+                if self.stop.is_set():
+                    solver.stop_search()
+
+        threading.Thread(target=watch, daemon=True).start()
+        try:
+            return solver.solve(model, callback)
+        finally:
+            finished.set()
 
 
 def block_bound(
@@ -295,36 +317,7 @@ def block_bound(
     L = int(block_len or inst.responses.max())
     lo, hi = start_windows(inst, "total", ub) if windows is None else windows
     master, blocks, groups = build_blocks(inst, lo, hi, L, linking=linking)
-    running: list = [None]
-    pricers = [_Pricer(b, master.sizes, inst.memory, running) for b in blocks]
-    done = threading.Event()
-    if stop is not None:
-        threading.Thread(target=_watch, args=(stop, done, running), daemon=True).start()
-    try:
-        return _generate(
-            inst, ub, L, starts, lo, hi, master, blocks, groups, pricers, t0, deadline,
-            delta0, price_seconds, stop, on_bound,
-        )  # fmt: skip
-    finally:
-        done.set()
-
-
-def _watch(stop: threading.Event, done: threading.Event, running: list) -> None:
-    """Stop the running pricing call once ``stop`` is set (until ``done``); the call is
-    stopped again every 50 ms, in case it had not started when ``stop`` came."""
-    while not done.is_set():
-        if stop.is_set():
-            solver = running[0]
-            if solver is not None:
-                solver.stop_search()
-        done.wait(0.05)
-
-
-def _generate(
-    inst, ub, L, starts, lo, hi, master, blocks, groups, pricers, t0, deadline,
-    delta0, price_seconds, stop, on_bound,
-):  # fmt: skip
-    """The column generation loop of :func:`block_bound` (see its doc)."""
+    pricers = [_Pricer(b, master.sizes, inst.memory, stop) for b in blocks]
 
     def stopped() -> bool:
         return time.monotonic() >= deadline or (stop is not None and stop.is_set())

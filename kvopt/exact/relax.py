@@ -293,7 +293,7 @@ def typed_bound(instance: Instance, time_limit: float = 10.0) -> int:
     the value is ``≤ Opt``; a step that does not finish in time contributes
     what it has (or nothing).
     """
-    from .blocks import block_bound
+    from .blocks import block_bound, block_length
     from .common import lower_bound, start_windows, value_of
     from .heuristic import heuristic_starts
 
@@ -314,7 +314,7 @@ def typed_bound(instance: Instance, time_limit: float = 10.0) -> int:
         pass
     left = time_limit - (time.monotonic() - t0)
     if left > 0.05 and best < ub:
-        L = max(1, -(-int(instance.responses.max()) // 2))
+        L = block_length(instance, 0.5)
         try:
             value, _ = block_bound(instance, ub, L, left, starts=st, windows=(lo, hi))
             best = max(best, value)

@@ -207,6 +207,22 @@ def _in_thread(
     return threading.Thread(target=run, daemon=True, name=f"kvopt-{name}")
 
 
+def _join(workers: list[threading.Thread], shared: _Shared, stop: threading.Event) -> bool:
+    """Wait for the racing ``workers``, setting ``stop`` once one's bound meets an incumbent
+    (``shared.closed()``) or on Ctrl-C; returns whether Ctrl-C came."""
+    interrupted = False
+    for w in workers:
+        while w.is_alive():
+            try:
+                w.join(0.05)
+                if shared.closed():
+                    stop.set()
+            except KeyboardInterrupt:
+                interrupted = True
+                stop.set()
+    return interrupted
+
+
 def _race(problem: Problem, limits: Limits) -> RawResult:
     """HiGHS (1 thread) and CP-SAT (``threads − 1`` workers) in parallel; merge their findings.
 
@@ -223,16 +239,7 @@ def _race(problem: Problem, limits: Limits) -> RawResult:
     ]
     for w in workers:
         w.start()
-    interrupted = False
-    for w in workers:
-        while w.is_alive():
-            try:
-                w.join(0.05)
-                if shared.closed():
-                    stop.set()
-            except KeyboardInterrupt:
-                interrupted = True
-                stop.set()
+    interrupted = _join(workers, shared, stop)
     results = [r for r in out.values() if isinstance(r, RawResult)]
     if not results:
         raise next(r for r in out.values() if isinstance(r, BaseException))
@@ -248,12 +255,11 @@ def _typed(problem: Problem, limits: Limits) -> RawResult:
     here beside it: its bound is the strongest measured on typed instances
     (``models/time-indexed.md`` §9.6, §9.8), HiGHS's search gives the schedules.
     The result has the better of the two bounds; either one meeting the
-    incumbent ends both.  With one thread HiGHS runs alone.
+    incumbent ends both.  With one thread: :func:`_typed_serial`.
     """
-    from .blocks import block_bound
-
     if limits.threads < 2:
         return _typed_serial(problem, limits)
+    from .blocks import block_bound, block_length
 
     inst = problem.instance
     stop = threading.Event()
@@ -270,7 +276,7 @@ def _typed(problem: Problem, limits: Limits) -> RawResult:
         if shared.closed():
             stop.set()
 
-    L = max(1, math.ceil(TYPED_BLOCK_SHARE * int(inst.responses.max())))
+    L = block_length(inst, TYPED_BLOCK_SHARE)
     interrupted = False
     try:
         bb, stats = block_bound(
@@ -289,14 +295,7 @@ def _typed(problem: Problem, limits: Limits) -> RawResult:
     except KeyboardInterrupt:
         interrupted = True
         stop.set()
-    while worker.is_alive():
-        try:
-            worker.join(0.05)
-            if shared.closed():
-                stop.set()
-        except KeyboardInterrupt:
-            interrupted = True
-            stop.set()
+    interrupted = _join([worker], shared, stop) or interrupted
     if isinstance(out.get("highs"), BaseException):
         raise out["highs"]
     results = [out["highs"]] + ([out["blocks"]] if "blocks" in out else [])
@@ -309,7 +308,7 @@ def _typed_serial(problem: Problem, limits: Limits) -> RawResult:
     """One thread: HiGHS for ``TYPED_HIGHS_SHARE`` of the time, then (if it did not prove) the
     block bound in the rest, over the windows of the best schedule found; HiGHS alone when the
     rest would be under ``TYPED_BLOCK_MIN`` seconds (``models/time-indexed.md`` §9.8)."""
-    from .blocks import block_bound
+    from .blocks import block_bound, block_length
 
     t0 = time.monotonic()
     inst, objective = problem.instance, problem.objective
@@ -326,7 +325,7 @@ def _typed_serial(problem: Problem, limits: Limits) -> RawResult:
     if blocks and left > 0.5 and lb < ub and not a.interrupted:
         lo, hi = start_windows(inst, objective, ub)
         lo, hi = np.maximum(lo, problem.lo), np.minimum(hi, problem.hi)
-        L = max(1, math.ceil(TYPED_BLOCK_SHARE * int(inst.responses.max())))
+        L = block_length(inst, TYPED_BLOCK_SHARE)
         try:
             bb, stats = block_bound(inst, ub, L, left, starts=best, windows=(lo, hi))
             results.append(_blocks_result(bb, stats))
