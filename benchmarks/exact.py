@@ -97,9 +97,19 @@ def throughput_instances(k: int, n: int = 10, memory=None, max_response=None):
     return out
 
 
+def _nodes(res) -> str:
+    """The branch and bound's node count in a result's statistics (``-`` when it did not run)."""
+    st = res.stats or {}
+    for v in [st, *(x for x in st.values() if isinstance(x, dict))]:
+        if "nodes" in v and "memo" in v:
+            return str(v["nodes"])
+    return "-"
+
+
 def throughput(
-    k: int, modes, tl: float, threads: int, n: int = 10, memory=None, max_response=None
-) -> int:
+    k: int, modes, tl: float, threads: int, n: int = 10, memory=None, max_response=None,
+    per_instance: bool = False,
+) -> int:  # fmt: skip
     lo, hi = memory or (4 * n, 6 * n)
     print(
         f"throughput: {k} random mixed instances, n = {n}, M in {lo}-{hi}, "
@@ -109,11 +119,15 @@ def throughput(
     insts = throughput_instances(k, n, memory, max_response)
     secs = {m: [] for m in modes}
     proven = dict.fromkeys(modes, 0)
-    for inst in insts:  # modes interleaved, so that load changes hit them alike
+    for j, inst in enumerate(insts):  # modes interleaved, so that load changes hit them alike
+        cells = []
         for m in modes:
             res = MODES[m](inst, tl, threads)
             secs[m].append(res.seconds)
             proven[m] += res.optimal
+            cells.append(f"{m} {res.status.value:<8} {res.seconds:6.2f} s nodes {_nodes(res)}")
+        if per_instance:
+            print(f"{j:3d} M={inst.memory:3d} | " + " | ".join(cells), flush=True)
     for m in modes:
         print(
             f"{m:>10}: median {np.median(secs[m]):.3f} s, max {max(secs[m]):.3f} s, "
@@ -148,6 +162,11 @@ def main(argv=None) -> int:
     ap.add_argument("--memory", default=None, metavar="LO-HI", help="M range (default 4n-6n)")
     ap.add_argument("--max-response", type=int, default=None, help="default n")
     ap.add_argument("--deterministic", action="store_true", help="solve(deterministic=True)")
+    ap.add_argument(
+        "--per-instance",
+        action="store_true",
+        help="--throughput: a line per instance (status, seconds, branch-and-bound nodes)",
+    )
     args = ap.parse_args(argv)
     global DETERMINISTIC
     DETERMINISTIC = args.deterministic
@@ -165,6 +184,7 @@ def main(argv=None) -> int:
             args.n,
             memory,
             args.max_response,
+            args.per_instance,
         )
     sizes = (
         [int(x) for x in args.sizes.split(",")]
