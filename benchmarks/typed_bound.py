@@ -49,8 +49,14 @@ def main() -> None:
     ap.add_argument("--typed", type=int, default=4, metavar="K")
     ap.add_argument("--seconds", default="10,30", help="comma-separated time limits")
     args = ap.parse_args()
+    try:
+        limits = [float(x) for x in args.seconds.split(",")]
+    except ValueError:
+        ap.error(f"--seconds: comma-separated numbers, got {args.seconds!r}")
+    if args.typed < 1 or not all(x > 0 for x in limits):
+        ap.error("--typed must be >= 1 and every --seconds value > 0")
     print(f"machine load at start {open('/proc/loadavg').read().split()[0]}")
-    for tl in [float(x) for x in args.seconds.split(",")]:
+    for tl in limits:
         for k, inst in enumerate(typed_instances(args.typed)):
             t = time.monotonic()
             old, ub = root_bound(inst, tl)
