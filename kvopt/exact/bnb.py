@@ -108,6 +108,7 @@ class _Search:
         self.tail_cap = M - M // 2 - 1  # a tail fits only where the others hold <= this
         self.lag = False  # the Lagrangian bound (set_duals)
         self.lp_depth = 0
+        self.split_stats: dict | None = None  # set by kvopt.exact.bnbsplit
 
     def set_duals(self, ym: list[float], yc: list[float]) -> None:
         """Price the memory rows with ``ym[τ] ≤ 0`` and the "one job above M/2" rows with
@@ -514,15 +515,22 @@ def lp_duals(inst: Instance, lo, hi, time_limit: float) -> tuple[list[float], li
     return y[n : n + H].tolist(), y[n + H : n + 2 * H].tolist()
 
 
+def _split():
+    """:mod:`kvopt.exact.bnbsplit` (imported when used: it imports this module)."""
+    from . import bnbsplit
+
+    return bnbsplit
+
+
 #: the duals are rounded to multiples of 1 / _DYADIC
 _DYADIC = float(2**20)
 
 
 @dataclass(frozen=True)
 class BranchAndBound:
-    """The branch and bound (see module doc): pure Python, one thread (HiGHS for the root
-    LP's duals when ``lagrange``; without them, or if that LP fails, the combinatorial
-    bounds alone).
+    """The branch and bound (see module doc): pure Python, one thread per process (HiGHS
+    for the root LP's duals when ``lagrange``; without them, or if that LP fails, the
+    combinatorial bounds alone).
 
     Reads the problem (windows, warm start, ``ub``), only ``time_limit`` of
     the limits, and all three hooks: ``stop``, ``monitor`` (called once, with
@@ -530,7 +538,9 @@ class BranchAndBound:
     schedule a racing solver holds; the search then looks only for better
     ones, and when it finishes that value is proven optimal (the schedule is
     the other's).  ``node_limit`` stops the search after that many nodes.
-    ``bound`` is the optimum when the search finished.
+    ``bound`` is the optimum when the search finished.  With ``limits.threads ≥ 2``
+    (and ``split``) the tree is split between this process and a forked one
+    (:mod:`kvopt.exact.bnbsplit`); ``node_limit`` then holds in each process.
     """
 
     name: ClassVar[str] = "bnb"
@@ -538,6 +548,9 @@ class BranchAndBound:
     node_limit: int | None = None
     #: price the rows with the root LP's duals (total completion; ``models/bnb.md`` §3)
     lagrange: bool = True
+    #: with ``threads ≥ 2``, split the tree between this process and a forked one
+    #: (:mod:`kvopt.exact.bnbsplit`)
+    split: bool = True
 
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
         t0 = time.monotonic()
@@ -568,9 +581,13 @@ class BranchAndBound:
                 pass  # no duals: the combinatorial bound alone
         root = search.root_bound()
         done = False
+        split = self.split and limits.threads >= 2 and inst.n >= _split().SPLIT_MIN_N
         try:
-            search.run()
-            done = True
+            if split and _split().can_split():
+                done = _split().search_split(search, ub, hooks.stop, hooks.outside)
+            else:
+                search.run()
+                done = True
         except _Stopped:
             pass
         except RecursionError:  # pragma: no cover - depth is n, far below the limit
@@ -602,5 +619,6 @@ class BranchAndBound:
                 "nodes": search.nodes,
                 "memo": len(search.memo),
                 "seconds": time.monotonic() - t0,
+                **({"split": search.split_stats} if search.split_stats else {}),
             },
         )

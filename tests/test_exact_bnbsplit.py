@@ -1,0 +1,106 @@
+"""The branch and bound's tree split between two processes (``kvopt.exact.bnbsplit``)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+
+import pytest
+from hypothesis import given, settings
+from test_exact import assert_certified, brute_force
+from test_exact_bnb import SETTINGS, instances
+
+from kvopt.exact import bnbsplit, solve
+from kvopt.exact.backend import Hooks, Limits, Problem
+from kvopt.exact.bnb import BranchAndBound
+from kvopt.exact.common import start_windows, value_of
+from kvopt.exact.heuristic import heuristic_starts
+from kvopt.generators import generate
+
+pytestmark = pytest.mark.skipif(not bnbsplit.can_split(), reason="no fork start method")
+
+
+def _problem(inst, objective="total"):
+    w = heuristic_starts(inst, objective, seconds=0.0)
+    ub = value_of(inst, w, objective)
+    lo, hi = start_windows(inst, objective, ub)
+    return Problem(inst, objective, lo, hi, w, ub)
+
+
+@pytest.mark.parametrize("objective", ["total", "makespan"])
+@given(inst=instances(max_n=8, max_o=5, max_memory=24))
+@settings(max_examples=25, **SETTINGS)
+def test_split_search_finds_the_serial_optimum(inst, objective):
+    problem = _problem(inst, objective)
+    serial = BranchAndBound().solve(problem, Limits(threads=1))
+    split = BranchAndBound().solve(problem, Limits(threads=2))
+    assert serial.native_status == split.native_status
+    assert split.bound == serial.bound
+    assert value_of(inst, split.starts, objective) == value_of(inst, serial.starts, objective)
+    assert ("split" in split.stats) == (inst.n >= bnbsplit.SPLIT_MIN_N)
+    assert "split" not in serial.stats
+
+
+def test_split_search_agrees_with_brute_force_and_uses_both_processes():
+    for seed in range(4):
+        inst = generate("random", 40 + seed, n=7, memory=30, max_response=5)
+        res = solve(inst, solver="bnb", time_limit=30, threads=2)
+        assert res.optimal and res.objective == brute_force(inst, "total")
+        assert_certified(inst, res, "total")
+    inst = generate("random", 1003, n=12, memory=50, max_response=10)
+    res = solve(inst, solver="bnb", time_limit=60, threads=2)
+    one = solve(inst, solver="bnb", time_limit=60, threads=1)
+    assert res.optimal and one.optimal and res.objective == one.objective
+    split = res.stats["split"]
+    assert split["tasks"] > 10
+    assert split["worker_nodes"] > 0 and split["nodes_here"] > 0
+    assert res.stats["nodes"] == split["worker_nodes"] + split["nodes_here"]
+
+
+def test_time_limit_stops_both_processes():
+    inst = generate("random", 7, n=12, memory=72, max_response=12)
+    t0 = time.monotonic()
+    raw = BranchAndBound().solve(_problem(inst), Limits(time_limit=0.3, threads=2))
+    assert time.monotonic() - t0 < 1.5
+    assert raw.native_status == "stopped"
+    assert not multiprocessing.active_children()
+
+
+def test_stop_event_stops_both_processes():
+    inst = generate("random", 7, n=12, memory=72, max_response=12)
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    t0 = time.monotonic()
+    raw = BranchAndBound().solve(_problem(inst), Limits(time_limit=60, threads=2), Hooks(stop=stop))
+    assert time.monotonic() - t0 < 1.5
+    assert raw.native_status == "stopped"
+    assert not multiprocessing.active_children()
+
+
+def test_a_dead_worker_leaves_the_result_unproven(monkeypatch):
+    """The worker's share of the tree was not searched: no claim of optimality."""
+    monkeypatch.setattr(bnbsplit, "_child", lambda *args: os._exit(3))
+    inst = generate("random", 1003, n=12, memory=50, max_response=10)
+    problem = _problem(inst)
+    raw = BranchAndBound().solve(problem, Limits(time_limit=60, threads=2))
+    assert raw.native_status == "stopped"
+    assert raw.bound < value_of(inst, raw.starts, "total")
+    assert value_of(inst, raw.starts, "total") <= problem.ub
+
+
+def test_outside_incumbent_is_proven_by_the_split_search():
+    inst = generate("random", 2, n=7, memory=40, max_response=7)
+    opt = brute_force(inst, "total")
+    raw = BranchAndBound().solve(_problem(inst), Limits(threads=2), Hooks(outside=lambda: opt))
+    assert raw.native_status in ("optimal", "exhausted")
+    assert raw.bound == opt
+    assert "split" in raw.stats
+
+
+def test_no_split_inside_a_daemonic_worker():
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        assert pool.apply(bnbsplit.can_split) is False
+    assert bnbsplit.can_split()
