@@ -15,7 +15,7 @@ Pruning (each rule is proved in ``models/bnb.md``):
   completion, used only without the Lagrangian bound), or the analogous
   makespan bound;
 * total completion: a Lagrangian bound, the root LP's row duals ``y ≤ 0``
-  pricing the memory and "one job above M/2" rows (:func:`lp_duals`): the
+  pricing the memory and "one job above M/2" rows (:func:`~kvopt.exact.relax.lp_duals`): the
   placed cost, the priced slack of rounds from the earliest start left on and
   each job left's cheapest reduced cost from its earliest start on; a child is
   generated only if a lower estimate of its own Lagrangian bound (its reduced
@@ -39,6 +39,7 @@ import heapq
 import math
 import time
 from dataclasses import dataclass
+from itertools import accumulate
 from operator import add as _add
 from operator import sub as _sub
 from typing import ClassVar
@@ -81,8 +82,7 @@ class _Search:
         self.area = [int(x) for x in inst.areas]
         H = max(h + o for h, o in zip(self.hi, self.o)) + 2
         self.H = H
-        self.mem = [0] * (H + 1)
-        # gm[τ] = mem[τ] + τ: j fits at t iff max(gm[t : t + o_j]) <= M - s_j - 1 + t
+        # the profile: gm[τ] = mem[τ] + τ, j fits at t iff max(gm[t : t + o_j]) <= M - s_j - 1 + t
         self.gm = list(range(H + 1))
         self.stair = [[s + 1 + u for u in range(o)] for s, o in zip(self.s, self.o)]
         self.start = [-1] * n
@@ -107,7 +107,8 @@ class _Search:
         self.u0 = [max(0, M // 2 - s) for s in self.s]
         self.tail_cap = M - M // 2 - 1  # a tail fits only where the others hold <= this
         self.lag = False  # the Lagrangian bound (set_duals)
-        self.lp_depth = 0
+        self.lims = [M - s - 1 for s in self.s]  # j fits at t iff max(gm[t:t + o_j]) <= lim + t
+        self.plain = type(self).fits_at is _Search.fits_at  # a child at est_j fits
         self.split_stats: dict | None = None  # set by kvopt.exact.bnbsplit
 
     def set_duals(self, ym: list[float], yc: list[float]) -> None:
@@ -125,6 +126,8 @@ class _Search:
                         heavy[self.start[i] + u] += 1
         mem = self.mem
         self.dslack = [ym[k] * (M - mem[k]) + yc[k] * (1 - heavy[k]) for k in range(H + 1)]
+        # bsuf[τ] = Σ_{τ' ≥ τ} dslack[τ'], valid while no job is added in rounds ≥ τ
+        self.bsuf = list(accumulate(reversed(self.dslack), initial=0.0))[::-1]
         inf = float("inf")
         self.rc = []
         self.sufmin = []
@@ -152,6 +155,11 @@ class _Search:
         self.lag = True
 
     # --- memory helpers -------------------------------------------------------------
+    @property
+    def mem(self) -> list[int]:
+        """The memory the placed jobs hold in each round."""
+        return [g - tau for tau, g in enumerate(self.gm)]
+
     def fits(self, j: int, t: int) -> bool:
         """Does ``j`` fit at ``t`` on top of the placed jobs? (``mem[τ] + s_j + 1 + τ − t ≤ M``)"""
         return max(self.gm[t : t + self.o[j]]) <= self.M - self.s[j] - 1 + t
@@ -160,7 +168,6 @@ class _Search:
         e = t + self.o[j]
         st = self.stair[j]
         op, inv = (_add, _sub) if sign > 0 else (_sub, _add)
-        self.mem[t:e] = map(op, self.mem[t:e], st)
         self.gm[t:e] = map(op, self.gm[t:e], st)
         if self.lag:
             self.dslack[t:e] = map(inv, self.dslack[t:e], self.dd[j][t])
@@ -175,18 +182,29 @@ class _Search:
         a = sk if sk < e else e
         if max(self.gm[t2:a]) > M - self.s[k] - 1 + t2:
             return False
-        return sk >= e or max(self.mem[sk:e]) <= M - sk + t2
-
-    def movable(self, k: int, p0: int = -1) -> bool:
-        """Could job ``k`` start earlier, every other job fixed? (rounds before its end final)"""
-        return self.first_move(k, p0) >= 0
+        return sk >= e or max(map(_sub, self.gm[sk:e], range(sk, e))) <= M - sk + t2
 
     def first_move(self, k: int, p0: int = -1) -> int:
         """The earliest start before its own where ``k`` fits, every other job fixed (-1: none);
-        starts before ``p0`` are known not to fit (memory only grows)."""
-        for t2 in range(max(self.a[k], p0), self.start[k]):
-            if self._fits_moved(k, t2):
-                return t2
+        starts before ``p0`` are known not to fit (memory only grows). ``_fits_moved``
+        inlined; a failed start jumps over the starts that fail for the same round."""
+        sk, ok, gm, M = self.start[k], self.o[k], self.gm, self.M
+        lim = M - self.s[k] - 1
+        p = self.a[k] if self.a[k] > p0 else p0
+        while p < sk:
+            e = p + ok
+            w = gm[p : e if e < sk else sk]
+            m = max(w)
+            if m > lim + p:  # as in the earliest start (models/bnb.md)
+                tau = p + w.index(m) + 1
+                p = m - lim if m - lim < tau else tau
+            elif e <= sk:
+                return p
+            else:  # its own rounds: a later start keeps round argmax in its window
+                m = max(map(_sub, gm[sk:e], range(sk, e)))  # the memory held
+                if m <= M - sk + p:
+                    return p
+                p = m - M + sk
         return -1
 
     # --- bound ----------------------------------------------------------------------
@@ -208,7 +226,7 @@ class _Search:
             return 0, rest
         light = [j for j in rest if u0[j] >= o[j]]
         jobs.sort()
-        mem, cap, H = self.mem, self.tail_cap, self.H
+        gm, cap, H = self.gm, self.tail_cap, self.H
         heap: list[int] = []
         total = 0
         i = 0
@@ -222,7 +240,7 @@ class _Search:
             if not heap:
                 tau = jobs[i][0]
                 continue
-            if tau > H or mem[tau] <= cap:
+            if tau > H or gm[tau] - tau <= cap:
                 r = heapq.heappop(heap) - 1
                 if r == 0:
                     total += tau + 1
@@ -249,7 +267,7 @@ class _Search:
         o, s = self.o, self.s
         L = sorted(est[j] + o[j] for j in rest)
         areas = sorted(self.area[j] for j in rest)
-        mem, M, H = self.mem, self.M, self.H
+        gm, M, H = self.gm, self.M, self.H
         # T_(k): first T with Σ_{τ=t0}^{T-1} free(τ) ≥ the k smallest areas, where t0 is the
         # earliest start of a remaining job and free(τ) = M − mem[τ], or 0 when even the
         # smallest remaining job (s + 1) cannot run beside the placed jobs
@@ -262,7 +280,7 @@ class _Search:
             for k in range(len(rest)):
                 need += areas[k]
                 while cap < need:
-                    f = M - (mem[tau] if tau <= H else 0)
+                    f = M - (gm[tau] - tau if tau <= H else 0)
                     if f >= smin:
                         cap += f
                     tau += 1
@@ -270,24 +288,24 @@ class _Search:
             return lb
         need = sum(areas)
         while cap < need:
-            f = M - (mem[tau] if tau <= H else 0)
+            f = M - (gm[tau] - tau if tau <= H else 0)
             if f >= smin:
                 cap += f
             tau += 1
         return max(cost, L[-1], tau)
 
     # --- search ---------------------------------------------------------------------
-    def tick(self) -> None:
-        self.nodes += 1
-        if self.nodes % _CHECK_EVERY == 0:
-            if time.monotonic() > self.deadline or (self.stop is not None and self.stop.is_set()):
-                raise _Stopped
-            if self.node_limit is not None and self.nodes > self.node_limit:
-                raise _Stopped
-            if self.outside is not None:
-                v = self.outside()
-                if v is not None and v < self.best:
-                    self.best = int(v)  # search only for schedules better than that one
+    def check(self) -> None:
+        """The clock, the stop flag, the node limit and the racing solver's value (``dfs``
+        counts the nodes and calls this every ``_CHECK_EVERY`` of them)."""
+        if time.monotonic() > self.deadline or (self.stop is not None and self.stop.is_set()):
+            raise _Stopped
+        if self.node_limit is not None and self.nodes > self.node_limit:
+            raise _Stopped
+        if self.outside is not None:
+            v = self.outside()
+            if v is not None and v < self.best:
+                self.best = int(v)  # search only for schedules better than that one
 
     def root_bound(self) -> int:
         rest = list(range(self.n))
@@ -322,29 +340,54 @@ class _Search:
         round ``end``; ``pending`` the placed jobs (with the first start to try) that could
         still move earlier; ``past``/``pest`` lower bounds on the earliest starts of the
         jobs left before ``t`` / on top of the placed jobs (both only grow down the tree)."""
-        self.tick()
-        n, o, start = self.n, self.o, self.start
-        total = self.total
+        self.nodes += 1
+        if not self.nodes % _CHECK_EVERY:
+            self.check()
+        o, start, total = self.o, self.start, self.total
         if placed == self.full:
-            if total and any(self.movable(k, p0) for k, p0 in pending):
+            if total and any(self.first_move(k, p0) >= 0 for k, p0 in pending):
                 return
             if cost < self.best:
                 self.best = cost
                 self.best_starts = list(start)
             return
-        est = [0] * n
-        fits_at = self.fits_at
-        hi = self.hi
-        mem, gm, M = self.mem, self.gm, self.M
-        sufmin = self.sufmin if self.lag else None
-        s = self.s
+        est = [0] * self.n
+        hi, lims, gm, lagged = self.hi, self.lims, self.gm, self.lag
+        best = self.best
+        bm1 = best - 1
+        # adding jobs only adds memory: no start of j before its earliest at the parent, and
+        # that start still fits unless the job just placed (at t) holds memory in its window
+        free = t + o[last] if last >= 0 else self.H + 2
+        todo = []  # the jobs whose start must be tested
+        lag = 0.0
+        t0 = self.H
+        if lagged:
+            sufmin = self.sufmin
         for j in rest:
-            # adding jobs only adds memory: no start of j before its earliest at the parent
-            t2 = t if pest[j] <= t else pest[j]
-            if t2 == t and j < last:
-                t2 = t + 1
+            t2 = pest[j]
+            if t2 <= t:
+                t2 = t + 1 if j < last else t
+                todo.append(j)
+            elif t2 < free:
+                todo.append(j)
+            est[j] = t2
+            if t2 < t0:
+                t0 = t2
+            if lagged:
+                lag += sufmin[j][t2]
+        if lagged:
+            # rows of rounds before the earliest start left price no column of R: dropped
+            # (rounds from end on hold no placed job: their sum is fixed); with these lower
+            # bounds on the starts, a lower bound on the node's Lagrangian value
+            dslack = self.dslack
+            lag += cost + (sum(dslack[t0:end]) + self.bsuf[end] if t0 < end else self.bsuf[t0])
+            if lag > bm1:
+                return
+        tmin = t0
+        for j in reversed(todo):
             # earliest start on top of P (fits inlined)
-            lim = M - s[j] - 1
+            t2 = est[j]
+            lim = lims[j]
             oj = o[j]
             hj = hi[j]
             while t2 <= hj:
@@ -356,32 +399,38 @@ class _Search:
                 # needs a start >= m - lim there
                 tau = t2 + w.index(m) + 1
                 t2 = m - lim if m - lim < tau else tau
-            if t2 > hj:
+            else:
                 return  # some job cannot start in its window
-            est[j] = t2
-        lag = None
-        if sufmin is not None:
-            # rows of rounds before the earliest start left price no column of R: dropped
+            if t2 > est[j]:
+                if lagged:
+                    lag += sufmin[j][t2] - sufmin[j][est[j]]
+                    if lag > bm1:
+                        return
+                if est[j] == t0:
+                    tmin = -1  # the minimum may have moved
+                est[j] = t2
+        if tmin < 0:
             tmin = min([est[j] for j in rest])
-            lag = cost + sum(self.dslack[tmin:])
-            for j in rest:
-                lag += sufmin[j][est[j]]
-            if lag > self.best - 1:
-                return
+            if lagged and tmin > t0:
+                lag -= sum(dslack[t0:tmin])  # the node's Lagrangian value
+                if lag > bm1:
+                    return
         # with the Lagrangian bound the combinatorial one prunes few more nodes (~5 %) and
         # costs more than they do (models/bnb.md, round 3): only without duals
-        if sufmin is None and self.bound(rest, t, cost, est) >= self.best:
+        if not lagged and self.bound(rest, t, cost, est) >= best:
             return
         # the active rule for the jobs left: a job that fits at p < t now (memory only grows)
         # is movable to p wherever it starts (at >= t) unless a job starting by p's last
         # round blocks it; past[j]: no start of j before it fitted at the parent
-        rlimit = self.H + 1
+        limit = self.H + 1  # children start before this round
         if total:
             past = list(past)
             for j in rest:
                 p = past[j]
+                if p >= t:
+                    continue
                 oj = o[j]
-                lim = M - s[j] - 1
+                lim = lims[j]
                 while p < t:
                     w = gm[p : p + oj]
                     m = max(w)
@@ -391,26 +440,27 @@ class _Search:
                     p = m - lim if m - lim < tau else tau
                 past[j] = p
                 if p < t:
-                    e = p + o[j]  # blockers start before e
+                    e = p + oj  # blockers start before e
                     if e <= t:
                         return  # j fits at p whatever follows: no completion is active
-                    if e < rlimit:
-                        rlimit = e
+                    if e < limit:
+                        limit = e
         # memo: the same jobs left, the same t and last index, the same profile from t on
-        key = (placed, t, last, tuple(mem[t:end]))
-        old = self.memo.get(key)
+        key = (placed, t, last, tuple(gm[t:end]))
+        memo = self.memo
+        old = memo.get(key)
         if old is not None and old <= cost:
             return
-        if len(self.memo) >= MEMO_LIMIT:
-            self.memo.clear()  # forgetting states only weakens the pruning
-        self.memo[key] = cost
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()  # forgetting states only weakens the pruning
+        memo[key] = cost
         # the active rule for jobs placed earlier: decided by rounds before their last one,
         # which are final in every child starting at or after that last round
-        limit = rlimit  # children start before this round
         keep_after: list[tuple[int, int]] = []
         if total:
+            first_move = self.first_move
             for k, p0 in pending:
-                p = self.first_move(k, p0)
+                p = first_move(k, p0)
                 if p >= 0:
                     # k fits at p now; only a job starting by p's last round can block it
                     if p + o[k] < limit:
@@ -421,109 +471,76 @@ class _Search:
                 return
         # children: (j, t') in order of a quick bound
         kids = []
-        if lag is not None:
+        if lagged:
             # pre[i] = the priced slack of rounds tmin .. tmin + i - 1 (each term <= 0)
-            pre = [0.0]
-            acc = 0.0
-            for d in self.dslack[tmin:limit]:
-                acc += d
-                pre.append(acc)
-        base = 0
-        for k in rest:
-            base += est[k] + o[k]
-        for j in rest:
-            p = self.pred[j]
+            pre = list(accumulate(dslack[tmin:limit], initial=0.0))
+            info = [(est[k], sufmin[k], sufmin[k][est[k]]) for k in rest]
+            rc = self.rc
+        base = cost + sum([est[k] + o[k] for k in rest])
+        pred, fits_at, plain = self.pred, self.fits_at, self.plain
+        lq = -math.inf  # (no Lagrangian test of the child)
+        for i, j in enumerate(rest):
+            p = pred[j]
             if p >= 0 and not placed >> p & 1:
                 continue  # identical jobs in index order
+            ej = est[j]  # (> t below the last index: the tie rule holds)
+            top = hi[j] if hi[j] < limit else limit - 1
             if not total:
                 others = max((est[k] + o[k] for k in rest if k != j), default=0)
                 mo = max((o[k] for k in rest if k != j), default=0)
-            if lag is not None:
-                rj = self.rc[j]
-                lj = lag - sufmin[j][est[j]]
-            for t2 in range(est[j], min(hi[j], limit - 1) + 1):
-                if t2 == t and j < last:
-                    continue
-                if total:
-                    quick = cost + t2 + o[j] + base - est[j] - o[j]
-                    if lag is not None:
-                        # the child's Lagrangian bound without its own earliest starts:
-                        # the others start at >= t2 (> t2 below j), rounds < t2 are dropped
-                        lq = lj + rj[t2] - pre[t2 - tmin]
-                        for k in rest:
-                            if k != j:
-                                e = t2 if k > j else t2 + 1
-                                if est[k] < e:
-                                    quick += e - est[k]
-                                    lq += sufmin[k][e] - sufmin[k][est[k]]
-                        if lq > self.best - 1:
-                            if quick >= self.best:
-                                break
-                            continue
-                    else:
-                        for k in rest:
-                            if est[k] < t2 and k != j:
-                                quick += t2 - est[k]
-                else:
+            elif lagged:
+                rj = rc[j]
+                lj = lag - sufmin[j][ej]
+                below, above = info[:i], info[i + 1 :]
+            for t2 in range(ej, top + 1):
+                if not total:
                     quick = max(cost, t2 + o[j], others, t2 + mo)
-                if quick >= self.best:
+                elif lagged:
+                    # the child's Lagrangian bound without its own earliest starts: the
+                    # others start at >= t2 (> t2 below j), rounds < t2 are dropped
+                    quick = base + t2 - ej
+                    lq = lj + rj[t2] - pre[t2 - tmin]
+                    e = t2 + 1
+                    for ek, sk, s0 in below:
+                        if ek < e:
+                            quick += e - ek
+                            lq += sk[e] - s0
+                    for ek, sk, s0 in above:
+                        if ek < t2:
+                            quick += t2 - ek
+                            lq += sk[t2] - s0
+                else:
+                    quick = base + t2 - ej
+                    for k in rest:
+                        if est[k] < t2 and k != j:
+                            quick += t2 - est[k]
+                if quick >= best:
                     break  # the quick bound only grows with t2
-                if fits_at(j, t2, None):
+                if lq <= bm1 and (t2 == ej and plain or fits_at(j, t2, None)):
                     kids.append((quick, t2, j))
         kids.sort()
-        mem, gm, lagged = self.mem, self.gm, self.lag
+        stair = self.stair
+        if lagged:
+            dd = self.dd
         for quick, t2, j in kids:
             if quick >= self.best:
                 break
-            # undone by restoring the slices (cheaper than subtracting the staircase again)
-            e2 = t2 + o[j]
-            old_mem, old_gm = mem[t2:e2], gm[t2:e2]
-            old_d = self.dslack[t2:e2] if lagged else None
-            self.add(j, t2, 1)
-            start[j] = t2
+            # placed by slices, undone by restoring them (cheaper than subtracting again)
             c = t2 + o[j]
-            keep = keep_after + [(j, -1)]
-            self.dfs(
-                placed | (1 << j),
-                t2,
-                j,
-                cost + c if total else max(cost, c),
-                keep,
-                past,
-                est,
-                [k for k in rest if k != j],
-                c if c > end else end,
-            )
-            start[j] = -1
-            mem[t2:e2], gm[t2:e2] = old_mem, old_gm
+            old_gm = gm[t2:c]
+            gm[t2:c] = map(_add, old_gm, stair[j])
             if lagged:
-                self.dslack[t2:e2] = old_d
-
-
-def lp_duals(inst: Instance, lo, hi, time_limit: float) -> tuple[list[float], list[float]]:
-    """Duals of the memory rows and of the "one job above M/2" rows of the time-indexed LP
-    over the windows (``models/time-indexed.md``), clipped to ``≤ 0`` and rounded to
-    multiples of ``2⁻²⁰`` (any ``y ≤ 0`` gives a valid bound; dyadic values keep it exact)."""
-    from .highs_matrix import build_matrix
-    from .relax import solve_lp
-
-    model = build_matrix(inst, "total", lo, hi, aggregate=False, cuts=(1,))
-    lp = solve_lp(model, time_limit)
-    n, H = inst.n, model.horizon
-    y = np.minimum(np.asarray(lp.row_dual, dtype=np.float64), 0.0)
-    y = np.round(y * _DYADIC) / _DYADIC
-    return y[n : n + H].tolist(), y[n + H : n + 2 * H].tolist()
-
-
-def _split():
-    """:mod:`kvopt.exact.bnbsplit` (imported when used: it imports this module)."""
-    from . import bnbsplit
-
-    return bnbsplit
-
-
-#: the duals are rounded to multiples of 1 / _DYADIC
-_DYADIC = float(2**20)
+                old_d = dslack[t2:c]
+                dslack[t2:c] = map(_sub, old_d, dd[j][t2])
+            start[j] = t2
+            left = rest.copy()
+            left.remove(j)
+            cc, e = cost + c if total else max(cost, c), c if c > end else end
+            self.dfs(placed | 1 << j, t2, j, cc, keep_after + [(j, -1)], past, est, left, e)
+            start[j] = -1
+            gm[t2:c] = old_gm
+            if lagged:
+                dslack[t2:c] = old_d
 
 
 @dataclass(frozen=True)
@@ -573,6 +590,9 @@ class BranchAndBound:
             self.node_limit,
             hooks.outside,
         )
+        from . import bnbsplit  # here: it imports this module
+        from .relax import lp_duals
+
         if self.lagrange and objective == "total" and inst.n >= 2:
             try:
                 ym, yc = lp_duals(inst, problem.lo, problem.hi, max(0.05, 0.2 * limits.time_limit))
@@ -581,10 +601,10 @@ class BranchAndBound:
                 pass  # no duals: the combinatorial bound alone
         root = search.root_bound()
         done = False
-        split = self.split and limits.threads >= 2 and inst.n >= _split().SPLIT_MIN_N
+        split = self.split and limits.threads >= 2 and inst.n >= bnbsplit.SPLIT_MIN_N
         try:
-            if split and _split().can_split():
-                done = _split().search_split(search, ub, hooks.stop, hooks.outside)
+            if split and bnbsplit.can_split():
+                done = bnbsplit.search_split(search, ub, hooks.stop, hooks.outside)
             else:
                 search.run()
                 done = True

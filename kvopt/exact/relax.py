@@ -15,6 +15,8 @@
   ``Σ_{(g,t) ∈ K} x_{g,t} ≤ 1``.  Cliques are separated greedily on the
   fractional support of the LP, extended to maximal ones over all columns, and
   added in rounds.
+* :func:`lp_duals` — the LP's duals, the prices of the branch and bound's
+  Lagrangian bound (:mod:`kvopt.exact.bnb`).
 * :func:`root_bounds` — the LP, the LP with cliques, and HiGHS's root node (its
   own cuts), for ``benchmarks/relaxations.py`` and :func:`kvopt.exact.typed_bound`.
 """
@@ -321,3 +323,20 @@ def typed_bound(instance: Instance, time_limit: float = 10.0) -> int:
         except SolverError:
             pass
     return int(min(ub, math.ceil(best - 1e-6)))
+
+
+#: the duals are rounded to multiples of 1 / _DYADIC
+_DYADIC = float(2**20)
+
+
+def lp_duals(inst: Instance, lo, hi, time_limit: float) -> tuple[list[float], list[float]]:
+    """The branch and bound's prices (:mod:`kvopt.exact.bnb`): duals of the memory rows and
+    of the "one job above M/2" rows of the time-indexed LP over the windows
+    (``models/time-indexed.md``), clipped to ``≤ 0`` and rounded to multiples of ``2⁻²⁰``
+    (any ``y ≤ 0`` gives a valid bound; dyadic values keep it exact)."""
+    model = build_matrix(inst, "total", lo, hi, aggregate=False, cuts=(1,))
+    lp = solve_lp(model, time_limit)
+    n, H = inst.n, model.horizon
+    y = np.minimum(np.asarray(lp.row_dual, dtype=np.float64), 0.0)
+    y = np.round(y * _DYADIC) / _DYADIC
+    return y[n : n + H].tolist(), y[n + H : n + 2 * H].tolist()
