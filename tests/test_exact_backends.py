@@ -85,8 +85,12 @@ def test_auto_beyond_race_n_passes_every_limit(calls):
 
 
 def test_race_splits_the_threads(calls):
-    inst = jobs(solve_mod.SMALL_N + 1)
-    assert inst.n <= solve_mod.RACE_N
+    # up to RACE_N jobs, beyond the small path by the rounds of its responses
+    n = 13
+    inst = Instance.from_arrays(
+        8 * n, [1 + i // 3 for i in range(n)], [40 + i % 3 for i in range(n)]
+    )
+    assert n <= solve_mod.RACE_N and inst.responses.sum() > solve_mod.SMALL_ROUNDS
     solve(inst, time_limit=5, threads=3, seed=4, gap=0.1)
     got = {c[0]: c for c in calls}
     assert sorted(got) == ["cpsat", "highs"]
@@ -226,7 +230,7 @@ def test_auto_sends_typed_instances_to_highs(calls, monkeypatch):
 def test_auto_on_typed_instances_agrees_with_highs_alone(threads):
     """The typed path (HiGHS with the block bound beside it, or after it with one thread)
     proves the optimum HiGHS alone proves, and its bound never passes it."""
-    inst = Instance.from_arrays(30, [9] * 7 + [3] * 7, [3] * 7 + [6] * 7, [0] * 7 + [2] * 7)
+    inst = Instance.from_arrays(30, [9] * 9 + [3] * 9, [3] * 9 + [6] * 9, [0] * 9 + [2] * 9)
     assert inst.n > solve_mod.SMALL_N and solve_mod._groups(inst) == 2
     ref = solve(inst, solver="highs", time_limit=30, threads=1)
     res = solve(inst, time_limit=30, threads=threads)

@@ -88,7 +88,7 @@ def test_bad_input_exit_2(inst_file, tmp_path, capsys):
 def test_solve_json_on_a_typed_instance(tmp_path):
     """The typed path (HiGHS with the block bound beside it) writes one JSON object: the block
     bound's statistics hold no NaN (its master LP value before the first solve)."""
-    inst = Instance.from_arrays(30, [9] * 7 + [3] * 7, [3] * 7 + [6] * 7, [0] * 7 + [2] * 7)
+    inst = Instance.from_arrays(30, [9] * 9 + [3] * 9, [3] * 9 + [6] * 9, [0] * 9 + [2] * 9)
     path = tmp_path / "typed.json"
     save_instance(inst, path)
     r = run_cli("solve", path, "--json", "--time-limit", "20", "--threads", "2")

@@ -78,7 +78,9 @@ from .registry import BACKENDS
 SOLVERS = ("auto", "race", *BACKENDS)
 
 #: ``auto`` takes the small-instance path (no LP windows; branch and bound) up to this many jobs
-SMALL_N = 12
+#: (12 until issue 17's last session: the split search proves n = 13-16 faster than the race,
+#: ``models/bnb.md``)
+SMALL_N = 16
 #: … and when the responses add up to at most this many rounds (the search walks rounds)
 SMALL_ROUNDS = 400
 #: beyond the small path and up to this many jobs ``auto`` races HiGHS and CP-SAT (round 1)
