@@ -8,15 +8,17 @@ runs.  What ``solver="auto"`` does depends on the instance (issue 11,
 
 * **small** (``n ≤ SMALL_N`` and ``Σ o_i ≤ SMALL_ROUNDS``), total completion:
   the heuristic gets at most 20 ms, no LP windows, and the dedicated branch
-  and bound (:mod:`kvopt.exact.bnb`) runs; with ``threads ≥ 2`` CP-SAT
+  and bound (:mod:`kvopt.exact.bnb`) runs, with ``threads ≥ 2`` in two processes
+  (:mod:`kvopt.exact.bnbsplit`); with ``threads ≥ 2`` CP-SAT
   (``threads − 1`` workers) joins after ``CPSAT_DELAY`` seconds and the two
   share incumbents; with one thread the branch and bound gets ``BNB_ALONE``
   of the time limit, then CP-SAT the rest.  Small makespan instances go to
   CP-SAT alone (the branch and bound's makespan bound is weak);
 * **otherwise** the start windows are tightened further with the LP value of
   the other jobs (:func:`kvopt.exact.highs_matrix.lp_windows`, within 10 %
-  of the time limit); then, up to ``RACE_N`` jobs, HiGHS races CP-SAT as in
-  round 1 (the proofs at n = 15 come from HiGHS's bound), and beyond that
+  of the time limit); then, up to ``RACE_N`` jobs (since ``SMALL_N = RACE_N``:
+  instances whose responses add up to more than ``SMALL_ROUNDS``), HiGHS races
+  CP-SAT as in round 1, and beyond that
   CP-SAT runs alone with, on 2 threads, two full workers that move the bound
   (``default_lp`` and ``lb_tree_search``): nothing is proven there in a
   minute; its bounds are the highest of the configurations measured
