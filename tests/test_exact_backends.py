@@ -247,3 +247,26 @@ def test_block_results_are_json_safe():
     assert raw.stats == {"lp": None, "it": 1}
     dumps_json(raw.stats)
     assert solve_mod._blocks_result(12.5, {"lp": 13.0}).bound == 12.5
+
+
+def test_overlapping_redirections_restore_stdout():
+    """Racing solvers enter and leave ``stdout_to_stderr`` in any order (A in, B in, A out,
+    B out): stdout must come back, not stay on stderr (``kvopt solve --json`` then printed
+    its object to stderr)."""
+    import os
+
+    from kvopt.exact.common import stdout_to_stderr
+
+    def where():
+        st = os.fstat(1)
+        return st.st_dev, st.st_ino
+
+    before = where()
+    a, b = stdout_to_stderr(), stdout_to_stderr(silence=True)
+    a.__enter__()
+    assert where() != before
+    b.__enter__()
+    a.__exit__(None, None, None)
+    assert where() != before  # B still runs: still redirected
+    b.__exit__(None, None, None)
+    assert where() == before

@@ -19,6 +19,7 @@ import contextlib
 import math
 import os
 import sys
+import threading
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -220,31 +221,50 @@ def finish(
     )
 
 
+#: one redirection of file descriptor 1 shared by every thread (see :func:`stdout_to_stderr`)
+_REDIRECT_LOCK = threading.Lock()
+_redirect: dict[str, Any] = {"depth": 0, "saved": None}
+
+
 @contextlib.contextmanager
 def stdout_to_stderr(silence: bool = False):
     """Send file descriptor 1 to stderr (or to ``os.devnull`` when ``silence``) for the duration.
 
     Solver banners and logs must never reach stdout (``--json`` prints one object).
+    File descriptor 1 belongs to the process, and racing solvers enter and leave
+    this context in their own threads in any order: the first to enter redirects
+    it (to its own target), the last to leave restores it (each restoring the
+    descriptor it had seen left stdout on stderr when two overlapped: the JSON of
+    ``kvopt solve --json`` then went to stderr).
     """
+    with _REDIRECT_LOCK:
+        if _redirect["depth"] == 0:
+            try:
+                sys.stdout.flush()
+                saved = os.dup(1)
+            except (OSError, ValueError):  # no real stdout (e.g. captured): nothing to protect
+                saved = None
+            if saved is not None:
+                if silence:
+                    fd = os.open(os.devnull, os.O_WRONLY)
+                    os.dup2(fd, 1)
+                    os.close(fd)
+                else:
+                    os.dup2(2, 1)
+            _redirect["saved"] = saved
+        _redirect["depth"] += 1
     try:
-        sys.stdout.flush()
-        saved = os.dup(1)
-    except (OSError, ValueError):  # no real stdout (e.g. captured): nothing to protect
-        yield
-        return
-    try:
-        if silence:
-            fd = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(fd, 1)
-            os.close(fd)
-        else:
-            os.dup2(2, 1)
         yield
     finally:
-        with contextlib.suppress(OSError, ValueError):
-            sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
+        with _REDIRECT_LOCK:
+            _redirect["depth"] -= 1
+            saved = _redirect["saved"]
+            if _redirect["depth"] == 0 and saved is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stdout.flush()
+                os.dup2(saved, 1)
+                os.close(saved)
+                _redirect["saved"] = None
 
 
 @dataclass
