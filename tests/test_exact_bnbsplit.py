@@ -104,3 +104,17 @@ def test_no_split_inside_a_daemonic_worker():
     with ctx.Pool(1) as pool:
         assert pool.apply(bnbsplit.can_split) is False
     assert bnbsplit.can_split()
+
+
+def test_no_worker_to_be_had_means_one_process_does_it_all(monkeypatch):
+    """When the fork fails (process limits), this process takes every task and still proves."""
+
+    def refuse(self):
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(multiprocessing.get_context("fork").Process, "start", refuse)
+    inst = generate("random", 1003, n=12, memory=50, max_response=10)
+    raw = BranchAndBound().solve(_problem(inst), Limits(time_limit=60, threads=2))
+    one = BranchAndBound().solve(_problem(inst), Limits(time_limit=60, threads=1))
+    assert raw.native_status == "optimal" and raw.bound == one.bound
+    assert raw.stats["split"]["worker_nodes"] == 0

@@ -174,24 +174,30 @@ def search_split(search: _Search, ub: int, stop, outside, depth: int | None = No
         # the worker runs only this pure-Python search and leaves with os._exit
         warnings.simplefilter("ignore", DeprecationWarning)
         proc = ctx.Process(target=_child, args=(search, tasks, arr, lock), daemon=True)
-        proc.start()
+        try:
+            proc.start()
+        except OSError:  # no process to be had (limits): this one takes every task
+            proc = None
     finished = False
     waited = time.monotonic()
     try:
         _work(search, tasks, arr, lock)
         finished = True
         waited = time.monotonic()
-        while proc.is_alive():  # the worker's last task: keep the stop and the race in view
+        while (
+            proc is not None and proc.is_alive()
+        ):  # the worker's last task: keep the stop and the race in view
             proc.join(0.01)
             if time.monotonic() > search.deadline or (stop is not None and stop.is_set()):
                 break
             search.outside()
     finally:
         arr[_STOP] = 1  # a no-op for a worker that has finished
-        proc.join(1.0)
-        if proc.is_alive():  # pragma: no cover - the worker checks the flag every 256 nodes
-            proc.kill()
-            proc.join()
+        if proc is not None:
+            proc.join(1.0)
+            if proc.is_alive():  # pragma: no cover - the worker checks the flag every 256 nodes
+                proc.kill()
+                proc.join()
         search.outside()
         search.outside = own_outside
         search.split_stats = {
@@ -204,4 +210,4 @@ def search_split(search: _Search, ub: int, stop, outside, depth: int | None = No
         if arr[_HAS]:  # both published every schedule they found: this is the best one
             search.best_starts = list(arr[_SLOTS : _SLOTS + n])
         search.best = min(search.best, arr[_BEST], arr[_OUT])
-    return finished and proc.exitcode == 0 and arr[_DONE] == 1
+    return finished and (proc is None or (proc.exitcode == 0 and arr[_DONE] == 1))
