@@ -604,7 +604,7 @@ class BranchAndBound:
         split = self.split and limits.threads >= 2 and inst.n >= bnbsplit.SPLIT_MIN_N
         try:
             if split and bnbsplit.can_split():
-                done = bnbsplit.search_split(search, ub, hooks.stop, hooks.outside)
+                done = bnbsplit.search_split(search, hooks.stop, hooks.outside)
             else:
                 search.run()
                 done = True

@@ -117,9 +117,7 @@ def _work(search: _Search, tasks: list[tuple], arr, lock) -> None:
         if i >= len(tasks):
             return
         placements, args = tasks[i]
-        w = search.outside()
-        if w is not None:
-            search.best = w
+        search.check()  # the clock, the stop flag and the best value known (may raise)
         for j, t in placements:
             search.add(j, t, 1)
             search.start[j] = t
@@ -148,7 +146,7 @@ def _child(search: _Search, tasks, arr, lock) -> None:
     arr[_DONE] = done
 
 
-def search_split(search: _Search, ub: int, stop, outside, depth: int | None = None) -> bool:
+def search_split(search: _Search, stop, outside, depth: int | None = None) -> bool:
     """Search ``search``'s tree in this process and one forked worker (module doc).
 
     Returns whether the search finished; afterwards ``search.best`` /
