@@ -240,7 +240,7 @@ def exact_opt(inst: Instance, objective: str, time_limit: float, warm: np.ndarra
     """Exact solve (one thread) → ``status``, ``objective``, ``bound``, ``starts``, ``seconds``.
 
     ``deterministic``: :func:`kvopt.exact.solve`'s flag.  Its deterministic
-    heuristic makes ``4 n`` serial placements whatever the time limit (minutes
+    heuristic makes ``16 n`` serial placements (at most 256) whatever the time limit (seconds
     at a few hundred jobs), so large typed candidates (:func:`solve_options`)
     run the heuristic on the clock instead; like any solve cut by its time
     limit, the result may then depend on the machine.

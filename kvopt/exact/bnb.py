@@ -26,8 +26,9 @@ Pruning (each rule is proved in ``models/bnb.md``):
   or still to place) that fits now at an earlier start ``p`` must be blocked
   by a job starting by ``p``'s last round, so children start no later, and a
   job left that fits wholly before ``t`` kills the node;
-* a memo of states (jobs left, ``t``, last index, the memory profile of ``P``
-  from ``t`` on): a state reached again at no lower cost is dropped.
+* a memo of states (jobs left, earliest start left ``tmin``, the memory profile of ``P``
+  from ``tmin`` on): a state reached again at no lower cost, from no later ``(t, last)``,
+  is dropped.
 
 :class:`BranchAndBound` stops at a time or node limit; it then returns its incumbent
 with the root bound (never a claim of optimality).
@@ -445,15 +446,20 @@ class _Search:
                         return  # j fits at p whatever follows: no completion is active
                     if e < limit:
                         limit = e
-        # memo: the same jobs left, the same t and last index, the same profile from t on
-        key = (placed, t, last, tuple(gm[t:end]))
+        # memo: the same jobs left, the same profile from the earliest start left on, and
+        # an earlier (t, last): every completion here is one there (models/bnb.md §4.3)
+        key = (placed, tmin, tuple(gm[tmin:end]))
         memo = self.memo
-        old = memo.get(key)
-        if old is not None and old <= cost:
-            return
-        if len(memo) >= MEMO_LIMIT:
-            memo.clear()  # forgetting states only weakens the pruning
-        memo[key] = cost
+        seen = memo.get(key)
+        if seen is None:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()  # forgetting states only weakens the pruning
+            memo[key] = [(t, last, cost)]
+        else:
+            for ta, la, ca in seen:
+                if ca <= cost and (ta < t or ta == t and la <= last):
+                    return
+            seen.append((t, last, cost))
         # the active rule for jobs placed earlier: decided by rounds before their last one,
         # which are final in every child starting at or after that last round
         keep_after: list[tuple[int, int]] = []
@@ -469,7 +475,7 @@ class _Search:
                 # else: k cannot move now, nor once more jobs hold memory
             if limit <= t:
                 return
-        # children: (j, t') in order of a quick bound
+        # children: (j, t'), searched in the order of their Lagrangian estimate, then quick bound
         kids = []
         if lagged:
             # pre[i] = the priced slack of rounds tmin .. tmin + i - 1 (each term <= 0)
@@ -517,14 +523,14 @@ class _Search:
                 if quick >= best:
                     break  # the quick bound only grows with t2
                 if lq <= bm1 and (t2 == ej and plain or fits_at(j, t2, None)):
-                    kids.append((quick, t2, j))
+                    kids.append((lq, quick, t2, j))
         kids.sort()
         stair = self.stair
         if lagged:
             dd = self.dd
-        for quick, t2, j in kids:
+        for _, quick, t2, j in kids:
             if quick >= self.best:
-                break
+                continue
             # placed by slices, undone by restoring them (cheaper than subtracting again)
             c = t2 + o[j]
             old_gm = gm[t2:c]

@@ -12,63 +12,67 @@ result is only an upper bound; it passes :func:`kvopt.schedule.checked`.
 
 from __future__ import annotations
 
+import random
 import time
+from operator import add as _add
 
 import numpy as np
 
 from ..instance import Instance
 from ..schedule import Schedule, checked
-from .common import value_of
 
-_CHUNK = 64
+
+def _placer(inst: Instance):
+    """``place`` for this instance, as a function of a list order returning the starts (a
+    list); the profile is kept as ``gm[τ] = used(τ) + τ`` so that a job fits at ``t`` iff
+    ``max(gm[t : t + o]) ≤ M − s − 1 + t`` (one C-level slice and max per test)."""
+    n, M = inst.n, inst.memory
+    prompts, responses, arrivals = (
+        x.tolist() for x in (inst.prompts, inst.responses, inst.arrivals)
+    )
+    H = max(arrivals) + sum(responses) + 1 if n else 1
+    base = list(range(H + max(responses, default=1) + 1))
+    stairs: dict[tuple[int, int], list[int]] = {}
+    for s, o in zip(prompts, responses):
+        if (s, o) not in stairs:
+            stairs[s, o] = list(range(s + 1, s + 1 + o))
+
+    def run(order: list[int]) -> list[int]:
+        gm = base.copy()
+        starts = [0] * n
+        last: dict[tuple[int, int, int], int] = {}
+        for i in order:
+            s, o, a = prompts[i], responses[i], arrivals[i]
+            key = (s, o, a)
+            t = last.get(key, a)
+            lim = M - s - 1
+            while True:
+                w = gm[t : t + o]
+                m = max(w)
+                if m <= lim + t:
+                    break
+                # the fullest round τ stays in the window of every start up to τ and needs a
+                # start ≥ m − lim there: no start before min(m − lim, τ + 1) fits
+                tau = t + w.index(m) + 1
+                t = m - lim if m - lim < tau else tau
+            gm[t : t + o] = map(_add, w, stairs[s, o])
+            starts[i] = t
+            last[key] = t
+        return starts
+
+    return run
 
 
 def place(inst: Instance, order) -> np.ndarray:
     """Starts of the serial schedule for ``order`` (earliest feasible start, holes filled).
 
-    The earliest start is searched in chunks of rounds (doubling) rather than
-    over the whole horizon, and a job identical to one placed before starts
-    its search at that job's start: placing jobs only lowers the free memory,
-    so an identical job cannot fit earlier.
+    A failed start jumps past the fullest round of its window, or to the first start
+    at which that round could fit; a job identical to one placed before starts its
+    search at that job's start: placing jobs only lowers the free memory, so an
+    identical job cannot fit earlier.
     """
-    n, M = inst.n, inst.memory
-    starts = np.zeros(n, dtype=np.int64)
-    if n == 0:
-        return starts
-    H = int(inst.arrivals.max() + inst.responses.sum()) + 1
-    omax = int(inst.responses.max(initial=1))
-    slack = np.full(H + omax + 1, M, dtype=np.int64)
-    prompts, responses, arrivals = (
-        x.tolist() for x in (inst.prompts, inst.responses, inst.arrivals)
-    )
-    last: dict[tuple[int, int, int], int] = {}
-    needs: dict[tuple[int, int], np.ndarray] = {}
-    size = len(slack)
-    for i in np.asarray(order, dtype=np.int64).tolist():
-        s, o, a = prompts[i], responses[i], arrivals[i]
-        key = (s, o, a)
-        need = needs.get(key[:2])
-        if need is None:
-            need = needs[key[:2]] = s + 1 + np.arange(o, dtype=np.int64)
-        t = max(a, last.get(key, a))
-        chunk = _CHUNK
-        while not (slack[t : t + o] >= need).all():  # else t itself is the earliest start
-            rows = min(chunk, size - t - o + 1)
-            if rows < 1:  # cannot happen: slack is M beyond every placed job
-                raise AssertionError("serial placement ran past the horizon")
-            # rows × o view: row r is slack[t + r : t + r + o] (a C-level strided view)
-            win = np.ndarray((rows, o), dtype=slack.dtype, buffer=slack,
-                             offset=t * slack.itemsize, strides=(slack.itemsize,) * 2)  # fmt: skip
-            ok = np.flatnonzero((win >= need).all(axis=1))
-            if len(ok):
-                t += int(ok[0])
-                break
-            t += rows
-            chunk *= 2
-        slack[t : t + o] -= need
-        starts[i] = t
-        last[key] = t
-    return starts
+    order = [int(i) for i in order]
+    return np.asarray(_placer(inst)(order), dtype=np.int64)
 
 
 def _orders(inst: Instance, objective: str) -> list[np.ndarray]:
@@ -95,13 +99,22 @@ def heuristic_starts(
     """
     if inst.n == 0:
         return np.zeros(0, dtype=np.int64)
+    run = _placer(inst)
+    responses = inst.responses.tolist()
+    total = objective == "total"
+
+    def value(starts: list[int]) -> int:
+        ends = list(map(_add, starts, responses))
+        return sum(ends) if total else max(ends)
+
     best_val, best_order, best_starts = None, None, None
     for order in _orders(inst, objective):
-        st = place(inst, order)
-        v = value_of(inst, st, objective)
+        order = order.tolist()
+        st = run(order)
+        v = value(st)
         if best_val is None or v < best_val:
             best_val, best_order, best_starts = v, order, st
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     n = inst.n
     deadline = time.monotonic() + seconds
     cap = 60 * n * n if moves is None else int(moves)
@@ -109,17 +122,16 @@ def heuristic_starts(
     while n > 1 and tries < cap and (moves is not None or time.monotonic() < deadline):
         tries += 1
         cand = best_order.copy()
-        i, j = rng.choice(n, size=2, replace=False)
+        i, j = rng.sample(range(n), 2)
         if rng.random() < 0.5:
             cand[i], cand[j] = cand[j], cand[i]
         else:
-            job = cand[i]
-            cand = np.insert(np.delete(cand, i), j, job)
-        st = place(inst, cand)
-        v = value_of(inst, st, objective)
+            cand.insert(j, cand.pop(i))
+        st = run(cand)
+        v = value(st)
         if v <= best_val:
             best_val, best_order, best_starts = v, cand, st
-    return best_starts
+    return np.asarray(best_starts, dtype=np.int64)
 
 
 def heuristic_schedule(

@@ -114,9 +114,10 @@ CPSAT_SHARE = 0.5
 #: one thread: the three phases above (``False``, the default: round 2's branch and bound
 #: for ``BNB_ALONE`` of the limit, then CP-SAT; the phases measured no better at n = 12)
 SERIAL_PHASES = False
-#: ``deterministic=True``: the heuristic's local search makes ``4 n`` moves, at most this many
-#: (it ignores the clock; each move is a serial placement of all n jobs, ~50 ms at n = 100)
-DETERMINISTIC_MOVES = 192
+#: ``deterministic=True``: the heuristic's local search makes ``16 n`` moves, at most this many
+#: (it ignores the clock; each move is a serial placement of all n jobs, ~0.4 ms at n = 100;
+#: at n = 12 the 192 moves instead of 48 save 7 % of the branch and bound's nodes)
+DETERMINISTIC_MOVES = 256
 #: reduced-cost fixing of the start windows (total completion, ``models/time-indexed.md`` §9)
 RC_FIX = True
 
@@ -546,7 +547,7 @@ def solve(
         objective,
         seed=seed,
         seconds=heur_seconds,
-        moves=min(4 * n, DETERMINISTIC_MOVES) if deterministic else None,
+        moves=min(16 * n, DETERMINISTIC_MOVES) if deterministic else None,
     )
     ub = value_of(instance, warm, objective)
     if warm_start is not None:
