@@ -274,3 +274,25 @@ def test_memory_checks_match_their_definition(inst, data):
     assert search.mem == [0] * (search.H + 1)
     assert search.gm == list(range(search.H + 1))
     assert search.dslack == slack0
+
+
+@given(
+    used=st.lists(st.integers(0, 12), min_size=1, max_size=30),
+    o=st.integers(1, 6),
+    s=st.integers(1, 6),
+    t=st.integers(0, 30),
+    span=st.integers(0, 30),
+)
+@settings(max_examples=300, **SETTINGS)
+def test_first_fit_is_the_earliest_fitting_start(used, o, s, t, span):
+    """``first_fit``'s jumps skip no fitting start: it returns the first start in ``[t, hi]``
+    at which every round ``t' + u`` has room for ``s + u + 1`` (M = 12), or −1."""
+    from kvopt.exact.common import first_fit
+
+    M, hi = 12, t + span
+    used = used + [0] * (hi + o + 1)  # free beyond the profile given
+    gm = [u + tau for tau, u in enumerate(used)]
+    want = next(
+        (p for p in range(t, hi + 1) if all(used[p + u] + s + u + 1 <= M for u in range(o))), -1
+    )
+    assert first_fit(gm, t, o, M - s - 1, hi) == want

@@ -50,7 +50,7 @@ import numpy as np
 from ..errors import SolverError
 from ..instance import Instance
 from .backend import NO_HOOKS, Hooks, Limits, Problem
-from .common import RawResult, lower_bound, value_of
+from .common import RawResult, first_fit, lower_bound, value_of
 
 #: states remembered at most (then the memo starts afresh)
 MEMO_LIMIT = 1_000_000
@@ -214,10 +214,7 @@ class _Search:
         t0 = max(t, self.a[j])
         if t0 == t and j < last:
             t0 = t + 1
-        for t2 in range(t0, self.hi[j] + 1):
-            if self.fits(j, t2):
-                return t2
-        return -1
+        return first_fit(self.gm, t0, self.o[j], self.lims[j], self.hi[j])
 
     def tails(self, rest: list[int], t: int, est: list[int]) -> tuple[int, list[int]]:
         """SRPT bound on Σ C of the jobs with heavy tails; returns (sum, the other jobs)."""
@@ -386,7 +383,7 @@ class _Search:
                 return
         tmin = t0
         for j in reversed(todo):
-            # earliest start on top of P (fits inlined)
+            # earliest start on top of P (common.first_fit, inlined)
             t2 = est[j]
             lim = lims[j]
             oj = o[j]

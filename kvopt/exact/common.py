@@ -102,6 +102,24 @@ class SolveResult:
         }
 
 
+def first_fit(gm: list[int], t: int, o: int, lim: int, hi: int) -> int:
+    """Earliest start in ``[t, hi]`` of a job of response ``o`` on the profile
+    ``gm[τ] = used(τ) + τ`` (``-1``: none), where ``lim = M − s − 1``: the job fits
+    at ``t`` iff ``max(gm[t : t + o]) ≤ lim + t`` (its round ``t + u`` holds
+    ``s + u + 1``).  A failed start jumps: the fullest round ``τ`` of its window,
+    ``gm[τ] = m``, stays in the window of every start up to ``τ`` and needs a start
+    ``≥ m − lim`` there, so no start before ``min(m − lim, τ + 1)`` fits.  (The
+    branch and bound's node loop has this scan inlined, for speed.)"""
+    while t <= hi:
+        w = gm[t : t + o]
+        m = max(w)
+        if m <= lim + t:
+            return t
+        tau = t + w.index(m) + 1
+        t = m - lim if m - lim < tau else tau
+    return -1
+
+
 def check_objective(objective: str) -> str:
     if objective not in OBJECTIVES:
         raise InputError(

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..instance import Instance
 from ..schedule import Schedule, checked
+from .common import first_fit
 
 
 def _placer(inst: Instance):
@@ -45,17 +46,8 @@ def _placer(inst: Instance):
             s, o, a = prompts[i], responses[i], arrivals[i]
             key = (s, o, a)
             t = last.get(key, a)
-            lim = M - s - 1
-            while True:
-                w = gm[t : t + o]
-                m = max(w)
-                if m <= lim + t:
-                    break
-                # the fullest round τ stays in the window of every start up to τ and needs a
-                # start ≥ m − lim there: no start before min(m − lim, τ + 1) fits
-                tau = t + w.index(m) + 1
-                t = m - lim if m - lim < tau else tau
-            gm[t : t + o] = map(_add, w, stairs[s, o])
+            t = first_fit(gm, t, o, M - s - 1, H)  # found: after every placed job all is free
+            gm[t : t + o] = map(_add, gm[t : t + o], stairs[s, o])
             starts[i] = t
             last[key] = t
         return starts
