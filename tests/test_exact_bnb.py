@@ -296,3 +296,83 @@ def test_first_fit_is_the_earliest_fitting_start(used, o, s, t, span):
         (p for p in range(t, hi + 1) if all(used[p + u] + s + u + 1 <= M for u in range(o))), -1
     )
     assert first_fit(gm, t, o, M - s - 1, hi) == want
+
+
+def _completions(inst, lo, hi, rest, t, last, used):
+    """Every start assignment of the jobs ``rest`` after a node ``(t, last)`` whose placed jobs
+    use ``used[τ]``, by the definition: windows, starts ``≥ t`` (``> t`` below ``last``), and
+    memory round by round."""
+    import itertools
+
+    M, s, o = inst.memory, inst.prompts, inst.responses
+    ranges = [range(max(int(lo[j]), t + 1 if j < last else t), int(hi[j]) + 1) for j in rest]
+    out = set()
+    for starts in itertools.product(*ranges):
+        mem = dict(enumerate(used))
+        for j, p in zip(rest, starts):
+            for u in range(int(o[j])):
+                mem[p + u] = mem.get(p + u, 0) + int(s[j]) + u + 1
+        if max(mem.values()) <= M:
+            out.add(starts)
+    return out
+
+
+@given(
+    inst=instances(max_n=6, max_o=3, max_memory=12),
+    objective=st.sampled_from(["total", "makespan"]),
+)
+@settings(max_examples=80, **SETTINGS)
+def test_memo_drops_only_states_whose_completions_an_earlier_state_has(inst, objective):
+    """The memo's rule (``models/bnb.md`` §4, rule 3): a state it drops has every completion
+    (by the definition) in the completions of the earlier state it compares with."""
+    from kvopt.exact.bnb import _Search
+
+    opt = brute_force(inst, objective)
+    lo, hi = start_windows(inst, objective, opt + 2)
+    states = []
+
+    class Recording(_Search):
+        def memo_drops(self, placed, tmin, prof, t, last, cost):
+            used = [g - tau for tau, g in enumerate(self.gm)]
+            states.append((placed, tmin, tuple(prof), t, last, cost, used))
+            return super().memo_drops(placed, tmin, prof, t, last, cost)
+
+    search = Recording(inst, objective, lo, hi, opt + 3, None, float("inf"), None, None, None)
+    search.run()
+    assert search.best == opt
+    for b, (placed, tmin, prof, t, last, _, used) in enumerate(states):
+        rest = [j for j in range(inst.n) if not placed >> j & 1]
+        # the key by its definition: the earliest start left on top of the placed jobs alone,
+        # and the memory they hold from there on (as used(τ) + τ, up to their last round)
+        alone = [min(p for (p,) in _completions(inst, lo, hi, [j], t, last, used)) for j in rest]
+        assert tmin == min(alone)
+        end = max((tau + 1 for tau, u in enumerate(used) if u), default=0)
+        assert prof == tuple(used[tau] + tau for tau in range(tmin, end))
+        for a in range(b):
+            pa, ta_min, prof_a, ta, la, _, used_a = states[a]
+            if (pa, ta_min, prof_a) != (placed, tmin, prof) or not _Search.dominates(
+                ta, la, t, last, tmin
+            ):
+                continue
+            mine = _completions(inst, lo, hi, rest, t, last, used)
+            theirs = _completions(inst, lo, hi, rest, ta, la, used_a)
+            assert mine <= theirs, (states[a][3:5], (t, last), tmin)
+
+
+def test_memo_keeps_the_tie_rule_at_tmin():
+    """Two states with the same jobs left, ``tmin`` and profile, where the tie rule decides:
+    jobs 0 and 2 (prompt 2) placed at rounds 0 and 1 in one order or the other, jobs 1 and 3
+    left, both fitting at round 1.  After ``last = 2`` job 1 may not start at round 1; after
+    ``last = 0`` it may, so only the second state holds every completion of the first."""
+    from kvopt.exact.bnb import _Search
+
+    inst = Instance.from_arrays(10, [2, 1, 2, 1], [1, 1, 1, 1], [0, 0, 0, 0])
+    lo, hi = np.zeros(4, dtype=np.int64), np.full(4, 4, dtype=np.int64)
+    used = [3, 3]  # rounds 0 and 1 hold one placed job each
+    rest, tmin = [1, 3], 1
+    after_2 = _completions(inst, lo, hi, rest, 1, 2, used)
+    after_0 = _completions(inst, lo, hi, rest, 1, 0, used)
+    assert (1, 1) in after_0 and (1, 1) not in after_2 and after_2 < after_0
+    assert _Search.dominates(1, 0, 1, 2, tmin)  # the state after 0 holds the other's
+    assert not _Search.dominates(1, 2, 1, 0, tmin)
+    assert _Search.dominates(0, 5, 1, 0, tmin)  # t < tmin: no completion starts at t

@@ -161,6 +161,32 @@ class _Search:
         """The memory the placed jobs hold in each round."""
         return [g - tau for tau, g in enumerate(self.gm)]
 
+    @staticmethod
+    def dominates(ta: int, la: int, t: int, last: int, tmin: int) -> bool:
+        """Every completion of a node ``(t, last)`` is one of a node ``(ta, la)`` with the same
+        jobs left, the same earliest start left ``tmin`` and the same profile from ``tmin``
+        on (``models/bnb.md`` §4, rule 3): its jobs start at ``≥ tmin``, so only a start at
+        ``ta = tmin`` could break the tie rule there."""
+        return ta < tmin or (ta == t and la <= last)
+
+    def memo_drops(self, placed: int, tmin: int, prof: list[int], t: int, last: int, cost: int):
+        """Whether a state searched before, at no higher cost, holds every completion of this
+        node; if not, this node is remembered."""
+        key = (placed, tmin, tuple(prof))
+        memo = self.memo
+        seen = memo.get(key)
+        if seen is None:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()  # forgetting states only weakens the pruning
+            memo[key] = [(t, last, cost)]
+            return False
+        dominates = self.dominates
+        for ta, la, ca in seen:
+            if ca <= cost and dominates(ta, la, t, last, tmin):
+                return True
+        seen.append((t, last, cost))
+        return False
+
     def fits(self, j: int, t: int) -> bool:
         """Does ``j`` fit at ``t`` on top of the placed jobs? (``mem[τ] + s_j + 1 + τ − t ≤ M``)"""
         return max(self.gm[t : t + self.o[j]]) <= self.M - self.s[j] - 1 + t
@@ -444,19 +470,9 @@ class _Search:
                     if e < limit:
                         limit = e
         # memo: the same jobs left, the same profile from the earliest start left on, and
-        # an earlier (t, last): every completion here is one there (models/bnb.md §4.3)
-        key = (placed, tmin, tuple(gm[tmin:end]))
-        memo = self.memo
-        seen = memo.get(key)
-        if seen is None:
-            if len(memo) >= MEMO_LIMIT:
-                memo.clear()  # forgetting states only weakens the pruning
-            memo[key] = [(t, last, cost)]
-        else:
-            for ta, la, ca in seen:
-                if ca <= cost and (ta < t or ta == t and la <= last):
-                    return
-            seen.append((t, last, cost))
+        # an earlier (t, last): every completion here is one there (models/bnb.md §4, rule 3)
+        if self.memo_drops(placed, tmin, gm[tmin:end], t, last, cost):
+            return
         # the active rule for jobs placed earlier: decided by rounds before their last one,
         # which are final in every child starting at or after that last round
         keep_after: list[tuple[int, int]] = []
