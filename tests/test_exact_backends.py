@@ -137,20 +137,28 @@ def test_small_path_one_thread_splits_the_time(calls):
 
 
 def test_small_path_two_threads_races_cpsat(calls, monkeypatch):
-    """The branch and bound asks ``outside()`` after ``CPSAT_DELAY``: CP-SAT then starts."""
+    """The branch and bound asks ``outside()``: CP-SAT starts only after ``cpsat_delay`` (a
+    quarter of the time limit here)."""
+    delay = solve_mod.cpsat_delay(6)
+    assert delay == 1.5
+    started = []
 
     class SlowBnb(Recorder):
         def solve(self, problem, limits, hooks=NO_HOOKS):
-            hooks.stop.wait(solve_mod.CPSAT_DELAY + 0.1)
+            hooks.stop.wait(delay - 0.5)
+            assert hooks.outside() == problem.ub
+            started.append(len(calls))  # CP-SAT not started yet
+            hooks.stop.wait(0.6)
             assert hooks.outside() == problem.ub
             return super().solve(problem, limits, hooks)
 
     monkeypatch.setitem(BACKENDS, "bnb", SlowBnb("bnb", calls))
-    solve(jobs(6), time_limit=4, threads=2, seed=1, gap=0.0)
+    solve(jobs(6), time_limit=6, threads=2, seed=1, gap=0.0)
+    assert started == [0]
     got = {c[0]: c for c in calls}
     assert sorted(got) == ["bnb", "cpsat"]
-    check_limits(got["bnb"][2], 4, threads=2, seed=1, gap=0.0, bound_focus=False)
-    check_limits(got["cpsat"][2], 4, threads=1, seed=1, gap=0.0, bound_focus=False)
+    check_limits(got["bnb"][2], 6, threads=2, seed=1, gap=0.0, bound_focus=False)
+    check_limits(got["cpsat"][2], 6, threads=1, seed=1, gap=0.0, bound_focus=False)
     assert got["bnb"][3].stop is got["cpsat"][3].stop
     assert got["cpsat"][3].monitor is not None and got["cpsat"][3].outside is None
 

@@ -488,7 +488,7 @@ class _Search:
                 # else: k cannot move now, nor once more jobs hold memory
             if limit <= t:
                 return
-        # children: (j, t'), searched in the order of their Lagrangian estimate, then quick bound
+        # children: (j, t') in order of a quick bound
         kids = []
         if lagged:
             # pre[i] = the priced slack of rounds tmin .. tmin + i - 1 (each term <= 0)
@@ -536,14 +536,14 @@ class _Search:
                 if quick >= best:
                     break  # the quick bound only grows with t2
                 if lq <= bm1 and (t2 == ej and plain or fits_at(j, t2, None)):
-                    kids.append((lq, quick, t2, j))
+                    kids.append((quick, t2, j))
         kids.sort()
         stair = self.stair
         if lagged:
             dd = self.dd
-        for _, quick, t2, j in kids:
+        for quick, t2, j in kids:
             if quick >= self.best:
-                continue
+                break
             # placed by slices, undone by restoring them (cheaper than subtracting again)
             c = t2 + o[j]
             old_gm = gm[t2:c]

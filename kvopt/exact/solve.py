@@ -10,7 +10,8 @@ runs.  What ``solver="auto"`` does depends on the instance (issue 11,
   the heuristic gets at most 20 ms, no LP windows, and the dedicated branch
   and bound (:mod:`kvopt.exact.bnb`) runs, with ``threads ≥ 2`` in two processes
   (:mod:`kvopt.exact.bnbsplit`); with ``threads ≥ 2`` CP-SAT
-  (``threads − 1`` workers) joins after ``CPSAT_DELAY`` seconds and the two
+  (``threads − 1`` workers) joins after ``CPSAT_DELAY`` seconds or
+  ``CPSAT_DELAY_SHARE`` of the time limit, whichever is later, and the two
   share incumbents; with one thread the branch and bound gets ``BNB_ALONE``
   of the time limit, then CP-SAT the rest.  Small makespan instances go to
   CP-SAT alone (the branch and bound's makespan bound is weak);
@@ -107,6 +108,10 @@ BNB_ALONE = 0.5
 #: with two threads or more, CP-SAT joins the branch and bound after this many seconds
 #: (0.2 until issue 17 round 3: at n = 12 CP-SAT alone is far slower, models/bnb.md)
 CPSAT_DELAY = 1.0
+#: … or after this share of the time limit, if later (the split branch and bound uses both
+#: cores; CP-SAT beside it proved none of the n = 14-16 benchmark instances first and slowed
+#: the search by 15-28 %, models/bnb.md)
+CPSAT_DELAY_SHARE = 0.25
 #: one thread: the branch and bound first runs this many seconds (then CP-SAT, then it again)
 BNB_FIRST = 0.3
 #: … and CP-SAT gets this share of the time left after it (the branch and bound the rest)
@@ -361,6 +366,11 @@ def _blocks_result(bound: float, stats: dict) -> RawResult:
     )
 
 
+def cpsat_delay(time_limit: float) -> float:
+    """Seconds after which CP-SAT joins the branch and bound on the small path (2+ threads)."""
+    return max(CPSAT_DELAY, CPSAT_DELAY_SHARE * time_limit)
+
+
 def _small(problem: Problem, limits: Limits) -> RawResult:
     """Small instances: the branch and bound of ``models/bnb.md``, raced against CP-SAT.
 
@@ -381,10 +391,10 @@ def _small(problem: Problem, limits: Limits) -> RawResult:
     worker = _in_thread(
         out, stop, "cpsat", problem, cpsat_limits, Hooks(stop=stop, monitor=shared.report)
     )
-    launch_at = t0 + CPSAT_DELAY
+    launch_at = t0 + cpsat_delay(limits.time_limit)
 
     def outside():
-        # CP-SAT starts only when the branch and bound has not finished within CPSAT_DELAY
+        # CP-SAT starts only when the branch and bound has not finished within cpsat_delay
         # (building its model in Python would slow the search down on easy instances)
         if worker.ident is None and time.monotonic() >= launch_at:
             worker.start()
