@@ -119,19 +119,22 @@ def throughput(
     insts = throughput_instances(k, n, memory, max_response)
     secs = {m: [] for m in modes}
     proven = dict.fromkeys(modes, 0)
+    nodes = dict.fromkeys(modes, 0)  # the branch and bound's nodes, summed (when it ran)
     for j, inst in enumerate(insts):  # modes interleaved, so that load changes hit them alike
         cells = []
         for m in modes:
             res = MODES[m](inst, tl, threads)
             secs[m].append(res.seconds)
             proven[m] += res.optimal
+            nodes[m] += int(_nodes(res)) if _nodes(res) != "-" else 0
             cells.append(f"{m} {res.status.value:<8} {res.seconds:6.2f} s nodes {_nodes(res)}")
         if per_instance:
             print(f"{j:3d} M={inst.memory:3d} | " + " | ".join(cells), flush=True)
     for m in modes:
         print(
             f"{m:>10}: median {np.median(secs[m]):.3f} s, max {max(secs[m]):.3f} s, "
-            f"mean {np.mean(secs[m]):.3f} s, proven {proven[m]}/{k}",
+            f"mean {np.mean(secs[m]):.3f} s, proven {proven[m]}/{k}"
+            + (f", branch-and-bound nodes {nodes[m]:,}" if nodes[m] else ""),
             flush=True,
         )
     print(f"machine load at end {open('/proc/loadavg').read().split()[0]}")

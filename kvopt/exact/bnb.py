@@ -169,7 +169,9 @@ class _Search:
         ``ta = tmin`` could break the tie rule there."""
         return ta < tmin or (ta == t and la <= last)
 
-    def memo_drops(self, placed: int, tmin: int, prof: list[int], t: int, last: int, cost: int):
+    def memo_drops(
+        self, placed: int, tmin: int, prof: list[int], t: int, last: int, cost: int
+    ) -> bool:
         """Whether a state searched before, at no higher cost, holds every completion of this
         node; if not, this node is remembered."""
         key = (placed, tmin, tuple(prof))

@@ -182,9 +182,8 @@ def search_split(search: _Search, stop, outside, depth: int | None = None) -> bo
         _work(search, tasks, arr, lock)
         finished = True
         waited = time.monotonic()
-        while (
-            proc is not None and proc.is_alive()
-        ):  # the worker's last task: keep the stop and the race in view
+        # the worker's last task: keep the stop and the race in view
+        while proc is not None and proc.is_alive():
             proc.join(0.01)
             if time.monotonic() > search.deadline or (stop is not None and stop.is_set()):
                 break
