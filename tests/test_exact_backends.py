@@ -84,6 +84,70 @@ def test_auto_beyond_race_n_passes_every_limit(calls):
     assert res.solver == "auto(cpsat)" and res.objective == problem.ub
 
 
+def test_long_limits_route_n17_n18_to_the_long_path(calls):
+    """Mixed instances of n = 17, 18 jobs take the long-limit path (CP-SAT, the branch and
+    bound, CP-SAT) only when the time limit reaches ``SMALL_LONG[n]`` (one thread:
+    ``SMALL_LONG_ONE_THREAD`` times it); makespan, typed instances and n = 19 never do."""
+    for n, need in solve_mod.SMALL_LONG.items():
+        inst = jobs(n)
+        assert n > solve_mod.SMALL_N and solve_mod._groups(inst) > solve_mod.TYPED_GROUPS
+        for threads, factor in ((2, 1.0), (1, solve_mod.SMALL_LONG_ONE_THREAD)):
+            short = need * factor - 1
+            assert not solve_mod.takes_small_path(inst, "total", short, threads)
+            assert solve_mod.takes_small_path(inst, "total", need * factor, threads)
+            assert not solve_mod.takes_small_path(inst, "makespan", 10 * need, threads)
+    assert solve_mod.takes_small_path(jobs(solve_mod.SMALL_N), "total", 1.0, 1)
+    assert max(solve_mod.SMALL_LONG) + 1 not in solve_mod.SMALL_LONG
+    assert not solve_mod.takes_small_path(jobs(max(solve_mod.SMALL_LONG) + 1), "total", 1e6, 2)
+    typed = Instance.from_arrays(40, [2] * 9 + [5] * 8, [2] * 9 + [1] * 8)
+    assert typed.n == 17 and not solve_mod.takes_small_path(typed, "total", 1e6, 2)
+    # the routing itself: CP-SAT (bound workers) for LONG_CPSAT_FIRST of the limit, the branch
+    # and bound for LONG_BNB_SHARE, CP-SAT again (the recorder proves nothing), each
+    # warm-started with the best schedule over windows no wider than the first ones
+    inst = jobs(17)
+    tl = solve_mod.SMALL_LONG[17]
+    solve(inst, time_limit=tl, threads=2, seed=5, gap=0.0)
+    assert [c[0] for c in calls] == ["cpsat", "bnb", "cpsat"]
+    share = (solve_mod.LONG_CPSAT_FIRST, solve_mod.LONG_BNB_SHARE, 1.0)
+    for (name, problem, limits, _), part in zip(calls, share):
+        check_limits(limits, part * tl, threads=2, seed=5, gap=0.0, bound_focus=name == "cpsat")
+        assert problem.ub == value_of(inst, problem.warm, "total")
+        assert (problem.lo >= calls[0][1].lo).all() and (problem.hi <= calls[0][1].hi).all()
+    first = solve_mod.start_windows(inst, "total", calls[0][1].ub)
+    assert (calls[0][1].lo >= first[0]).all() and (calls[0][1].hi <= first[1]).all()
+    calls.clear()
+    tl1 = tl * solve_mod.SMALL_LONG_ONE_THREAD
+    solve(inst, time_limit=tl1, threads=1, seed=5, gap=0.0)
+    assert [c[0] for c in calls] == ["cpsat", "bnb", "cpsat"]
+    for (_, _, limits, _), part in zip(calls, share):
+        check_limits(limits, part * tl1, threads=1, seed=5, gap=0.0, bound_focus=False)
+    calls.clear()
+    # … and below the limit CP-SAT with its bound workers, as beyond the small path
+    solve(inst, time_limit=solve_mod.SMALL_LONG[17] - 1, threads=2)
+    assert [c[0] for c in calls] == ["cpsat"] and calls[0][2].bound_focus
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("first, bnb", [(0.2, 0.5), (0.001, 0.5), (0.001, 0.001)])
+def test_long_path_proves_what_highs_proves(monkeypatch, threads, first, bnb):
+    """The long-limit path with the real solvers (moved down to n = 7): its phases end
+    with the optimum HiGHS proves, and a bound that does not pass it; with tiny first
+    phases the branch and bound, then the second CP-SAT phase, run too."""
+    from kvopt.generators import generate
+
+    monkeypatch.setattr(solve_mod, "SMALL_N", 5)
+    monkeypatch.setattr(solve_mod, "SMALL_LONG", {7: 1.0})
+    monkeypatch.setattr(solve_mod, "LONG_CPSAT_FIRST", first)
+    monkeypatch.setattr(solve_mod, "LONG_BNB_SHARE", bnb)
+    for seed in range(3):
+        inst = generate("random", 40 + seed, n=7, memory=30, max_response=7)
+        assert solve_mod.takes_small_path(inst, "total", 20.0, threads)
+        ref = solve(inst, solver="highs", time_limit=30, threads=1)
+        res = solve(inst, time_limit=20, threads=threads, seed=seed)
+        assert ref.status is SolveStatus.OPTIMAL and res.status is SolveStatus.OPTIMAL
+        assert res.objective == ref.objective and res.bound <= ref.objective
+
+
 def test_race_splits_the_threads(calls):
     # up to RACE_N jobs, beyond the small path by the rounds of its responses
     n = 13

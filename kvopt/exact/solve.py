@@ -15,6 +15,12 @@ runs.  What ``solver="auto"`` does depends on the instance (issue 11,
   share incumbents; with one thread the branch and bound gets ``BNB_ALONE``
   of the time limit, then CP-SAT the rest.  Small makespan instances go to
   CP-SAT alone (the branch and bound's makespan bound is weak);
+* **long limits** (mixed instances, total completion, ``n`` a key of
+  ``SMALL_LONG`` and a time limit of at least its value; one thread:
+  ``SMALL_LONG_ONE_THREAD`` times it): CP-SAT as beyond the small path for
+  ``LONG_CPSAT_FIRST`` of the limit, the branch and bound alone (split with
+  two threads) for ``LONG_BNB_SHARE``, then CP-SAT the rest; each phase
+  starts from the best schedule so far, its windows tightened with its value;
 * **otherwise** the start windows are tightened further with the LP value of
   the other jobs (:func:`kvopt.exact.highs_matrix.lp_windows`, within 10 %
   of the time limit); then, up to ``RACE_N`` jobs (since ``SMALL_N = RACE_N``:
@@ -86,6 +92,24 @@ SOLVERS = ("auto", "race", *BACKENDS)
 SMALL_N = 16
 #: … and when the responses add up to at most this many rounds (the search walks rounds)
 SMALL_ROUNDS = 400
+#: beyond ``SMALL_N``, mixed instances of ``n`` jobs (more than ``TYPED_GROUPS`` distinct
+#: ones) take the long-limit path (:func:`_long`: CP-SAT, the branch and bound, CP-SAT)
+#: when the time limit is at least ``SMALL_LONG[n]`` seconds (with one thread
+#: ``SMALL_LONG_ONE_THREAD`` times that).  The two prove different instances: on the n = 17
+#: benchmark instances (seeds 1-6) the split branch and bound alone proved seeds 1-3 in
+#: 45-79 s and none of 4-6 in 300 s, CP-SAT (the path beyond) seed 4 in 8 s but not seeds
+#: 1, 2 in 300 s; in turn they prove seeds 1-5 within 160 s (``models/bnb.md``).  At
+#: n = 18 the branch and bound alone takes 187-194 s (seeds 1, 2).
+SMALL_LONG = {17: 160.0, 18: 400.0}
+#: … one thread: the search runs on one core instead of two (not measured at n = 17, 18)
+SMALL_LONG_ONE_THREAD = 2.0
+#: … there CP-SAT runs first for this share of the time limit, …
+LONG_CPSAT_FIRST = 0.2
+#: … then the branch and bound alone for this share, then CP-SAT the rest
+LONG_BNB_SHARE = 0.5
+#: the heuristic's local search on the small path up to ``SMALL_N``, at most this many seconds
+#: (50 and 100 ms were slower at n = 12: 0.414 s median against 0.464 and 0.532 s)
+SMALL_HEURISTIC = 0.02
 #: beyond the small path and up to this many jobs ``auto`` races HiGHS and CP-SAT (round 1)
 RACE_N = 16
 #: ``auto`` gives instances beyond the small path with at most this many distinct jobs
@@ -138,6 +162,18 @@ def _warm_starts(inst: Instance, warm: Schedule) -> np.ndarray:
         if a.completed:
             st[a.job] = a.start
     return st
+
+
+def _tightened(inst: Instance, lo, hi, ub: int, *, seconds: float):
+    """The windows of the path beyond the small one (total completion): the LP value of the
+    other jobs (:func:`~kvopt.exact.highs_matrix.lp_windows`), then reduced-cost fixing
+    (``RC_FIX``), each within ``seconds``; both keep every schedule of value ``≤ ub``."""
+    from .highs_matrix import lp_windows
+
+    hi = lp_windows(inst, ub, lo, hi, seconds=seconds)
+    if RC_FIX:
+        lo, hi = _rc_fix(inst, lo, hi, ub, seconds=seconds)
+    return lo, hi
 
 
 def _rc_fix(inst: Instance, lo, hi, ub: int, *, seconds: float):
@@ -366,6 +402,20 @@ def _blocks_result(bound: float, stats: dict) -> RawResult:
     )
 
 
+def takes_small_path(instance: Instance, objective: str, time_limit: float, threads: int) -> bool:
+    """Does ``auto`` give this instance to the small path (``SMALL_N``, ``SMALL_ROUNDS``,
+    ``SMALL_LONG``)?"""
+    n = instance.n
+    if int(instance.responses.sum()) > SMALL_ROUNDS:
+        return False
+    if n <= SMALL_N:
+        return True
+    need = SMALL_LONG.get(n)
+    if need is None or objective != "total" or _groups(instance) <= TYPED_GROUPS:
+        return False
+    return time_limit >= need * (1.0 if threads >= 2 else SMALL_LONG_ONE_THREAD)
+
+
 def cpsat_delay(time_limit: float) -> float:
     """Seconds after which CP-SAT joins the branch and bound on the small path (2+ threads)."""
     return max(CPSAT_DELAY, CPSAT_DELAY_SHARE * time_limit)
@@ -421,8 +471,14 @@ def _small(problem: Problem, limits: Limits) -> RawResult:
 
 def _small_split(problem: Problem, limits: Limits, t0: float) -> RawResult:
     """One thread, round 2: the branch and bound for ``BNB_ALONE`` of the limit, then CP-SAT."""
+    return _bnb_then_cpsat(problem, limits, t0, BNB_ALONE)
+
+
+def _bnb_then_cpsat(problem: Problem, limits: Limits, t0: float, share: float) -> RawResult:
+    """The branch and bound alone for ``share`` of the time limit; if it has not proved,
+    CP-SAT the rest, warm-started with the best schedule found."""
     inst, objective = problem.instance, problem.objective
-    a = _run("bnb", problem, replace(limits, time_limit=BNB_ALONE * limits.time_limit))
+    a = _run("bnb", problem, replace(limits, time_limit=share * limits.time_limit))
     if a.native_status == "optimal" or a.native_status == "exhausted":
         a.solver = "auto(bnb)"
         return a
@@ -434,6 +490,56 @@ def _small_split(problem: Problem, limits: Limits, t0: float) -> RawResult:
         replace(limits, time_limit=rest, threads=1),
     )
     return _merge(problem, [a, b], interrupted=False)
+
+
+def _long(problem: Problem, limits: Limits, t0: float) -> RawResult:
+    """Long time limits at n = 17, 18 (``SMALL_LONG``, total completion): CP-SAT as beyond
+    the small path for ``LONG_CPSAT_FIRST`` of the limit, then the branch and bound alone
+    (split with two threads) for ``LONG_BNB_SHARE``, then CP-SAT the rest.  Each phase is
+    warm-started with the best schedule so far, over the windows of its value tightened by
+    :func:`_tightened` (they hold every schedule of value ``≤`` it); the first proof ends."""
+    inst, objective = problem.instance, problem.objective
+    tl = limits.time_limit
+    results: list[RawResult] = []
+    lo, hi = problem.lo, problem.hi
+
+    def left() -> float:
+        return max(tl - (time.monotonic() - t0), 0.05)
+
+    def best_problem() -> Problem:
+        nonlocal lo, hi
+        best = min(
+            (r.starts for r in results if r.starts is not None),
+            key=lambda st: value_of(inst, st, objective),
+            default=problem.warm,
+        )
+        ub = value_of(inst, best, objective)
+        wlo, whi = start_windows(inst, objective, ub)
+        lo, hi = np.maximum(lo, wlo), np.minimum(hi, whi)
+        lo, hi = _tightened(inst, lo, hi, ub, seconds=min(0.05 * left(), 10.0))
+        return replace(problem, lo=lo, hi=hi, warm=best, ub=ub)
+
+    focus = limits.threads >= 2
+    phases = (
+        ("cpsat", LONG_CPSAT_FIRST * tl, focus),
+        ("bnb", LONG_BNB_SHARE * tl, False),
+        ("cpsat", math.inf, focus),
+    )
+    interrupted = False
+    for name, seconds, bound_focus in phases:
+        try:
+            p = best_problem()
+            lim = replace(limits, time_limit=min(seconds, left()), bound_focus=bound_focus)
+            r = _run(name, p, lim)
+        except KeyboardInterrupt:
+            if not results:
+                raise
+            interrupted = True  # Ctrl-C: what the phases before found
+            break
+        results.append(r)
+        if r.interrupted or _proven(inst, objective, r) or left() <= 0.1:
+            break
+    return _merge(problem, results, interrupted=interrupted)
 
 
 def _small_serial(problem: Problem, limits: Limits, t0: float) -> RawResult:
@@ -457,11 +563,7 @@ def _small_serial(problem: Problem, limits: Limits, t0: float) -> RawResult:
         return replace(problem, warm=best, ub=value_of(inst, best, objective))
 
     def proven(r: RawResult) -> bool:
-        return r.native_status in ("optimal", "exhausted", "OPTIMAL") or (
-            r.bound is not None
-            and r.starts is not None
-            and math.ceil(r.bound - BOUND_TOL) >= value_of(inst, r.starts, objective)
-        )
+        return _proven(inst, objective, r)
 
     a = _run("bnb", problem, replace(limits, time_limit=min(BNB_FIRST, BNB_ALONE * tl)))
     results.append(a)
@@ -479,6 +581,15 @@ def _small_serial(problem: Problem, limits: Limits, t0: float) -> RawResult:
     c = _run("bnb", replace(best_problem(), lo=p.lo, hi=p.hi), replace(limits, time_limit=left()))
     results.append(c)
     return _merge(problem, results, interrupted=False)
+
+
+def _proven(inst: Instance, objective: str, r: RawResult) -> bool:
+    """Has this result proved its schedule optimal (in the windows it was given)?"""
+    return r.native_status in ("optimal", "exhausted", "OPTIMAL") or (
+        r.bound is not None
+        and r.starts is not None
+        and math.ceil(r.bound - BOUND_TOL) >= value_of(inst, r.starts, objective)
+    )
 
 
 def _merge(problem: Problem, results: list[RawResult], *, interrupted: bool) -> RawResult:
@@ -549,9 +660,12 @@ def solve(
         )
     say = progress_logger(__name__, bool(progress), "kvopt solve")
     small = solver == "bnb" or (
-        solver == "auto" and n <= SMALL_N and int(instance.responses.sum()) <= SMALL_ROUNDS
+        solver == "auto" and takes_small_path(instance, objective, time_limit, threads)
     )
-    heur_seconds = min(0.02, 0.01 * time_limit) if small else min(0.5, 0.05 * time_limit)
+    # the small path's searches take milliseconds to seconds: 20 ms of local search (more
+    # was slower at n = 12); the long-limit path (n > SMALL_N) runs for minutes
+    quick = small and n <= SMALL_N
+    heur_seconds = min(SMALL_HEURISTIC, 0.01 * time_limit) if quick else min(0.5, 0.05 * time_limit)
     warm = heuristic_starts(
         instance,
         objective,
@@ -566,11 +680,7 @@ def solve(
             warm, ub = user, value_of(instance, user, objective)
     lo, hi = start_windows(instance, objective, ub)
     if objective == "total" and n >= 2 and not small:
-        from .highs_matrix import lp_windows
-
-        hi = lp_windows(instance, ub, lo, hi, seconds=min(0.1 * time_limit, 10.0))
-    if objective == "total" and n >= 2 and not small and RC_FIX:
-        lo, hi = _rc_fix(instance, lo, hi, ub, seconds=min(0.1 * time_limit, 10.0))
+        lo, hi = _tightened(instance, lo, hi, ub, seconds=min(0.1 * time_limit, 10.0))
     say(
         f"n={n} M={instance.memory} objective={objective} heuristic UB={ub} "
         f"horizon={int((hi + instance.responses).max())}"
@@ -578,7 +688,11 @@ def solve(
     remaining = max(time_limit - (time.monotonic() - t0), 0.05)
     problem = Problem(instance, objective, lo, hi, warm=warm, ub=ub)
     limits = Limits(time_limit=remaining, threads=threads, seed=seed, gap=gap)
-    if solver == "auto" and small and objective == "total":
+    if solver == "auto" and small and objective == "total" and n > SMALL_N:
+        # n = 17, 18 with a long time limit: CP-SAT and the branch and bound in turn (each
+        # proves instances the other does not, models/bnb.md)
+        raw = _long(problem, limits, time.monotonic())
+    elif solver == "auto" and small and objective == "total":
         raw = _small(problem, limits)
     elif solver == "auto" and small:
         # makespan: the branch and bound's bound is weak there (models/bnb.md); CP-SAT alone
