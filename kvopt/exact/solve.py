@@ -99,7 +99,8 @@ SMALL_ROUNDS = 400
 #: benchmark instances (seeds 1-6) the split branch and bound alone proved seeds 1-3 in
 #: 45-79 s and none of 4-6 in 300 s, CP-SAT (the path beyond) seed 4 in 8 s but not seeds
 #: 1, 2 in 300 s; in turn they prove seeds 1-5 within 160 s (``models/bnb.md``).  At
-#: n = 18 the branch and bound alone takes 187-194 s (seeds 1, 2).
+#: n = 18 the branch and bound alone takes 187-194 s (seeds 1, 2); in turn they prove both
+#: in 252-276 s of 400 s, where CP-SAT left gaps of 4.6-4.9 % after 300 s.
 SMALL_LONG = {17: 160.0, 18: 400.0}
 #: … one thread: the search runs on one core instead of two (not measured at n = 17, 18)
 SMALL_LONG_ONE_THREAD = 2.0
@@ -403,8 +404,9 @@ def _blocks_result(bound: float, stats: dict) -> RawResult:
 
 
 def takes_small_path(instance: Instance, objective: str, time_limit: float, threads: int) -> bool:
-    """Does ``auto`` give this instance to the small path (``SMALL_N``, ``SMALL_ROUNDS``,
-    ``SMALL_LONG``)?"""
+    """Does ``auto`` give this instance to the branch and bound: the small path (``SMALL_N``,
+    ``SMALL_ROUNDS``), or at n = 17, 18 with a long enough limit the long-limit path
+    (``SMALL_LONG``, :func:`_long`)?"""
     n = instance.n
     if int(instance.responses.sum()) > SMALL_ROUNDS:
         return False
