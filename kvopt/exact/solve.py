@@ -102,7 +102,8 @@ SMALL_ROUNDS = 400
 #: n = 18 the branch and bound alone takes 187-194 s (seeds 1, 2); in turn they prove both
 #: in 252-276 s of 400 s, where CP-SAT left gaps of 4.6-4.9 % after 300 s.
 SMALL_LONG = {17: 160.0, 18: 400.0}
-#: … one thread: the search runs on one core instead of two (not measured at n = 17, 18)
+#: … one thread: the search runs on one core instead of two (at 320 s, n = 17 seeds 4 and 1
+#: were proved in 5.2 and 115.6 s)
 SMALL_LONG_ONE_THREAD = 2.0
 #: … there CP-SAT runs first for this share of the time limit, …
 LONG_CPSAT_FIRST = 0.2
