@@ -474,14 +474,8 @@ def _small(problem: Problem, limits: Limits) -> RawResult:
 
 def _small_split(problem: Problem, limits: Limits, t0: float) -> RawResult:
     """One thread, round 2: the branch and bound for ``BNB_ALONE`` of the limit, then CP-SAT."""
-    return _bnb_then_cpsat(problem, limits, t0, BNB_ALONE)
-
-
-def _bnb_then_cpsat(problem: Problem, limits: Limits, t0: float, share: float) -> RawResult:
-    """The branch and bound alone for ``share`` of the time limit; if it has not proved,
-    CP-SAT the rest, warm-started with the best schedule found."""
     inst, objective = problem.instance, problem.objective
-    a = _run("bnb", problem, replace(limits, time_limit=share * limits.time_limit))
+    a = _run("bnb", problem, replace(limits, time_limit=BNB_ALONE * limits.time_limit))
     if a.native_status == "optimal" or a.native_status == "exhausted":
         a.solver = "auto(bnb)"
         return a
@@ -511,11 +505,7 @@ def _long(problem: Problem, limits: Limits, t0: float) -> RawResult:
 
     def best_problem() -> Problem:
         nonlocal lo, hi
-        best = min(
-            (r.starts for r in results if r.starts is not None),
-            key=lambda st: value_of(inst, st, objective),
-            default=problem.warm,
-        )
+        best = _best_starts(problem, results)
         ub = value_of(inst, best, objective)
         wlo, whi = start_windows(inst, objective, ub)
         lo, hi = np.maximum(lo, wlo), np.minimum(hi, whi)
@@ -558,15 +548,8 @@ def _small_serial(problem: Problem, limits: Limits, t0: float) -> RawResult:
         return max(tl - (time.monotonic() - t0), 0.05)
 
     def best_problem() -> Problem:
-        best = min(
-            (r.starts for r in results if r.starts is not None),
-            key=lambda st: value_of(inst, st, objective),
-            default=problem.warm,
-        )
+        best = _best_starts(problem, results)
         return replace(problem, warm=best, ub=value_of(inst, best, objective))
-
-    def proven(r: RawResult) -> bool:
-        return _proven(inst, objective, r)
 
     a = _run("bnb", problem, replace(limits, time_limit=min(BNB_FIRST, BNB_ALONE * tl)))
     results.append(a)
@@ -579,11 +562,21 @@ def _small_serial(problem: Problem, limits: Limits, t0: float) -> RawResult:
         p = replace(p, lo=lo, hi=hi)
     b = _run("cpsat", p, replace(limits, time_limit=CPSAT_SHARE * left(), threads=1))
     results.append(b)
-    if proven(b) or left() <= 0.1:
+    if _proven(inst, objective, b) or left() <= 0.1:
         return _merge(problem, results, interrupted=False)
     c = _run("bnb", replace(best_problem(), lo=p.lo, hi=p.hi), replace(limits, time_limit=left()))
     results.append(c)
     return _merge(problem, results, interrupted=False)
+
+
+def _best_starts(problem: Problem, results: list[RawResult]) -> np.ndarray:
+    """The best schedule among the results and the problem's warm start."""
+    inst, objective = problem.instance, problem.objective
+    return min(
+        (r.starts for r in results if r.starts is not None),
+        key=lambda st: value_of(inst, st, objective),
+        default=problem.warm,
+    )
 
 
 def _proven(inst: Instance, objective: str, r: RawResult) -> bool:
