@@ -7,7 +7,9 @@ with kvopt's default (``solve(..., solver="auto")``) and with round 1's
 default (``solver="race"``: heuristic, LP windows, HiGHS racing CP-SAT).
 Other modes: ``textbook`` (the time-indexed IP of SPEC §5 over the horizon
 ``max a + Σ o``, one binary per job and start, no rounded rows, no warm
-start, HiGHS with default options), ``highs``, ``highs1``, ``cpsat``, ``bnb``.
+start, HiGHS with default options), ``highs``, ``highs1``, ``cpsat``, ``bnb``,
+``python-bnb`` (``bnb`` with the Python search, as without Numba: the compiled
+search's baseline, ``models/bnb.md`` §7).
 Prints a table (status, seconds, objective, bound per mode; the root LP —
 the time-indexed LP of ``kvopt bound --lp`` — and the root gap
 ``(best objective − root LP) / best objective``) and the count proven optimal.
@@ -74,10 +76,22 @@ def _solve(inst, solver: str, tl: float, th: int):
     return solve(inst, solver=solver, time_limit=tl, threads=th, deterministic=DETERMINISTIC)
 
 
+def _python_bnb(inst, tl: float, th: int):
+    """``--solver bnb`` with the Python search (as without Numba): the compiled one's baseline."""
+    from kvopt.exact import bnb
+
+    old, bnb.COMPILED_MIN_N = bnb.COMPILED_MIN_N, 10**6
+    try:
+        return _solve(inst, "bnb", tl, th)
+    finally:
+        bnb.COMPILED_MIN_N = old
+
+
 MODES = {
     "default": lambda inst, tl, th: _solve(inst, "auto", tl, th),
     "race": lambda inst, tl, th: _solve(inst, "race", tl, th),
     "bnb": lambda inst, tl, th: _solve(inst, "bnb", tl, th),
+    "python-bnb": _python_bnb,
     "textbook": textbook,
     "highs": lambda inst, tl, th: _solve(inst, "highs", tl, th),
     "highs1": lambda inst, tl, th: _solve(inst, "highs", tl, 1),

@@ -71,5 +71,6 @@ def layer_of(module: str) -> int:
     raise KeyError(f"module {module!r} is in no layer of kvopt.layers.LAYERS")
 
 
-#: Third-party solver packages, importable only inside ``kvopt.exact``.
-SOLVER_PACKAGES = ("pyomo", "highspy", "ortools")
+#: Third-party solver packages (numba: the compiled branch and bound), importable only inside
+#: ``kvopt.exact``.
+SOLVER_PACKAGES = ("pyomo", "highspy", "ortools", "numba")

@@ -23,6 +23,16 @@ class CliResult:
         return json.loads(self.out)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _compiled_search_ready():
+    """Compile the branch and bound (the ``fast`` extra) once, before any test's time limit
+    runs: on a machine without Numba's cache that takes about 15 s."""
+    from kvopt.exact import bnbfast
+
+    if bnbfast.available():
+        bnbfast.prepare()
+
+
 @pytest.fixture
 def cli(capsys):
     """``cli("bound", path, "--json")`` → CliResult(code, out, err), in-process."""

@@ -44,6 +44,9 @@ class Recorder:
 
 @pytest.fixture
 def calls(monkeypatch):
+    # the routes of a pure-Python install; with the compiled branch and bound (Numba) the
+    # small path reaches further (test_compiled_search_extends_the_small_path)
+    monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: False)
     out: list = []
     for name in list(BACKENDS):
         monkeypatch.setitem(BACKENDS, name, Recorder(name, out))
@@ -125,6 +128,26 @@ def test_long_limits_route_n17_n18_to_the_long_path(calls):
     # … and below the limit CP-SAT with its bound workers, as beyond the small path
     solve(inst, time_limit=solve_mod.SMALL_LONG[17] - 1, threads=2)
     assert [c[0] for c in calls] == ["cpsat"] and calls[0][2].bound_focus
+
+
+def test_compiled_search_extends_the_small_path(calls, monkeypatch):
+    """With the compiled branch and bound, mixed instances up to ``SMALL_N_COMPILED`` jobs
+    take the small path (total completion) at any time limit; makespan, typed instances and
+    larger ones do not, and the long-limit path is not taken."""
+    monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: True)
+    big = solve_mod.SMALL_N_COMPILED
+    assert big > solve_mod.SMALL_N
+    for n in range(solve_mod.SMALL_N + 1, big + 1):
+        assert solve_mod.takes_small_path(jobs(n), "total", 1.0, 2)
+        assert solve_mod.takes_small_path(jobs(n), "total", 1.0, 1)
+        assert not solve_mod.takes_small_path(jobs(n), "makespan", 1e6, 2)
+    assert not solve_mod.takes_small_path(jobs(big + 1), "total", 1.0, 2)
+    typed = Instance.from_arrays(40, [2] * 9 + [5] * 8, [2] * 9 + [1] * 8)
+    assert not solve_mod.takes_small_path(typed, "total", 1e6, 2)
+    # the small path's race: the branch and bound first (CP-SAT joins later); with the
+    # long path's limit, still no CP-SAT phase first
+    solve(jobs(17), time_limit=solve_mod.SMALL_LONG[17], threads=1, seed=3)
+    assert calls[0][0] == "bnb" and calls[0][1].ub == value_of(jobs(17), calls[0][1].warm, "total")
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -241,6 +264,7 @@ def test_auto_beyond_race_n_gives_cpsat_its_bound_workers(monkeypatch):
             return super().solve(*args, **kw)
 
     monkeypatch.setattr(cp_model, "CpSolver", Solver)
+    monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: False)  # the Python routes
     res = solve(jobs(solve_mod.RACE_N + 1), time_limit=20, threads=2)
     assert seen == [(2, list(BOUND_SUBSOLVERS))]
     assert res.solver == "auto(cpsat)" and res.status is SolveStatus.OPTIMAL

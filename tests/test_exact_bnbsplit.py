@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from test_exact import assert_certified, brute_force
 from test_exact_bnb import SETTINGS, instances
 
-from kvopt.exact import bnbsplit, solve
+from kvopt.exact import bnb, bnbsplit, solve
 from kvopt.exact.backend import Hooks, Limits, Problem
 from kvopt.exact.bnb import BranchAndBound
 from kvopt.exact.common import start_windows, value_of
@@ -20,6 +20,13 @@ from kvopt.exact.heuristic import heuristic_starts
 from kvopt.generators import generate
 
 pytestmark = pytest.mark.skipif(not bnbsplit.can_split(), reason="no fork start method")
+
+
+@pytest.fixture(autouse=True)
+def _python_search(monkeypatch):
+    """The split is the Python search's: with Numba installed the branch and bound runs
+    compiled from ``COMPILED_MIN_N`` jobs on, so that path is switched off here."""
+    monkeypatch.setattr(bnb, "COMPILED_MIN_N", 10**6)
 
 
 def _problem(inst, objective="total"):

@@ -6,17 +6,19 @@ window (:func:`kvopt.exact.common.start_windows`); then the chosen backend
 runs.  What ``solver="auto"`` does depends on the instance (issue 11,
 ``models/bnb.md`` for the figures):
 
-* **small** (``n ≤ SMALL_N`` and ``Σ o_i ≤ SMALL_ROUNDS``), total completion:
-  the heuristic gets at most 20 ms, no LP windows, and the dedicated branch
-  and bound (:mod:`kvopt.exact.bnb`) runs, with ``threads ≥ 2`` in two processes
-  (:mod:`kvopt.exact.bnbsplit`); with ``threads ≥ 2`` CP-SAT
+* **small** (``n ≤ SMALL_N`` and ``Σ o_i ≤ SMALL_ROUNDS``; mixed instances up to
+  ``SMALL_N_COMPILED`` when the branch and bound runs compiled, with Numba), total
+  completion: the heuristic gets at most 20 ms, no LP windows, and the dedicated branch
+  and bound (:mod:`kvopt.exact.bnb`) runs: compiled on one core from
+  ``bnb.COMPILED_MIN_N`` jobs on (:mod:`kvopt.exact.bnbfast`), otherwise in Python, with
+  ``threads ≥ 2`` in two processes (:mod:`kvopt.exact.bnbsplit`); with ``threads ≥ 2`` CP-SAT
   (``threads − 1`` workers) joins after ``CPSAT_DELAY`` seconds or
   ``CPSAT_DELAY_SHARE`` of the time limit, whichever is later, and the two
   share incumbents; with one thread the branch and bound gets ``BNB_ALONE``
   of the time limit, then CP-SAT the rest.  Small makespan instances go to
   CP-SAT alone (the branch and bound's makespan bound is weak);
 * **long limits** (mixed instances, total completion, ``n`` a key of
-  ``SMALL_LONG`` and a time limit of at least its value; one thread:
+  ``SMALL_LONG`` beyond the small path, and a time limit of at least its value; one thread:
   ``SMALL_LONG_ONE_THREAD`` times it): CP-SAT as beyond the small path for
   ``LONG_CPSAT_FIRST`` of the limit, the branch and bound alone (split with
   two threads) for ``LONG_BNB_SHARE``, then CP-SAT the rest; each phase
@@ -71,6 +73,7 @@ from ..instance import Instance
 from ..logs import progress_logger
 from ..schedule import Schedule, check_schedule
 from .backend import NO_HOOKS, Hooks, Limits, Problem
+from .bnb import uses_compiled
 from .common import (
     BOUND_TOL,
     RawResult,
@@ -92,6 +95,12 @@ SOLVERS = ("auto", "race", *BACKENDS)
 SMALL_N = 16
 #: … and when the responses add up to at most this many rounds (the search walks rounds)
 SMALL_ROUNDS = 400
+#: … up to this many jobs when the branch and bound runs compiled (``bnb.uses_compiled``:
+#: Numba installed) on mixed instances, total completion.  On the n = 17, 18 benchmark
+#: instances (seeds 1-6) the small path then proved 8 of 12 within 60 s (2 threads), where
+#: the path beyond (CP-SAT) proved 1; the compiled search alone proved none of six at n = 20
+#: (``models/bnb.md`` §8)
+SMALL_N_COMPILED = 18
 #: beyond ``SMALL_N``, mixed instances of ``n`` jobs (more than ``TYPED_GROUPS`` distinct
 #: ones) take the long-limit path (:func:`_long`: CP-SAT, the branch and bound, CP-SAT)
 #: when the time limit is at least ``SMALL_LONG[n]`` seconds (with one thread
@@ -404,6 +413,20 @@ def _blocks_result(bound: float, stats: dict) -> RawResult:
     )
 
 
+def _small_n(instance: Instance, objective: str) -> int:
+    """The small path's largest ``n`` for this instance: ``SMALL_N_COMPILED`` for mixed
+    instances of more than ``SMALL_N`` jobs, total completion, when the branch and bound runs
+    compiled; ``SMALL_N`` otherwise."""
+    if (
+        instance.n > SMALL_N
+        and objective == "total"
+        and uses_compiled(instance.n)
+        and _groups(instance) > TYPED_GROUPS
+    ):
+        return SMALL_N_COMPILED
+    return SMALL_N
+
+
 def takes_small_path(instance: Instance, objective: str, time_limit: float, threads: int) -> bool:
     """Does ``auto`` give this instance to the branch and bound: the small path (``SMALL_N``,
     ``SMALL_ROUNDS``), or at n = 17, 18 with a long enough limit the long-limit path
@@ -411,7 +434,7 @@ def takes_small_path(instance: Instance, objective: str, time_limit: float, thre
     n = instance.n
     if int(instance.responses.sum()) > SMALL_ROUNDS:
         return False
-    if n <= SMALL_N:
+    if n <= _small_n(instance, objective):
         return True
     need = SMALL_LONG.get(n)
     if need is None or objective != "total" or _groups(instance) <= TYPED_GROUPS:
@@ -660,7 +683,8 @@ def solve(
     )
     # the small path's searches take milliseconds to seconds: 20 ms of local search (more
     # was slower at n = 12); the long-limit path (n > SMALL_N) runs for minutes
-    quick = small and n <= SMALL_N
+    small_n = _small_n(instance, objective)
+    quick = small and n <= small_n
     heur_seconds = min(SMALL_HEURISTIC, 0.01 * time_limit) if quick else min(0.5, 0.05 * time_limit)
     warm = heuristic_starts(
         instance,
@@ -684,7 +708,7 @@ def solve(
     remaining = max(time_limit - (time.monotonic() - t0), 0.05)
     problem = Problem(instance, objective, lo, hi, warm=warm, ub=ub)
     limits = Limits(time_limit=remaining, threads=threads, seed=seed, gap=gap)
-    if solver == "auto" and small and objective == "total" and n > SMALL_N:
+    if solver == "auto" and small and objective == "total" and n > small_n:
         # n = 17, 18 with a long time limit: CP-SAT and the branch and bound in turn (each
         # proves instances the other does not, models/bnb.md)
         raw = _long(problem, limits, time.monotonic())

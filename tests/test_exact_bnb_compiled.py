@@ -1,0 +1,160 @@
+"""The compiled branch and bound (:mod:`kvopt.exact.bnbfast`, the ``fast`` extra).
+
+It must search exactly the tree of the Python search: the same node count, the
+same optimum and the same optimal schedule, on random instances with arrivals,
+identical jobs, tight and loose windows and a memo small enough to be cleared;
+and through ``solve`` it must agree with brute force like the Python search.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_exact import assert_certified, brute_force
+from test_exact_bnb import SETTINGS, instances
+
+from kvopt.exact import SolveStatus, bnb, solve
+from kvopt.exact.backend import Hooks, Limits, Problem
+from kvopt.exact.bnb import BranchAndBound, _Search
+from kvopt.exact.common import start_windows
+from kvopt.exact.heuristic import heuristic_starts
+from kvopt.exact.relax import lp_duals
+
+bnbfast = pytest.importorskip("kvopt.exact.bnbfast")
+pytestmark = pytest.mark.skipif(not bnbfast.available(), reason="numba is not installed")
+
+
+def _search(inst, lo, hi, ub, *, node_limit=None, outside=None, stop=None, deadline=600.0):
+    s = _Search(
+        inst, "total", lo, hi, ub, None, time.monotonic() + deadline, stop, node_limit, outside
+    )
+    ym, yc = lp_duals(inst, lo, hi, 10.0)
+    s.set_duals(ym, yc)
+    return s
+
+
+def _both(inst, lo, hi, ub, **kw):
+    """The Python search and the compiled one, run on the same problem."""
+    a = _search(inst, lo, hi, ub, **kw)
+    try:
+        a.run()
+        a_done = True
+    except bnb._Stopped:
+        a_done = False
+    b = _search(inst, lo, hi, ub, **kw)
+    b_done = bnbfast.run_compiled(b, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
+    return (a, a_done), (b, b_done)
+
+
+def _same_tree(inst, lo, hi, ub, **kw):
+    (a, a_done), (b, b_done) = _both(inst, lo, hi, ub, **kw)
+    assert (b_done, b.nodes, b.best, b.best_starts) == (a_done, a.nodes, a.best, a.best_starts)
+    return a
+
+
+def _mixed(n, seed, memory=(40, 60), arrivals=False):
+    rng = np.random.default_rng(seed)
+    M = int(rng.integers(memory[0], memory[1] + 1))
+    o = rng.integers(1, 11, n)
+    s = np.array([int(rng.integers(1, M - x + 1)) for x in o])
+    a = rng.integers(0, 6, n) if arrivals else np.zeros(n, np.int64)
+    from kvopt.instance import Instance
+
+    return Instance.from_arrays(M, s.tolist(), o.tolist(), a.tolist())
+
+
+@given(inst=instances(max_n=7, max_o=5, max_memory=20), tight=st.booleans())
+@settings(max_examples=80, **SETTINGS)
+def test_same_tree_as_python_small(inst, tight):
+    ub = None
+    if tight:
+        from kvopt.exact.common import value_of
+
+        ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01, seed=0), "total")
+    lo, hi = start_windows(inst, "total", ub)
+    _same_tree(inst, lo, hi, 10**9 if ub is None else ub + 1)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_same_tree_as_python_mixed(seed):
+    inst = _mixed(9 + seed % 3, seed, arrivals=seed % 2 == 1)
+    lo, hi = start_windows(inst, "total", None)
+    a = _same_tree(inst, lo, hi, 10**9)
+    assert a.nodes > 100  # a real tree, not a root that is pruned at once
+
+
+def test_memo_cleared_when_full(monkeypatch):
+    """A memo that fills up is cleared, in the same node, by both searches."""
+    monkeypatch.setattr(bnb, "MEMO_LIMIT", 40)
+    inst = _mixed(10, 3)
+    lo, hi = start_windows(inst, "total", None)
+    a = _same_tree(inst, lo, hi, 10**9)
+    assert a.nodes > 400
+
+
+def test_node_limit_stops_both_at_the_same_node():
+    inst = _mixed(11, 5)
+    lo, hi = start_windows(inst, "total", None)
+    (a, a_done), (b, b_done) = _both(inst, lo, hi, 10**9, node_limit=600)
+    assert not a_done and not b_done
+    assert b.nodes == a.nodes == 768  # the first check after 600 nodes (every 256)
+    assert b.best == a.best and b.best_starts == a.best_starts
+
+
+def test_outside_value_prunes_and_is_proven():
+    """A racing solver's value reaches the compiled search: it then proves that value."""
+    inst = _mixed(11, 7)
+    lo, hi = start_windows(inst, "total", None)
+    opt = _search(inst, lo, hi, 10**9)
+    opt.run()
+    b = _search(inst, lo, hi, 10**9, outside=lambda: opt.best)
+    assert bnbfast.run_compiled(b, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
+    assert b.best == opt.best
+    assert b.nodes < opt.nodes
+
+
+def test_stop_flag_and_clock_stop_the_compiled_search():
+    inst = _mixed(16, 1)
+    lo, hi = start_windows(inst, "total", None)
+    stop = threading.Event()
+    stop.set()
+    b = _search(inst, lo, hi, 10**9, stop=stop)
+    t = time.monotonic()
+    assert not bnbfast.run_compiled(b, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
+    b = _search(inst, lo, hi, 10**9, deadline=0.2)
+    assert not bnbfast.run_compiled(b, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
+    assert time.monotonic() - t < 2.0
+
+
+@pytest.mark.parametrize("objective", ["total", "makespan"])
+@given(inst=instances(max_n=5, max_o=4))
+@settings(max_examples=40, **SETTINGS)
+def test_compiled_bnb_agrees_with_brute_force(inst, objective):
+    old = bnb.COMPILED_MIN_N
+    bnb.COMPILED_MIN_N = 1  # every size compiled (makespan stays in Python)
+    try:
+        res = solve(inst, objective=objective, solver="bnb", time_limit=20, threads=1)
+    finally:
+        bnb.COMPILED_MIN_N = old
+    assert res.status is SolveStatus.OPTIMAL, res.native_status
+    assert res.objective == brute_force(inst, objective)
+    assert_certified(inst, res, objective)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_backend_compiled_or_not_same_answer(threads):
+    inst = _mixed(12, 4)
+    lo, hi = start_windows(inst, "total", None)
+    problem = Problem(inst, "total", lo, hi, None, None)
+    limits = Limits(time_limit=60.0, threads=threads)
+    fast = BranchAndBound().solve(problem, limits, Hooks())
+    slow = BranchAndBound(compiled=False, split=False).solve(problem, limits, Hooks())
+    assert fast.stats["compiled"] and not slow.stats["compiled"]
+    assert fast.native_status == slow.native_status == "optimal"
+    assert fast.bound == slow.bound
+    assert fast.stats["nodes"] == slow.stats["nodes"]
