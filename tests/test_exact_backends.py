@@ -133,7 +133,8 @@ def test_long_limits_route_n17_n18_to_the_long_path(calls):
 def test_compiled_search_extends_the_small_path(calls, monkeypatch):
     """With the compiled branch and bound, mixed instances up to ``SMALL_N_COMPILED`` jobs
     take the small path (total completion) at any time limit; makespan, typed instances and
-    larger ones do not, and the long-limit path is not taken."""
+    larger ones do not.  Beyond ``SMALL_N`` with 2 threads it runs the branch and bound,
+    then CP-SAT; the long-limit path is not taken."""
     monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: True)
     big = solve_mod.SMALL_N_COMPILED
     assert big > solve_mod.SMALL_N
@@ -144,10 +145,47 @@ def test_compiled_search_extends_the_small_path(calls, monkeypatch):
     assert not solve_mod.takes_small_path(jobs(big + 1), "total", 1.0, 2)
     typed = Instance.from_arrays(40, [2] * 9 + [5] * 8, [2] * 9 + [1] * 8)
     assert not solve_mod.takes_small_path(typed, "total", 1e6, 2)
-    # the small path's race: the branch and bound first (CP-SAT joins later); with the
-    # long path's limit, still no CP-SAT phase first
-    solve(jobs(17), time_limit=solve_mod.SMALL_LONG[17], threads=1, seed=3)
-    assert calls[0][0] == "bnb" and calls[0][1].ub == value_of(jobs(17), calls[0][1].warm, "total")
+    # 2 threads: the branch and bound alone for MID_BNB_SHARE of the limit, then CP-SAT with
+    # its bound workers, each from the best schedule over windows no wider than the first
+    inst = jobs(17)
+    solve(inst, time_limit=60, threads=2, seed=3, gap=0.0)
+    assert [c[0] for c in calls] == ["bnb", "cpsat"]
+    for (name, problem, limits, _), part in zip(calls, (solve_mod.MID_BNB_SHARE, 1.0)):
+        check_limits(limits, part * 60, threads=2, seed=3, gap=0.0, bound_focus=name == "cpsat")
+        assert problem.ub == value_of(inst, problem.warm, "total")
+        assert (problem.lo >= calls[0][1].lo).all() and (problem.hi <= calls[0][1].hi).all()
+    first = solve_mod.start_windows(inst, "total", calls[0][1].ub)
+    assert (calls[0][1].lo >= first[0]).all() and (calls[0][1].hi <= first[1]).all()
+    # one thread: the small path's branch and bound first (then CP-SAT), even with the
+    # long path's limit
+    calls.clear()
+    solve(inst, time_limit=solve_mod.SMALL_LONG[17], threads=1, seed=3)
+    assert [c[0] for c in calls] == ["bnb", "cpsat"]
+    assert calls[0][2].time_limit <= solve_mod.BNB_ALONE * solve_mod.SMALL_LONG[17]
+
+
+@pytest.mark.parametrize("share", [0.4, 0.001])
+def test_compiled_mid_path_proves_what_highs_proves(monkeypatch, share):
+    """The branch and bound, then CP-SAT (the path of n = 17, 18 with the compiled search),
+    with the real solvers, moved down to n = 7: the optimum HiGHS proves, a bound not
+    above it; with a tiny first phase CP-SAT runs too."""
+    from kvopt.generators import generate
+
+    monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: True)
+    monkeypatch.setattr(solve_mod, "SMALL_N", 5)
+    monkeypatch.setattr(solve_mod, "SMALL_N_COMPILED", 7)
+    monkeypatch.setattr(solve_mod, "MID_BNB_SHARE", share)
+    phases = set()
+    for seed in range(3):
+        inst = generate("random", 50 + seed, n=7, memory=30, max_response=7)
+        assert solve_mod._small_n(inst, "total") == 7
+        ref = solve(inst, solver="highs", time_limit=30, threads=1)
+        res = solve(inst, time_limit=20, threads=2, seed=seed)
+        assert ref.status is SolveStatus.OPTIMAL and res.status is SolveStatus.OPTIMAL
+        assert res.objective == ref.objective and res.bound <= ref.objective + 1e-6
+        phases.add(res.native_status.count(";") + 1)
+    if share < 0.01:
+        assert 2 in phases  # the branch and bound stopped, CP-SAT proved
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -3,12 +3,13 @@
 :func:`run_compiled` searches exactly the tree of ``_Search.run`` (total
 completion with the Lagrangian bound, ``models/bnb.md``): the same nodes in the
 same order, the same pruning rules, the same memo, hence the same node count and
-the same incumbents (``tests/test_bnb_compiled.py`` compares them node for node
+the same incumbents (``tests/test_exact_bnb_compiled.py`` compares them node for node
 with the Python search).  Only the bookkeeping differs: the recursion of
 ``_Search.dfs`` becomes an explicit stack of frames indexed by depth, the memo an
 open-addressing hash table over flat arrays, and the clock, the stop flag and a
-racing solver's value reach the search through a small shared array that a
-Python thread updates while the compiled loop runs without the interpreter lock.
+racing solver's value reach the search through a small shared array that the
+calling thread updates while the compiled loop runs, without the interpreter lock,
+in a thread of its own (so CP-SAT racing it gets the other core).
 
 Without Numba :func:`available` is false and the branch and bound stays in Python.
 """
@@ -66,7 +67,12 @@ def _kernel_source(
     ctl,
     check_every,
 ):
-    """The search (see the module doc); returns (code, nodes, best, memo keys)."""
+    """The search (see the module doc) over ``_Search``'s data as arrays: per job ``o``,
+    ``lims``, ``a``, ``hi``, ``pred``, and ``stair[j, u] = s_j + 1 + u``; the profile ``gm``
+    and the priced slack ``dslack`` (changed in place); ``bsuf``, ``sufmin``, ``rc`` and
+    ``dd[j, t, u]`` as ``_Search.set_duals`` builds them; ``start`` (−1: not placed) and
+    ``best_starts`` (written at each better leaf); it prunes at ``≥ best_in``, and ``ctl``
+    holds the control slots.  Returns (code, nodes, best value, memo states)."""
     full = (np.int64(1) << n) - 1
     maxo = stair.shape[1]
     D = n + 1

@@ -8,7 +8,9 @@ runs.  What ``solver="auto"`` does depends on the instance (issue 11,
 
 * **small** (``n ≤ SMALL_N`` and ``Σ o_i ≤ SMALL_ROUNDS``; mixed instances up to
   ``SMALL_N_COMPILED`` when the branch and bound runs compiled, with Numba), total
-  completion: the heuristic gets at most 20 ms, no LP windows, and the dedicated branch
+  completion: the heuristic gets at most 20 ms, no LP windows (beyond ``SMALL_N``,
+  2 threads: the compiled search for ``MID_BNB_SHARE`` of the limit, then CP-SAT with its
+  bound workers, each over windows tightened as on the long-limit path), and the dedicated branch
   and bound (:mod:`kvopt.exact.bnb`) runs: compiled on one core from
   ``bnb.COMPILED_MIN_N`` jobs on (:mod:`kvopt.exact.bnbfast`), otherwise in Python, with
   ``threads ≥ 2`` in two processes (:mod:`kvopt.exact.bnbsplit`); with ``threads ≥ 2`` CP-SAT
@@ -98,9 +100,14 @@ SMALL_ROUNDS = 400
 #: … up to this many jobs when the branch and bound runs compiled (``bnb.uses_compiled``:
 #: Numba installed) on mixed instances, total completion.  On the n = 17, 18 benchmark
 #: instances (seeds 1-6) the small path then proved 8 of 12 within 60 s (2 threads), where
-#: the path beyond (CP-SAT) proved 1; the compiled search alone proved none of six at n = 20
-#: (``models/bnb.md`` §8)
+#: the path beyond (CP-SAT) proved 3; the compiled search alone proved none of six at n = 20
+#: (``models/bnb.md`` §7)
 SMALL_N_COMPILED = 18
+#: … there, with ``threads ≥ 2``, the compiled branch and bound runs alone for this share of
+#: the limit, then CP-SAT with its bound workers for the rest (:func:`_long`'s phases).  On
+#: those 12 instances at 60 s it proved the same 8 as the race of the small path (compiled
+#: search beside one CP-SAT worker) and ended the other four at 0.8-7.5 % instead of 3.8-8.9 %
+MID_BNB_SHARE = 0.4
 #: beyond ``SMALL_N``, mixed instances of ``n`` jobs (more than ``TYPED_GROUPS`` distinct
 #: ones) take the long-limit path (:func:`_long`: CP-SAT, the branch and bound, CP-SAT)
 #: when the time limit is at least ``SMALL_LONG[n]`` seconds (with one thread
@@ -512,12 +519,19 @@ def _small_split(problem: Problem, limits: Limits, t0: float) -> RawResult:
     return _merge(problem, [a, b], interrupted=False)
 
 
-def _long(problem: Problem, limits: Limits, t0: float) -> RawResult:
-    """Long time limits at n = 17, 18 (``SMALL_LONG``, total completion): CP-SAT as beyond
-    the small path for ``LONG_CPSAT_FIRST`` of the limit, then the branch and bound alone
-    (split with two threads) for ``LONG_BNB_SHARE``, then CP-SAT the rest.  Each phase is
-    warm-started with the best schedule so far, over the windows of its value tightened by
-    :func:`_tightened` (they hold every schedule of value ``≤`` it); the first proof ends."""
+def _long(
+    problem: Problem,
+    limits: Limits,
+    t0: float,
+    phases: tuple[tuple[str, float], ...] | None = None,
+) -> RawResult:
+    """Backends in turn, each for its share of the time limit (``math.inf``: the rest);
+    CP-SAT with its bound workers when given 2 threads.  By default the long-limit path at
+    n = 17, 18 (``SMALL_LONG``, total completion): CP-SAT as beyond the small path for
+    ``LONG_CPSAT_FIRST`` of the limit, then the branch and bound alone (split with two
+    threads) for ``LONG_BNB_SHARE``, then CP-SAT the rest.  Each phase is warm-started with
+    the best schedule so far, over the windows of its value tightened by :func:`_tightened`
+    (they hold every schedule of value ``≤`` it); the first proof ends."""
     inst, objective = problem.instance, problem.objective
     tl = limits.time_limit
     results: list[RawResult] = []
@@ -536,11 +550,9 @@ def _long(problem: Problem, limits: Limits, t0: float) -> RawResult:
         return replace(problem, lo=lo, hi=hi, warm=best, ub=ub)
 
     focus = limits.threads >= 2
-    phases = (
-        ("cpsat", LONG_CPSAT_FIRST * tl, focus),
-        ("bnb", LONG_BNB_SHARE * tl, False),
-        ("cpsat", math.inf, focus),
-    )
+    if phases is None:
+        phases = (("cpsat", LONG_CPSAT_FIRST), ("bnb", LONG_BNB_SHARE), ("cpsat", math.inf))
+    phases = [(name, share * tl, focus and name == "cpsat") for name, share in phases]
     interrupted = False
     for name, seconds, bound_focus in phases:
         try:
@@ -712,6 +724,10 @@ def solve(
         # n = 17, 18 with a long time limit: CP-SAT and the branch and bound in turn (each
         # proves instances the other does not, models/bnb.md)
         raw = _long(problem, limits, time.monotonic())
+    elif solver == "auto" and small and objective == "total" and n > SMALL_N and threads >= 2:
+        # n = 17, 18 with the compiled branch and bound: it alone, then CP-SAT's bound workers
+        phases = (("bnb", MID_BNB_SHARE), ("cpsat", math.inf))
+        raw = _long(problem, limits, time.monotonic(), phases)
     elif solver == "auto" and small and objective == "total":
         raw = _small(problem, limits)
     elif solver == "auto" and small:
