@@ -31,18 +31,30 @@ def _search(inst):
     return s
 
 
+def _range(text: str) -> tuple[int, int]:
+    """``LO-HI`` with ``1 ≤ LO ≤ HI`` (argparse turns the error into one line, exit 2)."""
+    try:
+        lo, hi = (int(x) for x in text.split("-"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not LO-HI (two integers)") from None
+    if not 1 <= lo <= hi:
+        raise argparse.ArgumentTypeError(f"{text!r}: need 1 <= LO <= HI")
+    return lo, hi
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--k", type=int, default=20, help="instances")
     ap.add_argument("--n", type=int, default=12)
-    ap.add_argument("--memory", default="40-60", metavar="LO-HI")
+    ap.add_argument("--memory", type=_range, default=(40, 60), metavar="LO-HI")
     ap.add_argument("--max-response", type=int, default=10)
     args = ap.parse_args(argv)
     if not bnbfast.available():
         print("Numba is not installed (pip install kvopt[fast])", file=sys.stderr)
         return 1
-    lo, hi = (int(x) for x in args.memory.split("-"))
-    insts = throughput_instances(args.k, args.n, (lo, hi), args.max_response)
+    if args.k < 1 or args.n < 1 or args.max_response < 1:
+        ap.error("--k, --n and --max-response must be at least 1")
+    insts = throughput_instances(args.k, args.n, args.memory, args.max_response)
     sums = [0.0, 0.0]
     same = 0
     for i, inst in enumerate(insts):

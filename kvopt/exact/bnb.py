@@ -68,11 +68,11 @@ COMPILED_MIN_N = 10
 def uses_compiled(n: int) -> bool:
     """Does the branch and bound run compiled on ``n`` jobs (Numba installed, ``n`` from
     ``COMPILED_MIN_N`` to ``bnbfast.MAX_N``)?  Total completion with duals only."""
-    if not COMPILED_MIN_N <= n <= 62:
+    if n < COMPILED_MIN_N:
         return False
     from . import bnbfast
 
-    return bnbfast.available()
+    return bnbfast.available() and n <= bnbfast.MAX_N
 
 
 class _Stopped(Exception):

@@ -253,19 +253,8 @@ def _kernel_source(
         dead = False
         for q in range(ntodo - 1, -1, -1):
             j = todo[q]
-            t2 = e_[j]
-            lim = lims[j]
-            oj = o[j]
-            hj = hi[j]
-            ok = False
-            while t2 <= hj:
-                m, arg = _wmax(gm, t2, t2 + oj)
-                if m <= lim + t2:
-                    ok = True
-                    break
-                tau = arg + 1
-                t2 = m - lim if m - lim < tau else tau
-            if not ok:
+            t2 = _first_fit(gm, e_[j], o[j], lims[j], hi[j] + 1)
+            if t2 > hi[j]:
                 dead = True
                 break
             if t2 > e_[j]:
@@ -303,13 +292,7 @@ def _kernel_source(
             if p >= t:
                 continue
             oj = o[j]
-            lim = lims[j]
-            while p < t:
-                m, arg = _wmax(gm, p, p + oj)
-                if m <= lim + p:
-                    break
-                tau = arg + 1
-                p = m - lim if m - lim < tau else tau
+            p = _first_fit(gm, p, oj, lims[j], t)
             pa[j] = p
             if p < t:
                 e2 = p + oj
@@ -359,17 +342,6 @@ def _kernel_source(
             if dropped:
                 d -= 1
                 continue
-            if n_rec >= r_t.shape[0]:
-                r_t = _grow(r_t)
-                r_last = _grow(r_last)
-                r_cost = _grow(r_cost)
-                r_next = _grow(r_next)
-            r_t[n_rec] = t
-            r_last[n_rec] = last
-            r_cost[n_rec] = cost
-            r_next[n_rec] = e_rec[found]
-            e_rec[found] = n_rec
-            n_rec += 1
         else:
             if n_keys >= memo_limit:  # forgetting states only weakens the pruning
                 slots[:] = -1
@@ -397,28 +369,30 @@ def _kernel_source(
                 e_rec = _grow(e_rec)
             while n_prof + plen > prof.shape[0]:
                 prof = _grow(prof)
-            if n_rec >= r_t.shape[0]:
-                r_t = _grow(r_t)
-                r_last = _grow(r_last)
-                r_cost = _grow(r_cost)
-                r_next = _grow(r_next)
-            ei = n_keys
+            found = n_keys
             n_keys += 1
-            slots[s] = ei
-            e_hash[ei] = h
-            e_placed[ei] = placed
-            e_tmin[ei] = tmin
-            e_plen[ei] = plen
-            e_pstart[ei] = n_prof
+            slots[s] = found
+            e_hash[found] = h
+            e_placed[found] = placed
+            e_tmin[found] = tmin
+            e_plen[found] = plen
+            e_pstart[found] = n_prof
+            e_rec[found] = -1
             for u in range(plen):
                 prof[n_prof + u] = gm[tmin + u]
             n_prof += plen
-            r_t[n_rec] = t
-            r_last[n_rec] = last
-            r_cost[n_rec] = cost
-            r_next[n_rec] = -1
-            e_rec[ei] = n_rec
-            n_rec += 1
+        # remember (t, last, cost) for this state (a new one, or one no record dominates)
+        if n_rec >= r_t.shape[0]:
+            r_t = _grow(r_t)
+            r_last = _grow(r_last)
+            r_cost = _grow(r_cost)
+            r_next = _grow(r_next)
+        r_t[n_rec] = t
+        r_last[n_rec] = last
+        r_cost[n_rec] = cost
+        r_next[n_rec] = e_rec[found]
+        e_rec[found] = n_rec
+        n_rec += 1
         # ---- the active rule for the jobs placed earlier ----
         nka = 0
         for q in range(npend):
@@ -496,6 +470,20 @@ def _wmax_source(gm, lo, hi):
     return m, arg
 
 
+def _first_fit_source(gm, p, oj, lim, stop):
+    """The first start ``≥ p`` where a job of ``oj`` rounds and limit ``lim`` fits on the
+    profile, or the first one found ``≥ stop``: a failed start jumps to where the fullest
+    round of its window could fit (``_Search.dfs``'s earliest-start walk, as
+    :func:`kvopt.exact.common.first_fit`)."""
+    while p < stop:
+        m, arg = _wmax(gm, p, p + oj)
+        if m <= lim + p:
+            return p
+        tau = arg + 1
+        p = m - lim if m - lim < tau else tau
+    return p
+
+
 def _first_move_source(k, p0, start, gm, o, lims, a, M):
     """``_Search.first_move`` (the earliest start before its own where ``k`` fits)."""
     sk = start[k]
@@ -530,16 +518,22 @@ def _grow_source(x):
 
 def _compile(cache: bool):
     jit = _numba.njit(cache=cache, nogil=True)
-    return jit(_wmax_source), jit(_first_move_source), jit(_grow_source), jit(_kernel_source)
+    return (
+        jit(_wmax_source),
+        jit(_first_fit_source),
+        jit(_first_move_source),
+        jit(_grow_source),
+        jit(_kernel_source),
+    )
 
 
 if _numba is not None:
     # compiled once per machine (about 15 s) and cached next to this file, or in Numba's
     # user-wide cache when that is read-only; without any writable cache, once per process
     try:
-        _wmax, _first_move, _grow, _kernel = _compile(cache=True)
+        _wmax, _first_fit, _first_move, _grow, _kernel = _compile(cache=True)
     except RuntimeError:  # pragma: no cover - "no locator available": nowhere to cache
-        _wmax, _first_move, _grow, _kernel = _compile(cache=False)
+        _wmax, _first_fit, _first_move, _grow, _kernel = _compile(cache=False)
 else:  # pragma: no cover
     _kernel = None
 
