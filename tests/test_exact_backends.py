@@ -132,33 +132,42 @@ def test_long_limits_route_n17_n18_to_the_long_path(calls):
 
 def test_compiled_search_extends_the_small_path(calls, monkeypatch):
     """With the compiled branch and bound, mixed instances up to ``SMALL_N_COMPILED`` jobs
-    take the small path (total completion) at any time limit; makespan, typed instances and
-    larger ones do not.  Beyond ``SMALL_N`` with 2 threads it runs the branch and bound,
-    then CP-SAT; the long-limit path is not taken."""
+    (one thread) or ``SMALL_N_SPLIT`` (two: the search split between them) take the small
+    path (total completion) at any time limit; makespan, typed instances and larger ones do
+    not.  Beyond ``SMALL_N`` with 2 threads it runs the branch and bound, then CP-SAT; the
+    long-limit path is not taken."""
     monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: True)
-    big = solve_mod.SMALL_N_COMPILED
-    assert big > solve_mod.SMALL_N
-    for n in range(solve_mod.SMALL_N + 1, big + 1):
+    big, split = solve_mod.SMALL_N_COMPILED, solve_mod.SMALL_N_SPLIT
+    assert split >= big > solve_mod.SMALL_N
+    for n in range(solve_mod.SMALL_N + 1, split + 1):
         assert solve_mod.takes_small_path(jobs(n), "total", 1.0, 2)
-        assert solve_mod.takes_small_path(jobs(n), "total", 1.0, 1)
+        assert solve_mod.takes_small_path(jobs(n), "total", 1.0, 1) == (n <= big)
         assert not solve_mod.takes_small_path(jobs(n), "makespan", 1e6, 2)
-    assert not solve_mod.takes_small_path(jobs(big + 1), "total", 1.0, 2)
+    assert not solve_mod.takes_small_path(jobs(split + 1), "total", 1.0, 2)
+    assert not solve_mod.takes_small_path(jobs(big + 1), "total", 1.0, 1)
     typed = Instance.from_arrays(40, [2] * 9 + [5] * 8, [2] * 9 + [1] * 8)
     assert not solve_mod.takes_small_path(typed, "total", 1e6, 2)
-    # 2 threads: the branch and bound alone for MID_BNB_SHARE of the limit, then CP-SAT with
-    # its bound workers, each from the best schedule over windows no wider than the first
-    inst = jobs(17)
-    solve(inst, time_limit=60, threads=2, seed=3, gap=0.0)
-    assert [c[0] for c in calls] == ["bnb", "cpsat"]
-    for (name, problem, limits, _), part in zip(calls, (solve_mod.MID_BNB_SHARE, 1.0)):
-        check_limits(limits, part * 60, threads=2, seed=3, gap=0.0, bound_focus=name == "cpsat")
-        assert problem.ub == value_of(inst, problem.warm, "total")
-        assert (problem.lo >= calls[0][1].lo).all() and (problem.hi <= calls[0][1].hi).all()
-    first = solve_mod.start_windows(inst, "total", calls[0][1].ub)
-    assert (calls[0][1].lo >= first[0]).all() and (calls[0][1].hi <= first[1]).all()
+    # 2 threads: the branch and bound alone for MID_BNB_SHARE of the limit (SPLIT_BNB_SHARE
+    # beyond SMALL_N_COMPILED), then CP-SAT with its bound workers, each from the best
+    # schedule over windows no wider than the first
+    for n, share in ((17, solve_mod.MID_BNB_SHARE), (split, solve_mod.SPLIT_BNB_SHARE)):
+        calls.clear()
+        inst = jobs(n)
+        solve(inst, time_limit=60, threads=2, seed=3, gap=0.0)
+        assert [c[0] for c in calls] == ["bnb", "cpsat"]
+        for (name, problem, limits, _), part in zip(calls, (share, 1.0)):
+            focus = name == "cpsat"
+            check_limits(limits, part * 60, threads=2, seed=3, gap=0.0, bound_focus=focus)
+            assert problem.ub == value_of(inst, problem.warm, "total")
+            assert (problem.lo >= calls[0][1].lo).all() and (problem.hi <= calls[0][1].hi).all()
+        first = solve_mod.start_windows(inst, "total", calls[0][1].ub)
+        assert (calls[0][1].lo >= first[0]).all() and (calls[0][1].hi <= first[1]).all()
+        if n > 17:  # the first phase's limit is SPLIT_BNB_SHARE's, not MID_BNB_SHARE's
+            assert calls[0][2].time_limit > solve_mod.MID_BNB_SHARE * 60
     # one thread: the small path's branch and bound first (then CP-SAT), even with the
     # long path's limit
     calls.clear()
+    inst = jobs(17)
     solve(inst, time_limit=solve_mod.SMALL_LONG[17], threads=1, seed=3)
     assert [c[0] for c in calls] == ["bnb", "cpsat"]
     assert calls[0][2].time_limit <= solve_mod.BNB_ALONE * solve_mod.SMALL_LONG[17]
@@ -175,6 +184,12 @@ def test_compiled_mid_path_proves_what_highs_proves(monkeypatch, share):
     monkeypatch.setattr(solve_mod, "SMALL_N", 5)
     monkeypatch.setattr(solve_mod, "SMALL_N_COMPILED", 7)
     monkeypatch.setattr(solve_mod, "MID_BNB_SHARE", share)
+    from kvopt.exact import bnb, bnbfast
+
+    if bnbfast.available() and share > 0.01:  # compiled and split between two threads (the
+        # tiny share keeps the Python search, which does not finish within it at n = 7)
+        monkeypatch.setattr(bnb, "COMPILED_MIN_N", 1)
+        monkeypatch.setattr(bnbfast, "SPLIT_MIN_N", 1)
     phases = set()
     for seed in range(3):
         inst = generate("random", 50 + seed, n=7, memory=30, max_response=7)

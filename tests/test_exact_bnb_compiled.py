@@ -157,4 +157,77 @@ def test_backend_compiled_or_not_same_answer(threads):
     assert fast.stats["compiled"] and not slow.stats["compiled"]
     assert fast.native_status == slow.native_status == "optimal"
     assert fast.bound == slow.bound
-    assert fast.stats["nodes"] == slow.stats["nodes"]
+    if threads == 1:
+        assert fast.stats["nodes"] == slow.stats["nodes"]
+    else:  # two threads split the compiled tree (another tree, the same optimum)
+        assert fast.stats["split"]["threads"] == 2 and fast.stats["split"]["tasks"] > 0
+
+
+# --------------------------------------------------------------------------- two threads
+
+
+def _split(inst, lo, hi, ub, **kw):
+    b = _search(inst, lo, hi, ub, **kw)
+    return b, bnbfast.run_compiled(b, bnb.MEMO_LIMIT, bnb._CHECK_EVERY, threads=2)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_split_search_proves_the_serial_optimum(seed):
+    """Two threads search another tree (their own memos, incumbents shared late), just as
+    exhaustively: the same optimum, attained by the schedule they report."""
+    from kvopt.exact.common import value_of
+
+    inst = _mixed(12 + seed % 3, 100 + seed, arrivals=seed % 2 == 1)
+    ub = None
+    if seed % 4 < 2:  # windows tightened by an incumbent, as auto gives them
+        ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01, seed=0), "total")
+    lo, hi = start_windows(inst, "total", ub)
+    ub = 10**9 if ub is None else ub + 1
+    a = _search(inst, lo, hi, ub)
+    assert bnbfast.run_compiled(a, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
+    b, done = _split(inst, lo, hi, ub)
+    assert done and b.best == a.best
+    if a.best_starts is None:  # the incumbent ub was optimal: neither found better
+        assert b.best_starts is None
+    else:
+        assert value_of(inst, b.best_starts, "total") == b.best
+    stats = b.split_stats
+    assert stats["threads"] == 2 and stats["tasks"] > 1 and min(stats["nodes"]) > 0
+
+
+@given(inst=instances(max_n=7, max_o=5, max_memory=20))
+@settings(max_examples=60, **SETTINGS)
+def test_split_search_agrees_with_brute_force(inst):
+    """Every size split (down to trees shallower than the split depth)."""
+    old = bnb.COMPILED_MIN_N, bnbfast.SPLIT_MIN_N
+    bnb.COMPILED_MIN_N = bnbfast.SPLIT_MIN_N = 1
+    try:
+        res = solve(inst, objective="total", solver="bnb", time_limit=20, threads=2)
+    finally:
+        bnb.COMPILED_MIN_N, bnbfast.SPLIT_MIN_N = old
+    assert res.status is SolveStatus.OPTIMAL, res.native_status
+    assert res.objective == brute_force(inst, "total")
+    assert_certified(inst, res, "total")
+
+
+def test_split_search_stops_on_the_flag_the_clock_the_node_limit():
+    inst = _mixed(18, 2)
+    lo, hi = start_windows(inst, "total", None)
+    stop = threading.Event()
+    stop.set()
+    t = time.monotonic()
+    b, done = _split(inst, lo, hi, 10**9, stop=stop)
+    assert not done
+    b, done = _split(inst, lo, hi, 10**9, deadline=0.3)
+    assert not done and time.monotonic() - t < 2.5
+    b, done = _split(inst, lo, hi, 10**9, node_limit=5000)
+    assert not done and b.nodes < 3 * (5000 + bnb._CHECK_EVERY)  # the limit holds per thread
+
+
+def test_split_search_proves_an_outside_value():
+    inst = _mixed(13, 7)
+    lo, hi = start_windows(inst, "total", None)
+    opt = _search(inst, lo, hi, 10**9)
+    assert bnbfast.run_compiled(opt, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
+    b, done = _split(inst, lo, hi, 10**9, outside=lambda: opt.best)
+    assert done and b.best == opt.best and b.best_starts is None

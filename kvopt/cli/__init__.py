@@ -80,5 +80,14 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAIL
 
 
-def entry() -> None:  # pragma: no cover
-    sys.exit(main())
+def entry() -> None:  # pragma: no cover - run by every subprocess test
+    code = main()
+    workers = sys.modules.get("kvopt.exact.workers")  # loaded only if a solver thread ran
+    if workers is not None and not workers.drain():
+        # a solver thread did not stop when asked: finalizing the interpreter under it
+        # would abort the process (kvopt.exact.workers); end it now, keeping the status
+        sys.stdout.flush()
+        sys.stderr.write(f"kvopt: a solver thread did not stop; exiting with status {code}\n")
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

@@ -594,9 +594,9 @@ class BranchAndBound:
     ones, and when it finishes that value is proven optimal (the schedule is
     the other's).  ``node_limit`` stops the search after that many nodes.
     ``bound`` is the optimum when the search finished.  With ``limits.threads ≥ 2``
-    (and ``split``) the Python search's tree is split between this process and a forked
-    one (:mod:`kvopt.exact.bnbsplit`); ``node_limit`` then holds in each process.  The
-    compiled search is not split (it is about 30 times faster than both processes' one).
+    (and ``split``) the tree is split: the compiled search's between two threads
+    (:func:`kvopt.exact.bnbfast.run_compiled`), the Python search's between this process
+    and a forked one (:mod:`kvopt.exact.bnbsplit`); ``node_limit`` then holds in each.
     """
 
     name: ClassVar[str] = "bnb"
@@ -604,8 +604,8 @@ class BranchAndBound:
     node_limit: int | None = None
     #: price the rows with the root LP's duals (total completion; ``models/bnb.md`` §3)
     lagrange: bool = True
-    #: with ``threads ≥ 2``, split the tree between this process and a forked one
-    #: (:mod:`kvopt.exact.bnbsplit`)
+    #: with ``threads ≥ 2``, split the tree between two threads (compiled) or between this
+    #: process and a forked one (Python, :mod:`kvopt.exact.bnbsplit`)
     split: bool = True
     #: run the search compiled (:mod:`kvopt.exact.bnbfast`, the ``fast`` extra) when Numba is
     #: installed, the objective is total completion with the Lagrangian bound and the
@@ -643,14 +643,16 @@ class BranchAndBound:
             except SolverError:
                 pass  # no duals: the combinatorial bound alone
         root = search.root_bound()
-        done = False
+        done = interrupted = False
         split = self.split and limits.threads >= 2 and inst.n >= bnbsplit.SPLIT_MIN_N
         fast = self.compiled and search.lag and uses_compiled(inst.n)
         try:
             if fast:
                 from . import bnbfast
 
-                done = bnbfast.run_compiled(search, MEMO_LIMIT, _CHECK_EVERY)
+                done = bnbfast.run_compiled(
+                    search, MEMO_LIMIT, _CHECK_EVERY, threads=limits.threads if self.split else 1
+                )
             elif split and bnbsplit.can_split():
                 done = bnbsplit.search_split(search, hooks.stop, hooks.outside)
             else:
@@ -658,6 +660,8 @@ class BranchAndBound:
                 done = True
         except _Stopped:
             pass
+        except KeyboardInterrupt:  # reported like the other backends: what was found so far
+            interrupted = True
         except RecursionError:  # pragma: no cover - depth is n, far below the limit
             pass
         starts = None
@@ -683,6 +687,7 @@ class BranchAndBound:
             native_status=native,
             solver="bnb",
             solver_version=bnb_version(),
+            interrupted=interrupted,
             stats={
                 "nodes": search.nodes,
                 "memo": search.memo_keys if fast else len(search.memo),

@@ -9,17 +9,19 @@ with the Python search).  Only the bookkeeping differs: the recursion of
 open-addressing hash table over flat arrays, and the clock, the stop flag and a
 racing solver's value reach the search through a small shared array that the
 calling thread updates while the compiled loop runs, without the interpreter lock,
-in a thread of its own (so CP-SAT racing it gets the other core).
+in a thread of its own (so CP-SAT racing it gets the other core).  With two threads
+the tree is split between two such loops (:func:`run_compiled`, ``models/bnb.md`` §7).
 
 Without Numba :func:`available` is false and the branch and bound stays in Python.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 
 import numpy as np
+
+from . import workers
 
 try:  # the optional ``fast`` extra
     import numba as _numba
@@ -27,8 +29,14 @@ except ImportError:  # pragma: no cover - exercised where numba is not installed
     _numba = None
 
 #: control slots shared with the compiled search: stop (set to 1 to stop), a racing
-#: solver's value (the search prunes at >= it), nodes so far (read by the monitor)
-_STOP, _OUTSIDE, _NODES = range(3)
+#: solver's value (the search prunes at >= it), nodes so far, the next task to claim
+#: (two threads), then one slot per thread: the value of its best leaf
+_STOP, _OUTSIDE, _NODES, _CLAIM, _BEST0 = range(5)
+#: with two threads, the tree is cut into the subtrees of the nodes with this many jobs
+#: placed (the tasks), which the threads claim in the serial order
+SPLIT_DEPTH = 2
+#: … from this many jobs on (below, one thread searches the tree)
+SPLIT_MIN_N = 12
 #: how often (seconds) the Python thread looks at the clock, the stop flag and the racing solver
 _POLL = 0.01
 #: the compiled search keeps its placed set in one int64
@@ -66,13 +74,28 @@ def _kernel_source(
     node_limit,
     ctl,
     check_every,
+    mode,
+    depth,
+    paths,
+    n_paths,
+    tid,
+    nthreads,
 ):
     """The search (see the module doc) over ``_Search``'s data as arrays: per job ``o``,
     ``lims``, ``a``, ``hi``, ``pred``, and ``stair[j, u] = s_j + 1 + u``; the profile ``gm``
     and the priced slack ``dslack`` (changed in place); ``bsuf``, ``sufmin``, ``rc`` and
     ``dd[j, t, u]`` as ``_Search.set_duals`` builds them; ``start`` (−1: not placed) and
     ``best_starts`` (written at each better leaf); it prunes at ``≥ best_in``, and ``ctl``
-    holds the control slots.  Returns (code, nodes, best value, memo states)."""
+    holds the control slots.
+
+    ``mode`` 0 is the serial search.  Mode 1 (:func:`run_compiled` with two threads)
+    records each node at ``depth`` as a task, its path ``(job, start)`` per depth in
+    ``paths``, instead of searching below it.  Mode 2 claims tasks (slot ``_CLAIM``)
+    and searches each from the root along its path: the path's nodes are entered
+    without the memo and with the path's child as their only one (every rule that
+    prunes there prunes the task soundly).  Thread ``tid`` of ``nthreads`` publishes
+    each better leaf's value in slot ``_BEST0 + tid`` and prunes with the others'.
+    Returns (code, nodes, best value, memo states, paths, tasks recorded)."""
     full = (np.int64(1) << n) - 1
     maxo = stair.shape[1]
     D = n + 1
@@ -121,14 +144,28 @@ def _kernel_source(
     best = best_in
     nodes = 0
     key_mult = np.int64(n) * np.int64(H + 2)
-    d = 0
+    d = -1
     entering = True
     f_placed[0] = 0
     f_t[0] = 0
     f_last[0] = -1
     f_cost[0] = 0
     f_end[0] = 0
-    while d >= 0:
+    task = -1
+    while True:
+        if d < 0:  # the tree (mode 0, 1) or the task (mode 2) is searched: the next one
+            if mode != 2:
+                if task >= 0:
+                    break
+                task = 0
+            else:
+                if ctl[_STOP] != 0:
+                    return _STOPPED, nodes, best, n_keys, paths, n_paths
+                task = _fetch_add(ctl, _CLAIM, 1)
+                if task >= n_paths:
+                    break
+            d = 0
+            entering = True
         if not entering:
             # ---- the next child of the node at depth d ----
             i = kid_i[d]
@@ -173,15 +210,30 @@ def _kernel_source(
 
         # ---- entering the node at depth d ----
         entering = False
-        nodes += 1
-        if nodes % check_every == 0:
-            ctl[2] = nodes
-            if ctl[0] != 0:
-                return _STOPPED, nodes, best, n_keys
+        if mode == 1 and d == depth:  # record the task; its subtree is searched in mode 2
+            if (n_paths + 1) * depth * 2 > paths.shape[0]:
+                paths = _grow(paths)
+            for q in range(depth):
+                pb = (n_paths * depth + q) * 2
+                paths[pb] = f_last[q + 1]
+                paths[pb + 1] = f_t[q + 1]
+            n_paths += 1
+            d -= 1
+            continue
+        path = mode == 2 and d < depth
+        if not path:
+            nodes += 1
+        if nodes % check_every == 0 and not path:
+            ctl[_NODES] = nodes
+            if ctl[_STOP] != 0:
+                return _STOPPED, nodes, best, n_keys, paths, n_paths
             if node_limit >= 0 and nodes > node_limit:
-                return _STOPPED, nodes, best, n_keys
-            if ctl[1] < best:
-                best = ctl[1]
+                return _STOPPED, nodes, best, n_keys, paths, n_paths
+            if ctl[_OUTSIDE] < best:
+                best = ctl[_OUTSIDE]
+            for q in range(nthreads):
+                if ctl[_BEST0 + q] < best:
+                    best = ctl[_BEST0 + q]
         placed = f_placed[d]
         t = f_t[d]
         last = f_last[d]
@@ -207,6 +259,7 @@ def _kernel_source(
                 best = cost
                 for q in range(n):
                     best_starts[q] = start[q]
+                ctl[_BEST0 + tid] = cost
             d -= 1
             continue
         if d > 0:
@@ -304,95 +357,98 @@ def _kernel_source(
         if dead:
             d -= 1
             continue
-        # ---- memo ----
-        plen = end - tmin if end > tmin else 0
-        h = np.uint64(placed) * np.uint64(0x9E3779B97F4A7C15)
-        h ^= np.uint64(tmin) * np.uint64(0xC2B2AE3D27D4EB4F)
-        for u in range(plen):
-            h = (h ^ np.uint64(gm[tmin + u])) * np.uint64(0x100000001B3)
-        mask = np.uint64(slots.shape[0] - 1)
-        s = np.int64(h & mask)
-        found = -1
-        while slots[s] >= 0:
-            ei = slots[s]
-            if (
-                e_hash[ei] == h
-                and e_placed[ei] == placed
-                and e_tmin[ei] == tmin
-                and e_plen[ei] == plen
-            ):
-                same = True
-                ps = e_pstart[ei]
-                for u in range(plen):
-                    if prof[ps + u] != gm[tmin + u]:
-                        same = False
-                        break
-                if same:
-                    found = ei
-                    break
-            s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
-        if found >= 0:
-            dropped = False
-            ri = e_rec[found]
-            while ri >= 0:
-                if r_cost[ri] <= cost and (r_t[ri] < tmin or (r_t[ri] == t and r_last[ri] <= last)):
-                    dropped = True
-                    break
-                ri = r_next[ri]
-            if dropped:
-                d -= 1
-                continue
-        else:
-            if n_keys >= memo_limit:  # forgetting states only weakens the pruning
-                slots[:] = -1
-                n_keys = 0
-                n_prof = 0
-                n_rec = 0
-                s = np.int64(h & mask)
-            elif 2 * (n_keys + 1) > slots.shape[0]:  # keep the table at most half full
-                slots = np.full(2 * slots.shape[0], -1, np.int64)
-                mask = np.uint64(slots.shape[0] - 1)
-                for ei in range(n_keys):
-                    s2 = np.int64(e_hash[ei] & mask)
-                    while slots[s2] >= 0:
-                        s2 = np.int64((np.uint64(s2) + np.uint64(1)) & mask)
-                    slots[s2] = ei
-                s = np.int64(h & mask)
-                while slots[s] >= 0:
-                    s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
-            if n_keys >= e_hash.shape[0]:
-                e_hash = _grow(e_hash)
-                e_placed = _grow(e_placed)
-                e_tmin = _grow(e_tmin)
-                e_pstart = _grow(e_pstart)
-                e_plen = _grow(e_plen)
-                e_rec = _grow(e_rec)
-            while n_prof + plen > prof.shape[0]:
-                prof = _grow(prof)
-            found = n_keys
-            n_keys += 1
-            slots[s] = found
-            e_hash[found] = h
-            e_placed[found] = placed
-            e_tmin[found] = tmin
-            e_plen[found] = plen
-            e_pstart[found] = n_prof
-            e_rec[found] = -1
+        # ---- memo (not at a task's path nodes: entered again for each task) ----
+        if not path:
+            plen = end - tmin if end > tmin else 0
+            h = np.uint64(placed) * np.uint64(0x9E3779B97F4A7C15)
+            h ^= np.uint64(tmin) * np.uint64(0xC2B2AE3D27D4EB4F)
             for u in range(plen):
-                prof[n_prof + u] = gm[tmin + u]
-            n_prof += plen
-        # remember (t, last, cost) for this state (a new one, or one no record dominates)
-        if n_rec >= r_t.shape[0]:
-            r_t = _grow(r_t)
-            r_last = _grow(r_last)
-            r_cost = _grow(r_cost)
-            r_next = _grow(r_next)
-        r_t[n_rec] = t
-        r_last[n_rec] = last
-        r_cost[n_rec] = cost
-        r_next[n_rec] = e_rec[found]
-        e_rec[found] = n_rec
-        n_rec += 1
+                h = (h ^ np.uint64(gm[tmin + u])) * np.uint64(0x100000001B3)
+            mask = np.uint64(slots.shape[0] - 1)
+            s = np.int64(h & mask)
+            found = -1
+            while slots[s] >= 0:
+                ei = slots[s]
+                if (
+                    e_hash[ei] == h
+                    and e_placed[ei] == placed
+                    and e_tmin[ei] == tmin
+                    and e_plen[ei] == plen
+                ):
+                    same = True
+                    ps = e_pstart[ei]
+                    for u in range(plen):
+                        if prof[ps + u] != gm[tmin + u]:
+                            same = False
+                            break
+                    if same:
+                        found = ei
+                        break
+                s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
+            if found >= 0:
+                dropped = False
+                ri = e_rec[found]
+                while ri >= 0:
+                    if r_cost[ri] <= cost and (
+                        r_t[ri] < tmin or (r_t[ri] == t and r_last[ri] <= last)
+                    ):
+                        dropped = True
+                        break
+                    ri = r_next[ri]
+                if dropped:
+                    d -= 1
+                    continue
+            else:
+                if n_keys >= memo_limit:  # forgetting states only weakens the pruning
+                    slots[:] = -1
+                    n_keys = 0
+                    n_prof = 0
+                    n_rec = 0
+                    s = np.int64(h & mask)
+                elif 2 * (n_keys + 1) > slots.shape[0]:  # keep the table at most half full
+                    slots = np.full(2 * slots.shape[0], -1, np.int64)
+                    mask = np.uint64(slots.shape[0] - 1)
+                    for ei in range(n_keys):
+                        s2 = np.int64(e_hash[ei] & mask)
+                        while slots[s2] >= 0:
+                            s2 = np.int64((np.uint64(s2) + np.uint64(1)) & mask)
+                        slots[s2] = ei
+                    s = np.int64(h & mask)
+                    while slots[s] >= 0:
+                        s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
+                if n_keys >= e_hash.shape[0]:
+                    e_hash = _grow(e_hash)
+                    e_placed = _grow(e_placed)
+                    e_tmin = _grow(e_tmin)
+                    e_pstart = _grow(e_pstart)
+                    e_plen = _grow(e_plen)
+                    e_rec = _grow(e_rec)
+                while n_prof + plen > prof.shape[0]:
+                    prof = _grow(prof)
+                found = n_keys
+                n_keys += 1
+                slots[s] = found
+                e_hash[found] = h
+                e_placed[found] = placed
+                e_tmin[found] = tmin
+                e_plen[found] = plen
+                e_pstart[found] = n_prof
+                e_rec[found] = -1
+                for u in range(plen):
+                    prof[n_prof + u] = gm[tmin + u]
+                n_prof += plen
+            # remember (t, last, cost) for this state (a new one, or one no record dominates)
+            if n_rec >= r_t.shape[0]:
+                r_t = _grow(r_t)
+                r_last = _grow(r_last)
+                r_cost = _grow(r_cost)
+                r_next = _grow(r_next)
+            r_t[n_rec] = t
+            r_last[n_rec] = last
+            r_cost[n_rec] = cost
+            r_next[n_rec] = e_rec[found]
+            e_rec[found] = n_rec
+            n_rec += 1
         # ---- the active rule for the jobs placed earlier ----
         nka = 0
         for q in range(npend):
@@ -418,15 +474,29 @@ def _kernel_source(
         for q in range(nrest):
             base += e_[rest[q]] + o[rest[q]]
         nk = 0
+        pj = -1
+        pt = -1
+        if path:  # a path node: its path child only
+            pb = (task * depth + d) * 2
+            pj = paths[pb]
+            pt = paths[pb + 1]
         for i in range(nrest):
             j = rest[i]
+            if path and j != pj:
+                continue
             p = pred[j]
             if p >= 0 and not ((placed >> p) & 1):
                 continue
             ej = e_[j]
             top = hi[j] if hi[j] < limit else limit - 1
             lj = lag - sufmin[j, ej]
-            for t2 in range(ej, top + 1):
+            first = ej
+            if path:  # the quick bound grows with t2: its break is decided at pt alone
+                if pt < ej or pt > top:
+                    continue
+                first = pt
+                top = pt
+            for t2 in range(first, top + 1):
                 quick = base + t2 - ej
                 lq = lj + rc[j, t2] - pre[t2 - tmin]
                 e2 = t2 + 1
@@ -454,7 +524,7 @@ def _kernel_source(
         kid_key[d, :nk].sort()
         kid_n[d] = nk
         kid_i[d] = 0
-    return _DONE, nodes, best, n_keys
+    return _DONE, nodes, best, n_keys, paths, n_paths
 
 
 def _wmax_source(gm, lo, hi):
@@ -516,6 +586,27 @@ def _grow_source(x):
     return y
 
 
+def _fetch_add_intrinsic():
+    """``_fetch_add(a, i, v)``: add ``v`` to the int64 ``a[i]`` atomically, return the old
+    value (an LLVM ``atomicrmw``; the two threads claim tasks with it)."""
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def fetch_add(typingctx, a, i, v):
+        sig = types.int64(a, types.intp, types.int64)
+
+        def codegen(context, builder, signature, args):
+            arr = context.make_array(signature.args[0])(context, builder, args[0])
+            ptr = cgutils.get_item_pointer(context, builder, signature.args[0], arr, [args[1]])
+            return builder.atomic_rmw("add", ptr, args[2], "seq_cst")
+
+        return sig, codegen
+
+    return fetch_add
+
+
 def _compile(cache: bool):
     jit = _numba.njit(cache=cache, nogil=True)
     return (
@@ -528,6 +619,7 @@ def _compile(cache: bool):
 
 
 if _numba is not None:
+    _fetch_add = _fetch_add_intrinsic()
     # compiled once per machine (about 15 s) and cached next to this file, or in Numba's
     # user-wide cache when that is read-only; without any writable cache, once per process
     try:
@@ -553,11 +645,18 @@ def prepare() -> None:
     run_compiled(search, MEMO_LIMIT, _CHECK_EVERY)
 
 
-def run_compiled(search, memo_limit: int, check_every: int) -> bool:
+def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) -> bool:
     """Run ``search`` (a ``bnb._Search`` with its duals set) compiled; ``True`` when the tree
     was searched to the end, ``False`` when the clock, the stop flag or the node limit stopped
     it.  Afterwards ``search.best``, ``search.best_starts`` and ``search.nodes`` are what the
-    Python search would hold.  A ``KeyboardInterrupt`` stops the search and is raised again."""
+    Python search would hold.  A ``KeyboardInterrupt`` stops the search and is raised again.
+
+    With ``threads ≥ 2`` and at least ``SPLIT_MIN_N`` jobs, two threads share the tree
+    (``models/bnb.md`` §7): the serial search cut at ``SPLIT_DEPTH`` lists the tasks, then
+    both threads claim them in order, each with its own memo, pruning with the better of
+    the two incumbents.  The tree is then not the serial one, but it is searched just as
+    exhaustively: every rule prunes against the value of an existing schedule, and each
+    memo drops only states its own thread searched.  ``node_limit`` holds per thread."""
     n, H = search.n, search.H
     maxo = max(search.o)
     stair = np.zeros((n, maxo), np.int64)
@@ -567,18 +666,16 @@ def run_compiled(search, memo_limit: int, check_every: int) -> bool:
         for t, delta in enumerate(search.dd[j]):
             if delta:
                 dd[j, t, : len(delta)] = delta
-    gm = np.asarray(search.gm, np.int64)
-    dslack = np.asarray(search.dslack, np.float64)
-    start = np.asarray(search.start, np.int64)
-    best_starts = np.full(n, -1, np.int64)
+    split = threads >= 2 and n >= SPLIT_MIN_N
+    nthreads = 2 if split else 1
     outside = search.outside
-    ctl = np.array([0, 2**62, 0], np.int64)
+    ctl = np.array([0, 2**62, 0, 0] + [2**62] * nthreads, np.int64)
     if outside is not None:
         v = outside()
         if v is not None:
             ctl[_OUTSIDE] = int(v)
     node_limit = -1 if search.node_limit is None else int(search.node_limit)
-    args = (
+    data = (
         n,
         search.M,
         H,
@@ -588,49 +685,111 @@ def run_compiled(search, memo_limit: int, check_every: int) -> bool:
         np.asarray(search.hi, np.int64),
         np.asarray(search.pred, np.int64),
         stair,
-        gm,
-        dslack,
+    )
+    rest = (
         np.asarray(search.bsuf, np.float64),
         np.asarray(search.sufmin, np.float64),
         np.asarray(search.rc, np.float64),
         dd,
-        start,
-        best_starts,
-        int(search.best),
-        int(memo_limit),
-        node_limit,
-        ctl,
-        int(check_every),
     )
-    out: list = []
 
-    def work() -> None:
-        out.append(_kernel(*args))
+    def call(mode: int, tid: int, best_in: int, paths: np.ndarray, n_paths: int):
+        """The kernel's arguments for one thread (its own profile, slack and starts)."""
+        best_starts = np.full(n, -1, np.int64)
+        args = (
+            *data,
+            np.asarray(search.gm, np.int64).copy(),
+            np.asarray(search.dslack, np.float64).copy(),
+            *rest,
+            np.asarray(search.start, np.int64).copy(),
+            best_starts,
+            int(best_in),
+            int(memo_limit),
+            node_limit,
+            ctl,
+            int(check_every),
+            mode,
+            SPLIT_DEPTH,
+            paths,
+            n_paths,
+            tid,
+            nthreads,
+        )
+        return args, best_starts
 
-    worker = threading.Thread(target=work, name="kvopt-bnb-compiled", daemon=True)
-    worker.start()
-    interrupted = False
-    try:
-        while worker.is_alive():
-            worker.join(_POLL)
-            if time.monotonic() > search.deadline or (
-                search.stop is not None and search.stop.is_set()
-            ):
-                ctl[_STOP] = 1
-            if outside is not None:
-                v = outside()
-                if v is not None and v < ctl[_OUTSIDE]:
-                    ctl[_OUTSIDE] = int(v)
-    except KeyboardInterrupt:
-        interrupted = True
-        ctl[_STOP] = 1
-        worker.join()
-    code, nodes, best, n_keys = out[0]
+    if not split:
+        args, best_starts = call(0, 0, search.best, np.zeros(2, np.int64), 0)
+        (out,), interrupted = _supervise([args], ctl, search)
+        code, nodes, best, n_keys = out[:4]
+        owner = best_starts if best_starts[0] >= 0 else None
+    else:
+        args, starts0 = call(1, 0, search.best, np.zeros(64 * SPLIT_DEPTH, np.int64), 0)
+        (first,), interrupted = _supervise([args], ctl, search)
+        code, nodes, best, n_keys, paths, n_paths = first
+        owner = starts0 if starts0[0] >= 0 else None
+        own_best = int(ctl[_BEST0])
+        per_thread = [int(nodes)]
+        if code == _DONE and not interrupted:
+            ctl[_BEST0] = 2**62
+            calls = [call(2, tid, best, paths, n_paths) for tid in range(nthreads)]
+            outs, interrupted = _supervise([c[0] for c in calls], ctl, search)
+            code = max(o[0] for o in outs)  # _STOPPED if either stopped
+            per_thread = [int(nodes) + int(outs[0][1])] + [int(o[1]) for o in outs[1:]]
+            nodes = sum(int(o[1]) for o in outs) + int(nodes)
+            n_keys = sum(int(o[3]) for o in outs)
+            best = min([int(best)] + [int(o[2]) for o in outs])
+            for tid, (_, starts) in enumerate(calls):
+                if starts[0] >= 0 and int(ctl[_BEST0 + tid]) < own_best:
+                    owner, own_best = starts, int(ctl[_BEST0 + tid])
+        search.split_stats = {
+            "threads": nthreads,
+            "depth": SPLIT_DEPTH,
+            "tasks": int(n_paths),
+            "nodes": per_thread,
+        }
     search.nodes = int(nodes)
     search.memo_keys = int(n_keys)
-    if best_starts[0] >= 0:
-        search.best_starts = [int(x) for x in best_starts]
+    if owner is not None:
+        search.best_starts = [int(x) for x in owner]
     search.best = int(best)
     if interrupted:
         raise KeyboardInterrupt
     return code == _DONE
+
+
+def _supervise(calls: list[tuple], ctl: np.ndarray, search) -> tuple[list, bool]:
+    """Run the kernel once per argument tuple, each in a thread of its own (without the
+    interpreter lock), while this thread keeps the clock, the stop flag and a racing
+    solver's value (every ``_POLL`` seconds); returns the kernels' results and whether
+    Ctrl-C came (it then stops them)."""
+    outs: list = [None] * len(calls)
+
+    def ask_stop() -> None:
+        ctl[_STOP] = 1
+
+    def work(k: int) -> None:
+        outs[k] = _kernel(*calls[k])
+
+    threads = [
+        workers.start(lambda k=k: work(k), name=f"kvopt-bnb-compiled-{k}", stop=ask_stop)
+        for k in range(len(calls))
+    ]
+    interrupted = False
+    try:
+        for th in threads:
+            while not th.finished():
+                th.wait(_POLL)
+                if time.monotonic() > search.deadline or (
+                    search.stop is not None and search.stop.is_set()
+                ):
+                    ctl[_STOP] = 1
+                if search.outside is not None:
+                    v = search.outside()
+                    if v is not None and v < ctl[_OUTSIDE]:
+                        ctl[_OUTSIDE] = int(v)
+    except KeyboardInterrupt:
+        interrupted = True
+        ctl[_STOP] = 1
+        for th in threads:
+            th.wait()
+    return outs, interrupted

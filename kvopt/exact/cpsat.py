@@ -24,6 +24,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..instance import Instance
+from . import workers
 from .backend import NO_HOOKS, Hooks, Limits, Problem
 from .common import RawResult, lower_bound
 
@@ -224,20 +225,19 @@ class CpSat:
         def work():
             box["status"] = solver.solve(m, callback)
 
-        th = threading.Thread(target=work, daemon=True, name="kvopt-cpsat")
         deadline = time.monotonic() + p.max_time_in_seconds + grace
-        th.start()
+        th = workers.start(work, name="kvopt-cpsat", stop=solver.stop_search)
         cancelled = interrupted = False
         abandon_at = None
-        while th.is_alive():
+        while not th.finished():
             try:
-                th.join(0.05)
+                th.wait(0.05)
                 now = time.monotonic()
                 if not cancelled and (now > deadline or (stop is not None and stop.is_set())):
                     solver.stop_search()
                     cancelled = True
                     abandon_at = now + 2 * grace
-                if abandon_at is not None and now > abandon_at and th.is_alive():
+                if abandon_at is not None and now > abandon_at and not th.finished():
                     return RawResult(
                         None,
                         None,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import SolverError
+from . import workers
 from .common import stdout_to_stderr
 
 if TYPE_CHECKING:
@@ -158,20 +159,22 @@ def run_highs(
         except BaseException as exc:  # noqa: BLE001 - reported in the caller's thread
             box["error"] = exc
 
-    th = threading.Thread(target=work, daemon=True, name="kvopt-highs-run")
+    def ask_stop() -> None:
+        flag["stop"] = True
+
     deadline = time.monotonic() + float(time_limit) + grace
     cancelled = interrupted = False
     abandon_at = None
     with stdout_to_stderr():
-        th.start()
-        while th.is_alive():
+        th = workers.start(work, name="kvopt-highs-run", stop=ask_stop)
+        while not th.finished():
             try:
-                th.join(0.05)
+                th.wait(0.05)
                 now = time.monotonic()
                 if not cancelled and (now > deadline or (stop is not None and stop.is_set())):
                     flag["stop"] = cancelled = True
                     abandon_at = now + 2 * grace
-                if abandon_at is not None and now > abandon_at and th.is_alive():
+                if abandon_at is not None and now > abandon_at and not th.finished():
                     # HiGHS does not poll for interrupts in every phase (e.g. parts of
                     # presolve); leave its thread behind rather than overrun the limit
                     return "Abandoned (did not stop when asked)", True, interrupted

@@ -258,7 +258,7 @@ def lp_windows(
         try:
             rlo, rhi = start_windows(rest, "total", ub - int(inst.arrivals[i] + inst.responses[i]))
             value = lp_value(rest, rlo, rhi, time_limit=max(deadline - time.monotonic(), 0.05))
-        except (SolverError, KeyboardInterrupt):
+        except SolverError:  # Ctrl-C is raised to the caller, which reports what it has
             break
         cap = ub - int(np.ceil(value - 1e-6))
         hi[i] = max(min(hi[i], cap - int(inst.responses[i])), int(lo[i]))

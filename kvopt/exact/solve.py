@@ -7,12 +7,14 @@ runs.  What ``solver="auto"`` does depends on the instance (issue 11,
 ``models/bnb.md`` for the figures):
 
 * **small** (``n ≤ SMALL_N`` and ``Σ o_i ≤ SMALL_ROUNDS``; mixed instances up to
-  ``SMALL_N_COMPILED`` when the branch and bound runs compiled, with Numba), total
+  ``SMALL_N_COMPILED`` (one thread) or ``SMALL_N_SPLIT`` (two) when the branch and bound
+  runs compiled, with Numba), total
   completion: the heuristic gets at most 20 ms, no LP windows (beyond ``SMALL_N``,
   2 threads: the compiled search for ``MID_BNB_SHARE`` of the limit, then CP-SAT with its
   bound workers, each over windows tightened as on the long-limit path), and the dedicated branch
-  and bound (:mod:`kvopt.exact.bnb`) runs: compiled on one core from
-  ``bnb.COMPILED_MIN_N`` jobs on (:mod:`kvopt.exact.bnbfast`), otherwise in Python, with
+  and bound (:mod:`kvopt.exact.bnb`) runs: compiled from ``bnb.COMPILED_MIN_N`` jobs on
+  (:mod:`kvopt.exact.bnbfast`; with ``threads ≥ 2`` its tree split between two threads),
+  otherwise in Python, with
   ``threads ≥ 2`` in two processes (:mod:`kvopt.exact.bnbsplit`); with ``threads ≥ 2`` CP-SAT
   (``threads − 1`` workers) joins after ``CPSAT_DELAY`` seconds or
   ``CPSAT_DELAY_SHARE`` of the time limit, whichever is later, and the two
@@ -74,6 +76,7 @@ from ..errors import InputError, SolverError
 from ..instance import Instance
 from ..logs import progress_logger
 from ..schedule import Schedule, check_schedule
+from . import workers
 from .backend import NO_HOOKS, Hooks, Limits, Problem
 from .bnb import uses_compiled
 from .common import (
@@ -108,6 +111,14 @@ SMALL_N_COMPILED = 18
 #: those 12 instances at 60 s it proved the same 8 as the race of the small path (compiled
 #: search beside one CP-SAT worker) and ended the other four at 0.8-7.5 % instead of 3.8-8.9 %
 MID_BNB_SHARE = 0.4
+#: … with ``threads ≥ 2`` the compiled search splits its tree between two threads
+#: (:func:`kvopt.exact.bnbfast.run_compiled`), and the small path reaches this many jobs:
+#: beyond ``SMALL_N_COMPILED`` the search gets ``SPLIT_BNB_SHARE`` of the limit, then
+#: CP-SAT.  On the n = 19, 20 benchmark instances (seeds 1-6, 60 s) that proved 3 of 12
+#: (the CP-SAT path: none; a share of 0.4: 1) and ended the others 4.1-9.3 % from their
+#: bound (CP-SAT path: 3.8-8.7 % on the same nine; ``models/bnb.md`` §7)
+SMALL_N_SPLIT = 20
+SPLIT_BNB_SHARE = 0.65
 #: beyond ``SMALL_N``, mixed instances of ``n`` jobs (more than ``TYPED_GROUPS`` distinct
 #: ones) take the long-limit path (:func:`_long`: CP-SAT, the branch and bound, CP-SAT)
 #: when the time limit is at least ``SMALL_LONG[n]`` seconds (with one thread
@@ -196,13 +207,13 @@ def _tightened(inst: Instance, lo, hi, ub: int, *, seconds: float):
 
 def _rc_fix(inst: Instance, lo, hi, ub: int, *, seconds: float):
     """The windows after reduced-cost fixing (:func:`kvopt.exact.relax.lagrange_fix`);
-    unchanged if the LP is not solved within ``seconds`` (or Ctrl-C stops it: the solver
-    that follows sees it, as after :func:`~kvopt.exact.highs_matrix.lp_windows`)."""
+    unchanged if the LP is not solved within ``seconds``.  Ctrl-C is raised again (it
+    used to be swallowed here, and the solve then ran on to its time limit)."""
     from .relax import lagrange_fix
 
     try:
         nlo, nhi, _ = lagrange_fix(inst, lo, hi, ub, time_limit=seconds)
-    except (SolverError, KeyboardInterrupt):
+    except SolverError:
         return lo, hi
     return nlo, nhi
 
@@ -256,7 +267,7 @@ class _Shared:
 
 def _in_thread(
     out: dict, stop: threading.Event, name: str, problem: Problem, limits: Limits, hooks: Hooks
-) -> threading.Thread:
+) -> workers.Worker:
     """A (not yet started) thread running the backend ``name`` into ``out[name]``; an
     exception is stored there too (re-raised by the caller), and finishing sets ``stop``."""
 
@@ -268,17 +279,17 @@ def _in_thread(
         finally:
             stop.set()  # the first to finish ends the race
 
-    return threading.Thread(target=run, daemon=True, name=f"kvopt-{name}")
+    return workers.thread(run, name=f"kvopt-{name}", stop=stop.set)
 
 
-def _join(workers: list[threading.Thread], shared: _Shared, stop: threading.Event) -> bool:
-    """Wait for the racing ``workers``, setting ``stop`` once one's bound meets an incumbent
+def _join(threads: list[workers.Worker], shared: _Shared, stop: threading.Event) -> bool:
+    """Wait for the racing ``threads``, setting ``stop`` once one's bound meets an incumbent
     (``shared.closed()``) or on Ctrl-C; returns whether Ctrl-C came."""
     interrupted = False
-    for w in workers:
-        while w.is_alive():
+    for w in threads:
+        while not w.finished():
             try:
-                w.join(0.05)
+                w.wait(0.05)
                 if shared.closed():
                     stop.set()
             except KeyboardInterrupt:
@@ -297,13 +308,13 @@ def _race(problem: Problem, limits: Limits) -> RawResult:
     shared = _Shared(problem.ub, limits.gap)
     out: dict[str, RawResult | BaseException] = {}
     hooks = Hooks(stop=stop, monitor=shared.report)
-    workers = [
+    racers = [
         _in_thread(out, stop, "highs", problem, replace(limits, threads=1), hooks),
         _in_thread(out, stop, "cpsat", problem, replace(limits, threads=limits.threads - 1), hooks),
     ]
-    for w in workers:
+    for w in racers:
         w.start()
-    interrupted = _join(workers, shared, stop)
+    interrupted = _join(racers, shared, stop)
     results = [r for r in out.values() if isinstance(r, RawResult)]
     if not results:
         raise next(r for r in out.values() if isinstance(r, BaseException))
@@ -420,17 +431,18 @@ def _blocks_result(bound: float, stats: dict) -> RawResult:
     )
 
 
-def _small_n(instance: Instance, objective: str) -> int:
-    """The small path's largest ``n`` for this instance: ``SMALL_N_COMPILED`` for mixed
-    instances of more than ``SMALL_N`` jobs, total completion, when the branch and bound runs
-    compiled; ``SMALL_N`` otherwise."""
+def _small_n(instance: Instance, objective: str, threads: int = 1) -> int:
+    """The small path's largest ``n`` for this instance: for mixed instances of more than
+    ``SMALL_N`` jobs, total completion, when the branch and bound runs compiled,
+    ``SMALL_N_SPLIT`` with ``threads ≥ 2`` (the search split between two threads) and
+    ``SMALL_N_COMPILED`` with one; ``SMALL_N`` otherwise."""
     if (
         instance.n > SMALL_N
         and objective == "total"
         and uses_compiled(instance.n)
         and _groups(instance) > TYPED_GROUPS
     ):
-        return SMALL_N_COMPILED
+        return SMALL_N_SPLIT if threads >= 2 else SMALL_N_COMPILED
     return SMALL_N
 
 
@@ -441,7 +453,7 @@ def takes_small_path(instance: Instance, objective: str, time_limit: float, thre
     n = instance.n
     if int(instance.responses.sum()) > SMALL_ROUNDS:
         return False
-    if n <= _small_n(instance, objective):
+    if n <= _small_n(instance, objective, threads):
         return True
     need = SMALL_LONG.get(n)
     if need is None or objective != "total" or _groups(instance) <= TYPED_GROUPS:
@@ -452,6 +464,10 @@ def takes_small_path(instance: Instance, objective: str, time_limit: float, thre
 def cpsat_delay(time_limit: float) -> float:
     """Seconds after which CP-SAT joins the branch and bound on the small path (2+ threads)."""
     return max(CPSAT_DELAY, CPSAT_DELAY_SHARE * time_limit)
+
+
+#: small path, 2 threads: the branch and bound splits its tree (with CP-SAT joining later)
+SMALL_SPLIT = True
 
 
 def _small(problem: Problem, limits: Limits) -> RawResult:
@@ -485,15 +501,16 @@ def _small(problem: Problem, limits: Limits) -> RawResult:
 
     interrupted = False
     try:
-        out["bnb"] = _run("bnb", problem, limits, Hooks(stop=stop, outside=outside))
+        bnb_limits = limits if SMALL_SPLIT else replace(limits, threads=1)
+        out["bnb"] = _run("bnb", problem, bnb_limits, Hooks(stop=stop, outside=outside))
         if out["bnb"].native_status in ("optimal", "exhausted"):
             stop.set()
     except KeyboardInterrupt:
         interrupted = True
     stop.set()
-    while worker.ident is not None and worker.is_alive():
+    while worker.ident is not None and not worker.finished():
         try:
-            worker.join(0.05)
+            worker.wait(0.05)
         except KeyboardInterrupt:
             interrupted = True
     results = [r for r in out.values() if isinstance(r, RawResult)]
@@ -509,6 +526,8 @@ def _small_split(problem: Problem, limits: Limits, t0: float) -> RawResult:
     if a.native_status == "optimal" or a.native_status == "exhausted":
         a.solver = "auto(bnb)"
         return a
+    if a.interrupted:  # Ctrl-C: what the search found, no CP-SAT after it
+        return _merge(problem, [a], interrupted=True)
     better = a.starts if a.starts is not None else problem.warm
     rest = max(limits.time_limit - (time.monotonic() - t0), 0.05)
     b = _run(
@@ -591,13 +610,15 @@ def _small_serial(problem: Problem, limits: Limits, t0: float) -> RawResult:
     if a.native_status in ("optimal", "exhausted"):
         a.solver = "auto(bnb)"
         return a
+    if a.interrupted:
+        return _merge(problem, results, interrupted=True)
     p = best_problem()
     if RC_FIX and p.ub is not None and inst.n >= 2:
         lo, hi = _rc_fix(inst, p.lo, p.hi, p.ub, seconds=min(0.05 * tl, 2.0))
         p = replace(p, lo=lo, hi=hi)
     b = _run("cpsat", p, replace(limits, time_limit=CPSAT_SHARE * left(), threads=1))
     results.append(b)
-    if _proven(inst, objective, b) or left() <= 0.1:
+    if b.interrupted or _proven(inst, objective, b) or left() <= 0.1:
         return _merge(problem, results, interrupted=False)
     c = _run("bnb", replace(best_problem(), lo=p.lo, hi=p.hi), replace(limits, time_limit=left()))
     results.append(c)
@@ -695,7 +716,7 @@ def solve(
     )
     # the small path's searches take milliseconds to seconds: 20 ms of local search (more
     # was slower at n = 12); the long-limit path (n > SMALL_N) runs for minutes
-    small_n = _small_n(instance, objective)
+    small_n = _small_n(instance, objective, threads)
     quick = small and n <= small_n
     heur_seconds = min(SMALL_HEURISTIC, 0.01 * time_limit) if quick else min(0.5, 0.05 * time_limit)
     warm = heuristic_starts(
@@ -725,8 +746,9 @@ def solve(
         # proves instances the other does not, models/bnb.md)
         raw = _long(problem, limits, time.monotonic())
     elif solver == "auto" and small and objective == "total" and n > SMALL_N and threads >= 2:
-        # n = 17, 18 with the compiled branch and bound: it alone, then CP-SAT's bound workers
-        phases = (("bnb", MID_BNB_SHARE), ("cpsat", math.inf))
+        # n = 17-20 with the compiled branch and bound: it alone, then CP-SAT's bound workers
+        share = MID_BNB_SHARE if n <= SMALL_N_COMPILED else SPLIT_BNB_SHARE
+        phases = (("bnb", share), ("cpsat", math.inf))
         raw = _long(problem, limits, time.monotonic(), phases)
     elif solver == "auto" and small and objective == "total":
         raw = _small(problem, limits)
