@@ -6,6 +6,9 @@ problem (textbook windows, no incumbent, the root LP's duals): prints per instan
 counts (they must be equal), the optimum and the seconds of each, then the sums over all
 instances but the first (whose compiled run loads the compiled code).  Needs Numba
 (``pip install kvopt[fast]``); ``models/bnb.md`` §7.
+
+``--split``: the compiled search on one thread against the same search split between two
+threads (``run_compiled(threads=2)``): the optima must be equal; the node counts differ.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=12)
     ap.add_argument("--memory", type=_range, default=(40, 60), metavar="LO-HI")
     ap.add_argument("--max-response", type=int, default=10)
+    ap.add_argument("--split", action="store_true", help="one thread against two (compiled)")
     args = ap.parse_args(argv)
     if not bnbfast.available():
         print("Numba is not installed (pip install kvopt[fast])", file=sys.stderr)
@@ -55,6 +59,8 @@ def main(argv=None) -> int:
     if args.k < 1 or args.n < 1 or args.max_response < 1:
         ap.error("--k, --n and --max-response must be at least 1")
     insts = throughput_instances(args.k, args.n, args.memory, args.max_response)
+    if args.split:
+        return _split(insts)
     sums = [0.0, 0.0]
     same = 0
     for i, inst in enumerate(insts):
@@ -79,6 +85,35 @@ def main(argv=None) -> int:
     print(
         f"same tree on {same}/{len(insts)}; instances 2-{len(insts)}: python {sums[0]:.2f} s, "
         f"compiled {sums[1]:.2f} s ({sums[0] / max(sums[1], 1e-9):.0f}x)"
+    )
+    return 0 if same == len(insts) else 1
+
+
+def _split(insts) -> int:
+    """One thread against two, compiled: the same optimum, and the seconds of each."""
+    sums = [0.0, 0.0]
+    same = 0
+    for i, inst in enumerate(insts):
+        runs = []
+        for threads in (1, 2):
+            s = _search(inst)
+            t = time.perf_counter()
+            done = bnbfast.run_compiled(s, bnb.MEMO_LIMIT, bnb._CHECK_EVERY, threads=threads)
+            runs.append((done, s.best, s.nodes, time.perf_counter() - t))
+        ok = runs[0][:2] == runs[1][:2] == (True, runs[0][1])
+        same += ok
+        print(
+            f"{i:3d} M={inst.memory:3d} Opt {runs[0][1]:5d} / {runs[1][1]:5d} nodes "
+            f"{runs[0][2]:8d} / {runs[1][2]:8d}  1 thread {runs[0][3]:7.3f} s  2 threads "
+            f"{runs[1][3]:7.3f} s {'same optimum' if ok else 'DIFFERENT'}",
+            flush=True,
+        )
+        if i:
+            sums[0] += runs[0][3]
+            sums[1] += runs[1][3]
+    print(
+        f"same optimum on {same}/{len(insts)}; instances 2-{len(insts)}: 1 thread "
+        f"{sums[0]:.2f} s, 2 threads {sums[1]:.2f} s ({sums[0] / max(sums[1], 1e-9):.1f}x)"
     )
     return 0 if same == len(insts) else 1
 

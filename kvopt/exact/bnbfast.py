@@ -649,7 +649,8 @@ def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) ->
     """Run ``search`` (a ``bnb._Search`` with its duals set) compiled; ``True`` when the tree
     was searched to the end, ``False`` when the clock, the stop flag or the node limit stopped
     it.  Afterwards ``search.best``, ``search.best_starts`` and ``search.nodes`` are what the
-    Python search would hold.  A ``KeyboardInterrupt`` stops the search and is raised again.
+    Python search would hold (one thread; split, the optimum only).  A ``KeyboardInterrupt``
+    stops the search and is raised again.
 
     With ``threads ≥ 2`` and at least ``SPLIT_MIN_N`` jobs, two threads share the tree
     (``models/bnb.md`` §7): the serial search cut at ``SPLIT_DEPTH`` lists the tasks, then
