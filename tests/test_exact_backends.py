@@ -50,6 +50,8 @@ def calls(monkeypatch):
     out: list = []
     for name in list(BACKENDS):
         monkeypatch.setitem(BACKENDS, name, Recorder(name, out))
+    for name in list(solve_mod._VARIANTS):
+        monkeypatch.setitem(solve_mod._VARIANTS, name, Recorder(name, out))
     return out
 
 
@@ -147,14 +149,14 @@ def test_compiled_search_extends_the_small_path(calls, monkeypatch):
     assert not solve_mod.takes_small_path(jobs(big + 1), "total", 1.0, 1)
     typed = Instance.from_arrays(40, [2] * 9 + [5] * 8, [2] * 9 + [1] * 8)
     assert not solve_mod.takes_small_path(typed, "total", 1e6, 2)
-    # 2 threads: the branch and bound alone for MID_BNB_SHARE of the limit (SPLIT_BNB_SHARE
-    # beyond SMALL_N_COMPILED), then CP-SAT with its bound workers, each from the best
-    # schedule over windows no wider than the first
+    # 2 threads: the branch and bound alone for MID_BNB_SHARE of the limit, then CP-SAT with
+    # its bound workers (beyond SMALL_N_COMPILED: SPLIT_BNB_SHARE, then the ladder), each
+    # from the best schedule over windows no wider than the first
     for n, share in ((17, solve_mod.MID_BNB_SHARE), (split, solve_mod.SPLIT_BNB_SHARE)):
         calls.clear()
         inst = jobs(n)
         solve(inst, time_limit=60, threads=2, seed=3, gap=0.0)
-        assert [c[0] for c in calls] == ["bnb", "cpsat"]
+        assert [c[0] for c in calls] == ["bnb", "cpsat" if n <= big else "ladder"]
         for (name, problem, limits, _), part in zip(calls, (share, 1.0)):
             focus = name == "cpsat"
             check_limits(limits, part * 60, threads=2, seed=3, gap=0.0, bound_focus=focus)
@@ -171,6 +173,35 @@ def test_compiled_search_extends_the_small_path(calls, monkeypatch):
     solve(inst, time_limit=solve_mod.SMALL_LONG[17], threads=1, seed=3)
     assert [c[0] for c in calls] == ["bnb", "cpsat"]
     assert calls[0][2].time_limit <= solve_mod.BNB_ALONE * solve_mod.SMALL_LONG[17]
+
+
+def test_ladder_beyond_the_small_path(calls, monkeypatch):
+    """With the compiled search and 2 threads, mixed instances beyond the small path up to
+    ``LADDER_N`` jobs (total completion) get CP-SAT with its bound workers for
+    ``LADDER_CPSAT_SHARE`` of the limit, then the ladder from CP-SAT's best schedule over
+    windows no wider; one thread, makespan, typed and larger instances keep CP-SAT alone."""
+    monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: True)
+    top = solve_mod.LADDER_N
+    assert top > solve_mod.SMALL_N_SPLIT
+    for n in (solve_mod.SMALL_N_SPLIT + 1, top):
+        calls.clear()
+        inst = jobs(n)
+        solve(inst, time_limit=60, threads=2, seed=4, gap=0.0)
+        assert [c[0] for c in calls] == ["cpsat", "ladder"]
+        for (name, problem, limits, _), part in zip(calls, (solve_mod.LADDER_CPSAT_SHARE, 1.0)):
+            focus = name == "cpsat"
+            check_limits(limits, part * 60, threads=2, seed=4, gap=0.0, bound_focus=focus)
+            assert problem.ub == value_of(inst, problem.warm, "total")
+            assert (problem.lo >= calls[0][1].lo).all() and (problem.hi <= calls[0][1].hi).all()
+    for inst, objective, threads in (
+        (jobs(top + 1), "total", 2),
+        (jobs(top), "total", 1),
+        (jobs(top), "makespan", 2),
+        (Instance.from_arrays(60, [2] * 12 + [5] * 12, [2] * 12 + [1] * 12), "total", 2),
+    ):
+        calls.clear()
+        solve(inst, objective=objective, time_limit=5, threads=threads)
+        assert "ladder" not in [c[0] for c in calls]
 
 
 @pytest.mark.parametrize("share", [0.4, 0.001])

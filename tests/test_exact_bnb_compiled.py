@@ -8,6 +8,7 @@ and through ``solve`` it must agree with brute force like the Python search.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 
@@ -21,7 +22,7 @@ from test_exact_bnb import SETTINGS, instances
 from kvopt.exact import SolveStatus, bnb, solve
 from kvopt.exact.backend import Hooks, Limits, Problem
 from kvopt.exact.bnb import BranchAndBound, _Search
-from kvopt.exact.common import start_windows
+from kvopt.exact.common import start_windows, value_of
 from kvopt.exact.heuristic import heuristic_starts
 from kvopt.exact.relax import lp_duals
 
@@ -192,7 +193,9 @@ def test_split_search_proves_the_serial_optimum(seed):
     else:
         assert value_of(inst, b.best_starts, "total") == b.best
     stats = b.split_stats
-    assert stats["threads"] == 2 and stats["tasks"] > 1 and min(stats["nodes"]) > 0
+    # (a thread may find every task taken when it starts: the tasks are small here)
+    assert stats["threads"] == 2 and stats["tasks"] > 1 and len(stats["nodes"]) == 2
+    assert sum(stats["nodes"]) > 0
 
 
 @given(inst=instances(max_n=7, max_o=5, max_memory=20))
@@ -231,3 +234,110 @@ def test_split_search_proves_an_outside_value():
     assert bnbfast.run_compiled(opt, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
     b, done = _split(inst, lo, hi, 10**9, outside=lambda: opt.best)
     assert done and b.best == opt.best and b.best_starts is None
+
+
+# --- the ladder (models/bnb.md §8) -----------------------------------------------------
+
+
+def test_next_rung_lies_above_the_bound_and_at_most_the_incumbent():
+    from kvopt.exact.bnb import LADDER_FIRST, LADDER_FIT, LADDER_GROWTH, _next_rung
+
+    assert _next_rung(100, 200, [], 60.0) == 100 + int(LADDER_FIRST * 100)
+    assert _next_rung(100, 101, [], 60.0) == 101  # at least one up, at most the incumbent
+    # two quick rungs (not timed): the step doubles
+    assert _next_rung(104, 200, [(102, 0.001), (104, 0.002)], 60.0) == 108
+    # timed rungs: the time grows tenfold per 10 units; aim at LADDER_GROWTH times the last
+    rungs = [(10, 0.1), (20, 1.0)]
+    want = 20 + math.floor(math.log(LADDER_GROWTH) / (math.log(10) / 10))
+    assert _next_rung(20, 100, rungs, 60.0) == want
+    # … or at LADDER_FIT of the time left, if that is less; never below lower + 1
+    want = 20 + math.floor(math.log(LADDER_FIT * 5.0) / (math.log(10) / 10))
+    assert want < 20 + math.floor(math.log(LADDER_GROWTH) / (math.log(10) / 10))
+    assert _next_rung(20, 100, rungs, 5.0) == want
+    assert _next_rung(20, 100, rungs, 0.01) == 21
+    assert _next_rung(20, 23, rungs, 60.0) == 23
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_rung_at_opt_finds_nothing_one_above_finds_opt(seed):
+    """The claim the ladder rests on: a search with threshold ``v ≤ Opt`` ends without a
+    schedule (proving none is below ``v``); with ``v = Opt + 1`` it finds one of value Opt."""
+    inst = _mixed(12 + seed % 2, 300 + seed, arrivals=seed % 2 == 1)
+    ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01, seed=0), "total")
+    lo, hi = start_windows(inst, "total", ub)
+    opt = _search(inst, lo, hi, ub + 1)
+    assert bnbfast.run_compiled(opt, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
+    for threads in (1, 2):
+        at = _search(inst, lo, hi, opt.best)
+        assert bnbfast.run_compiled(at, bnb.MEMO_LIMIT, bnb._CHECK_EVERY, threads=threads)
+        assert at.best_starts is None and at.best == opt.best
+        above = _search(inst, lo, hi, opt.best + 1)
+        assert bnbfast.run_compiled(above, bnb.MEMO_LIMIT, bnb._CHECK_EVERY, threads=threads)
+        assert above.best == opt.best and value_of(inst, above.best_starts, "total") == opt.best
+
+
+def _ladder(inst, *, threads, time_limit=60.0, node_limit=None):
+    ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01, seed=0), "total")
+    warm = heuristic_starts(inst, "total", seconds=0.01, seed=0)
+    lo, hi = start_windows(inst, "total", ub)
+    problem = Problem(inst, "total", lo, hi, warm=warm, ub=ub)
+    backend = BranchAndBound(ladder=True, node_limit=node_limit)
+    return backend.solve(problem, Limits(time_limit=time_limit, threads=threads))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ladder_proves_the_optimum_and_its_rungs_are_bounds(seed):
+    """Climbed to the end, the ladder proves the serial search's optimum (its last rung finds
+    a schedule, or reaches the warm start's value); stopped early by a node limit per rung,
+    every rung it reports finished is at most Opt, and so is its bound."""
+    inst = _mixed(12 + seed % 3, 400 + seed, arrivals=seed % 2 == 1)
+    lo, hi = start_windows(inst, "total", None)
+    ref = _search(inst, lo, hi, 10**9)
+    assert bnbfast.run_compiled(ref, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
+    threads = 1 + seed % 2
+    r = _ladder(inst, threads=threads)
+    assert r.native_status == "optimal" and r.bound == ref.best
+    assert value_of(inst, r.starts, "total") == ref.best
+    rungs = r.stats["ladder"]
+    assert [v for v, _, _ in rungs] == sorted({v for v, _, _ in rungs})  # rising
+    assert all(v <= ref.best for v, _, ended in rungs if ended)
+    for limit in (300, 3000):
+        r = _ladder(inst, threads=threads, node_limit=limit)
+        assert r.bound <= ref.best
+        if r.native_status == "optimal":
+            assert r.bound == ref.best == value_of(inst, r.starts, "total")
+        else:
+            assert r.native_status == "stopped"
+            ended = [v for v, _, e in r.stats["ladder"] if e]
+            assert r.bound >= max(ended, default=-math.inf)
+
+
+@given(inst=instances(max_n=7, max_o=5, max_memory=20))
+@settings(max_examples=60, **SETTINGS)
+def test_ladder_agrees_with_brute_force(inst):
+    """Every rung on every size (the split down to trees shallower than the split depth)."""
+    old = bnb.COMPILED_MIN_N, bnbfast.SPLIT_MIN_N
+    bnb.COMPILED_MIN_N = bnbfast.SPLIT_MIN_N = 1
+    try:
+        opt = brute_force(inst, "total")
+        for threads in (1, 2):
+            r = _ladder(inst, threads=threads, time_limit=20.0)
+            assert r.native_status == "optimal", r.native_status
+            assert r.bound == opt == value_of(inst, r.starts, "total")
+    finally:
+        bnb.COMPILED_MIN_N, bnbfast.SPLIT_MIN_N = old
+
+
+@pytest.mark.parametrize("limit", [2000, 20000, 200000])
+def test_stopped_split_search_reports_its_unfinished_tasks_bound(limit):
+    """A split search stopped by its node limit reports the smallest bound of a task it did
+    not finish (``task_lower``): with the incumbent, at most Opt."""
+    inst = _mixed(16, 9)
+    ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01, seed=0), "total")
+    lo, hi = start_windows(inst, "total", ub)
+    ref = _search(inst, lo, hi, ub + 1)
+    assert bnbfast.run_compiled(ref, bnb.MEMO_LIMIT, bnb._CHECK_EVERY, threads=2)
+    b, done = _split(inst, lo, hi, ub + 1, node_limit=limit)
+    if not done:
+        assert b.task_lower is not None
+        assert min(b.best, b.task_lower) <= ref.best

@@ -127,6 +127,8 @@ class _Search:
         self.lims = [M - s - 1 for s in self.s]  # j fits at t iff max(gm[t:t + o_j]) <= lim + t
         self.plain = type(self).fits_at is _Search.fits_at  # a child at est_j fits
         self.split_stats: dict | None = None  # set by kvopt.exact.bnbsplit
+        #: set by the compiled split search when it stops: no schedule is below it
+        self.task_lower: float | None = None
 
     def set_duals(self, ym: list[float], yc: list[float]) -> None:
         """Price the memory rows with ``ym[τ] ≤ 0`` and the "one job above M/2" rows with
@@ -580,6 +582,35 @@ class _Search:
                 dslack[t2:c] = old_d
 
 
+#: the ladder (``BranchAndBound(ladder=True)``, ``models/bnb.md`` §8): the first rung lies this
+#: share of the way from the proven bound to the incumbent, …
+LADDER_FIRST = 0.03
+#: … each later one where the search is predicted to take this many times the last rung's
+#: time (the time grows about exponentially with the rung: fitted on the last two rungs), …
+LADDER_GROWTH = 4.0
+#: … and at most this share of the time left
+LADDER_FIT = 0.6
+
+
+def _next_rung(lower: int, best: int, rungs: list[tuple[int, float]], left: float) -> int:
+    """The next threshold of the ladder: above ``lower`` (proven), at most ``best``; from the
+    rungs climbed so far, ``(threshold, seconds)``, where the search is predicted to take
+    ``LADDER_GROWTH`` times the last one's time, or ``LADDER_FIT`` of the time ``left``."""
+    gap = best - lower
+    timed = [(v, sec) for v, sec in rungs if sec >= 0.05]
+    if len(timed) >= 2 and timed[-1][1] > timed[-2][1] and timed[-1][0] > timed[-2][0]:
+        (v1, s1), (v2, s2) = timed[-2:]
+        rate = math.log(s2 / s1) / (v2 - v1)  # log-seconds per unit of threshold
+        target = min(LADDER_GROWTH * s2, LADDER_FIT * left)
+        step = math.log(max(target, 1e-3) / s2) / rate
+        step += lower - v2  # from the fitted rung's threshold to the proven bound
+    elif rungs:
+        step = 2 * (rungs[-1][0] - (rungs[-2][0] if len(rungs) > 1 else rungs[-1][0] - 1))
+    else:
+        step = LADDER_FIRST * gap
+    return int(min(best, lower + max(1, math.floor(step))))
+
+
 @dataclass(frozen=True)
 class BranchAndBound:
     """The branch and bound (see module doc): in Python, or compiled with Numba
@@ -611,6 +642,11 @@ class BranchAndBound:
     #: installed, the objective is total completion with the Lagrangian bound and the
     #: instance has at least ``COMPILED_MIN_N`` jobs; the same tree, about 30 times faster
     compiled: bool = True
+    #: compiled only: instead of one search with the incumbent as its threshold, climb a
+    #: ladder of thresholds from the root bound up (``models/bnb.md`` §8): each rung searched
+    #: to its end proves its threshold a lower bound; the last rung, the incumbent's value,
+    #: proves it optimal.  For the bound, when the search cannot finish in time
+    ladder: bool = False
 
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
         t0 = time.monotonic()
@@ -646,13 +682,18 @@ class BranchAndBound:
         done = interrupted = False
         split = self.split and limits.threads >= 2 and inst.n >= bnbsplit.SPLIT_MIN_N
         fast = self.compiled and search.lag and uses_compiled(inst.n)
+        threads = limits.threads if self.split else 1
+        climb = _Climb(int(root), value_of(inst, warm, objective) if warm is not None else ub)
+        laddered = fast and self.ladder and warm is not None
         try:
-            if fast:
+            if laddered:
+                done = climb.run(search, problem, threads, hooks)
+                if climb.found is not None:
+                    search = climb.found
+            elif fast:
                 from . import bnbfast
 
-                done = bnbfast.run_compiled(
-                    search, MEMO_LIMIT, _CHECK_EVERY, threads=limits.threads if self.split else 1
-                )
+                done = bnbfast.run_compiled(search, MEMO_LIMIT, _CHECK_EVERY, threads=threads)
             elif split and bnbsplit.can_split():
                 done = bnbsplit.search_split(search, hooks.stop, hooks.outside)
             else:
@@ -662,6 +703,8 @@ class BranchAndBound:
             pass
         except KeyboardInterrupt:  # reported like the other backends: what was found so far
             interrupted = True
+            if climb.found is not None:
+                search = climb.found
         except RecursionError:  # pragma: no cover - depth is n, far below the limit
             pass
         starts = None
@@ -676,8 +719,12 @@ class BranchAndBound:
             # no schedule of value <= ub is in the windows (impossible for a valid ub)
             bound = float(min(search.best, ub + 1))
             native = "optimal" if search.best_starts is not None else "exhausted"
+            if laddered and climb.found is None:  # the ladder reached the warm start's value
+                bound, native = float(climb.ub), "optimal"
         else:
-            bound = float(max(root, lower_bound(inst, objective)))
+            bound = float(max(root, lower_bound(inst, objective), climb.lower))
+            if search.task_lower is not None:
+                bound = max(bound, float(min(search.best, ub + 1, search.task_lower)))
             native = "stopped"
         if hooks.monitor is not None and starts is not None:
             hooks.monitor(value_of(inst, starts, objective), bound)
@@ -685,14 +732,80 @@ class BranchAndBound:
             starts=starts,
             bound=bound,
             native_status=native,
-            solver="bnb",
+            solver="bnb-ladder" if climb.rungs else "bnb",
             solver_version=bnb_version(),
             interrupted=interrupted,
             stats={
-                "nodes": search.nodes,
-                "memo": search.memo_keys if fast else len(search.memo),
+                "nodes": climb.nodes if climb.rungs else search.nodes,
+                "memo": getattr(search, "memo_keys", 0) if fast else len(search.memo),
                 "compiled": fast,
                 "seconds": time.monotonic() - t0,
                 **({"split": search.split_stats} if search.split_stats else {}),
+                **({"ladder": climb.rungs} if climb.rungs else {}),
             },
         )
+
+
+class _Climb:
+    """The ladder of ``BranchAndBound(ladder=True)`` (``models/bnb.md`` §8): compiled searches
+    with thresholds ``v`` rising from the root bound to the incumbent's value ``ub``.  A search
+    with threshold ``v`` that ends without a schedule proves that none of value below ``v``
+    lies in the windows (every rule keeps some optimal schedule unless its value is
+    ``≥ v``), so ``lower = v``; one that finds a schedule has ``v > Opt`` and, ended, proves
+    its best optimal.  ``lower``, ``found`` (the search that found a schedule) and ``rungs``
+    (``[threshold, seconds, finished]``) hold what was climbed, also after Ctrl-C."""
+
+    def __init__(self, root: int, ub: int):
+        self.lower = root
+        self.ub = ub
+        self.found: _Search | None = None
+        self.rungs: list[list] = []
+        self.nodes = 0
+
+    def run(self, first: _Search, problem: Problem, threads: int, hooks: Hooks) -> bool:
+        """Climb until the time, the stop event or the incumbent ends it; ``True`` when a rung
+        proved a schedule optimal (the incumbent's value reached, or a schedule found below a
+        rung and the search ended)."""
+        from . import bnbfast
+
+        inst = problem.instance
+        self.lower = max(self.lower, math.ceil(lower_bound(inst, "total") - 1e-9))
+        done: list[tuple[int, float]] = []
+        while self.lower < self.ub:
+            left = first.deadline - time.monotonic()
+            if left < 0.05 or (hooks.stop is not None and hooks.stop.is_set()):
+                return False
+            v = _next_rung(self.lower, self.ub, done, left)
+            s = _Search(
+                inst,
+                "total",
+                problem.lo,
+                problem.hi,
+                v,
+                None,
+                first.deadline,
+                hooks.stop,
+                first.node_limit,
+                None,
+            )
+            s.set_duals(first.ym, first.yc)
+            t = time.monotonic()
+            rung = [v, 0.0, False]
+            self.rungs.append(rung)
+            try:
+                ended = bnbfast.run_compiled(s, MEMO_LIMIT, _CHECK_EVERY, threads=threads)
+            finally:
+                rung[1] = round(time.monotonic() - t, 3)
+                self.nodes += s.nodes
+                if s.best_starts is not None:
+                    self.found = s
+            if s.best_starts is not None:  # a schedule below v: v > Opt
+                return ended
+            if not ended:
+                if s.task_lower is not None and math.isfinite(s.task_lower):
+                    self.lower = max(self.lower, min(v, int(s.task_lower)))
+                return False
+            rung[2] = True
+            self.lower = v
+            done.append((v, rung[1]))
+        return True

@@ -30,13 +30,18 @@ except ImportError:  # pragma: no cover - exercised where numba is not installed
 
 #: control slots shared with the compiled search: stop (set to 1 to stop), a racing
 #: solver's value (the search prunes at >= it), nodes so far, the next task to claim
-#: (two threads), then one slot per thread: the value of its best leaf
+#: (two threads), then one slot per thread: the value of its best leaf, then one per thread:
+#: the task it searches (the number of tasks once it took the last)
 _STOP, _OUTSIDE, _NODES, _CLAIM, _BEST0 = range(5)
 #: with two threads, the tree is cut into the subtrees of the nodes with this many jobs
 #: placed (the tasks), which the threads claim in the serial order
 SPLIT_DEPTH = 2
 #: … from this many jobs on (below, one thread searches the tree)
 SPLIT_MIN_N = 12
+#: … and the threads take the tasks in the order of their bounds (the serial order among
+#: equal ones): a search stopped early then reports the smallest bound of a task it did not
+#: finish (``_unfinished_bound``), and the most promising subtrees come first
+TASKS_BY_BOUND = False
 #: how often (seconds) the Python thread looks at the clock, the stop flag and the racing solver
 _POLL = 0.01
 #: the compiled search keeps its placed set in one int64
@@ -89,9 +94,11 @@ def _kernel_source(
     holds the control slots.
 
     ``mode`` 0 is the serial search.  Mode 1 (:func:`run_compiled` with two threads)
-    records each node at ``depth`` as a task, its path ``(job, start)`` per depth in
-    ``paths``, instead of searching below it.  Mode 2 claims tasks (slot ``_CLAIM``)
-    and searches each from the root along its path: the path's nodes are entered
+    records each node at ``depth`` that its bound does not prune as a task, in ``paths``:
+    its path ``(job, start)`` per depth, then its bound, instead of searching below it.
+    Mode 2 claims tasks (slot ``_CLAIM``; thread ``tid``'s current one in slot
+    ``_BEST0 + nthreads + tid``) and searches each from the root along its path: the
+    path's nodes are entered
     without the memo and with the path's child as their only one (every rule that
     prunes there prunes the task soundly).  Thread ``tid`` of ``nthreads`` publishes
     each better leaf's value in slot ``_BEST0 + tid`` and prunes with the others'.
@@ -163,7 +170,9 @@ def _kernel_source(
                     return _STOPPED, nodes, best, n_keys, paths, n_paths
                 task = _fetch_add(ctl, _CLAIM, 1)
                 if task >= n_paths:
+                    ctl[_BEST0 + nthreads + tid] = n_paths
                     break
+                ctl[_BEST0 + nthreads + tid] = task  # the task this thread searches
             d = 0
             entering = True
         if not entering:
@@ -210,16 +219,6 @@ def _kernel_source(
 
         # ---- entering the node at depth d ----
         entering = False
-        if mode == 1 and d == depth:  # record the task; its subtree is searched in mode 2
-            if (n_paths + 1) * depth * 2 > paths.shape[0]:
-                paths = _grow(paths)
-            for q in range(depth):
-                pb = (n_paths * depth + q) * 2
-                paths[pb] = f_last[q + 1]
-                paths[pb + 1] = f_t[q + 1]
-            n_paths += 1
-            d -= 1
-            continue
         path = mode == 2 and d < depth
         if not path:
             nodes += 1
@@ -334,6 +333,22 @@ def _kernel_source(
                 if lag > bm1:
                     d -= 1
                     continue
+        if mode == 1 and d == depth:  # record the task; its subtree is searched in mode 2
+            stride = 2 * depth + 1
+            if (n_paths + 1) * stride > paths.shape[0]:
+                paths = _grow(paths)
+            pb = n_paths * stride
+            for q in range(depth):
+                paths[pb + 2 * q] = f_last[q + 1]
+                paths[pb + 2 * q + 1] = f_t[q + 1]
+            # the task's bound: no schedule below it holds less (the node's Lagrangian value,
+            # exact in floating point, and the parent's quick bound of this child)
+            tb = np.int64(np.ceil(lag))
+            qb = kid_key[d - 1, kid_i[d - 1] - 1] // key_mult
+            paths[pb + 2 * depth] = tb if tb > qb else qb
+            n_paths += 1
+            d -= 1
+            continue
         # the active rule for the jobs left
         limit = H + 1
         pa = past[d]
@@ -477,7 +492,7 @@ def _kernel_source(
         pj = -1
         pt = -1
         if path:  # a path node: its path child only
-            pb = (task * depth + d) * 2
+            pb = task * (2 * depth + 1) + 2 * d
             pj = paths[pb]
             pt = paths[pb + 1]
         for i in range(nrest):
@@ -654,8 +669,9 @@ def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) ->
 
     With ``threads ≥ 2`` and at least ``SPLIT_MIN_N`` jobs, two threads share the tree
     (``models/bnb.md`` §7): the serial search cut at ``SPLIT_DEPTH`` lists the tasks, then
-    both threads claim them in order, each with its own memo, pruning with the better of
-    the two incumbents.  The tree is then not the serial one, but it is searched just as
+    both threads claim them in the order of their bounds (``TASKS_BY_BOUND``), each with
+    its own memo, pruning with the better of the two incumbents; stopped, it sets
+    ``search.task_lower``, the smallest bound of a task not searched to its end.  The tree is then not the serial one, but it is searched just as
     exhaustively: every rule prunes against the value of an existing schedule, and each
     memo drops only states its own thread searched.  ``node_limit`` holds per thread."""
     n, H = search.n, search.H
@@ -670,7 +686,7 @@ def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) ->
     split = threads >= 2 and n >= SPLIT_MIN_N
     nthreads = 2 if split else 1
     outside = search.outside
-    ctl = np.array([0, 2**62, 0, 0] + [2**62] * nthreads, np.int64)
+    ctl = np.array([0, 2**62, 0, 0] + [2**62] * nthreads + [0] * nthreads, np.int64)
     if outside is not None:
         v = outside()
         if v is not None:
@@ -724,7 +740,8 @@ def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) ->
         code, nodes, best, n_keys = out[:4]
         owner = best_starts if best_starts[0] >= 0 else None
     else:
-        args, starts0 = call(1, 0, search.best, np.zeros(64 * SPLIT_DEPTH, np.int64), 0)
+        stride = 2 * SPLIT_DEPTH + 1
+        args, starts0 = call(1, 0, search.best, np.zeros(64 * stride, np.int64), 0)
         (first,), interrupted = _supervise([args], ctl, search)
         code, nodes, best, n_keys, paths, n_paths = first
         owner = starts0 if starts0[0] >= 0 else None
@@ -732,8 +749,15 @@ def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) ->
         per_thread = [int(nodes)]
         if code == _DONE and not interrupted:
             ctl[_BEST0] = 2**62
+            table = paths[: n_paths * stride].reshape(n_paths, stride)
+            if TASKS_BY_BOUND:
+                table = table[np.argsort(table[:, -1], kind="stable")]
+            paths = np.ascontiguousarray(table).ravel()
+            tbounds = table[:, -1].copy()
+            ctl[_BEST0 + nthreads :] = n_paths
             calls = [call(2, tid, best, paths, n_paths) for tid in range(nthreads)]
             outs, interrupted = _supervise([c[0] for c in calls], ctl, search)
+            search.task_lower = _unfinished_bound(tbounds, ctl, nthreads)
             code = max(o[0] for o in outs)  # _STOPPED if either stopped
             per_thread = [int(nodes) + int(outs[0][1])] + [int(o[1]) for o in outs[1:]]
             nodes = sum(int(o[1]) for o in outs) + int(nodes)
@@ -756,6 +780,19 @@ def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) ->
     if interrupted:
         raise KeyboardInterrupt
     return code == _DONE
+
+
+def _unfinished_bound(tbounds: np.ndarray, ctl: np.ndarray, nthreads: int) -> float:
+    """The smallest bound of a task not searched to its end (``inf``: none), read from the
+    claim counter and each thread's current task (exact once the kernels returned)."""
+    n_paths = len(tbounds)
+    claim = min(int(ctl[_CLAIM]), n_paths)
+    lb = float(tbounds[claim:].min()) if claim < n_paths else float("inf")
+    for tid in range(nthreads):
+        cur = int(ctl[_BEST0 + nthreads + tid])
+        if cur < n_paths:
+            lb = min(lb, float(tbounds[cur]))
+    return lb
 
 
 def _supervise(calls: list[tuple], ctl: np.ndarray, search) -> tuple[list, bool]:

@@ -78,7 +78,7 @@ from ..logs import progress_logger
 from ..schedule import Schedule, check_schedule
 from . import workers
 from .backend import NO_HOOKS, Hooks, Limits, Problem
-from .bnb import uses_compiled
+from .bnb import BranchAndBound, uses_compiled
 from .common import (
     BOUND_TOL,
     RawResult,
@@ -119,6 +119,12 @@ MID_BNB_SHARE = 0.4
 #: bound (CP-SAT path: 3.8-8.7 % on the same nine; ``models/bnb.md`` §7)
 SMALL_N_SPLIT = 20
 SPLIT_BNB_SHARE = 0.65
+#: beyond the small path, mixed instances (total completion, the compiled search, ``threads ≥
+#: 2``) up to this many jobs: CP-SAT with its bound workers for ``LADDER_CPSAT_SHARE`` of the
+#: limit (the incumbent), then the branch and bound's ladder (``models/bnb.md`` §8: its proven
+#: thresholds were above CP-SAT's bound on every n = 20-30 benchmark instance)
+LADDER_N = 30
+LADDER_CPSAT_SHARE = 0.3
 #: beyond ``SMALL_N``, mixed instances of ``n`` jobs (more than ``TYPED_GROUPS`` distinct
 #: ones) take the long-limit path (:func:`_long`: CP-SAT, the branch and bound, CP-SAT)
 #: when the time limit is at least ``SMALL_LONG[n]`` seconds (with one thread
@@ -235,9 +241,16 @@ def _check_args(objective, solver, time_limit, threads, gap) -> None:
         raise InputError(f"must be in [0, 1), got {gap!r}", source="gap")
 
 
+#: ``auto``'s own backend variants (not ``solver=`` choices): the branch and bound climbing its
+#: ladder of thresholds (``models/bnb.md`` §8)
+_VARIANTS = {"ladder": BranchAndBound(ladder=True)}
+
+
 def _run(name: str, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
-    """The backend ``name`` of :data:`~kvopt.exact.registry.BACKENDS` (looked up at call time)."""
-    return BACKENDS[name].solve(problem, limits, hooks)
+    """The backend ``name`` of :data:`~kvopt.exact.registry.BACKENDS` (looked up at call time),
+    or one of ``auto``'s variants."""
+    backend = _VARIANTS[name] if name in _VARIANTS else BACKENDS[name]
+    return backend.solve(problem, limits, hooks)
 
 
 class _Shared:
@@ -459,6 +472,18 @@ def takes_small_path(instance: Instance, objective: str, time_limit: float, thre
     if need is None or objective != "total" or _groups(instance) <= TYPED_GROUPS:
         return False
     return time_limit >= need * (1.0 if threads >= 2 else SMALL_LONG_ONE_THREAD)
+
+
+def _takes_ladder(instance: Instance, objective: str, threads: int) -> bool:
+    """Beyond the small path: mixed instances of at most ``LADDER_N`` jobs, total completion,
+    the compiled search, two threads (``LADDER_N``)."""
+    return (
+        objective == "total"
+        and threads >= 2
+        and instance.n <= LADDER_N
+        and uses_compiled(instance.n)
+        and _groups(instance) > TYPED_GROUPS
+    )
 
 
 def cpsat_delay(time_limit: float) -> float:
@@ -747,8 +772,10 @@ def solve(
         raw = _long(problem, limits, time.monotonic())
     elif solver == "auto" and small and objective == "total" and n > SMALL_N and threads >= 2:
         # n = 17-20 with the compiled branch and bound: it alone, then CP-SAT's bound workers
-        share = MID_BNB_SHARE if n <= SMALL_N_COMPILED else SPLIT_BNB_SHARE
-        phases = (("bnb", share), ("cpsat", math.inf))
+        if n <= SMALL_N_COMPILED:
+            phases = (("bnb", MID_BNB_SHARE), ("cpsat", math.inf))
+        else:  # n = 19, 20: the search, then the ladder for the bound
+            phases = (("bnb", SPLIT_BNB_SHARE), ("ladder", math.inf))
         raw = _long(problem, limits, time.monotonic(), phases)
     elif solver == "auto" and small and objective == "total":
         raw = _small(problem, limits)
@@ -760,6 +787,11 @@ def solve(
         # few job types, many copies: HiGHS's aggregated model (models/time-indexed.md §9.4),
         # with the time-block column generation's bound beside it (§9.6, §9.8)
         raw = _typed(problem, limits)
+    elif solver == "auto" and _takes_ladder(instance, objective, threads):
+        # mixed instances beyond the small path: CP-SAT's incumbent, the ladder's bound
+        raw = _long(
+            problem, limits, time.monotonic(), (("cpsat", LADDER_CPSAT_SHARE), ("ladder", math.inf))
+        )
     elif (solver == "auto" and n <= RACE_N) or solver == "race":
         # medium instances (and solver="race", round 1's auto): HiGHS races CP-SAT
         raw = (
