@@ -179,7 +179,8 @@ def test_ladder_beyond_the_small_path(calls, monkeypatch):
     """With the compiled search and 2 threads, mixed instances beyond the small path up to
     ``LADDER_N`` jobs (total completion) get CP-SAT with its bound workers for
     ``LADDER_CPSAT_SHARE`` of the limit, then the ladder from CP-SAT's best schedule over
-    windows no wider; one thread, makespan, typed and larger instances keep CP-SAT alone."""
+    windows no wider; one thread, makespan, typed, larger instances and smaller ones off the
+    small path (long responses) do not take it."""
     monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: True)
     top = solve_mod.LADDER_N
     assert top > solve_mod.SMALL_N_SPLIT
@@ -193,8 +194,11 @@ def test_ladder_beyond_the_small_path(calls, monkeypatch):
             check_limits(limits, part * 60, threads=2, seed=4, gap=0.0, bound_focus=focus)
             assert problem.ub == value_of(inst, problem.warm, "total")
             assert (problem.lo >= calls[0][1].lo).all() and (problem.hi <= calls[0][1].hi).all()
+    long = Instance.from_arrays(200, list(range(1, 19)), [30] * 18)  # off the small path
+    assert not solve_mod.takes_small_path(long, "total", 5, 2)
     for inst, objective, threads in (
         (jobs(top + 1), "total", 2),
+        (long, "total", 2),
         (jobs(top), "total", 1),
         (jobs(top), "makespan", 2),
         (Instance.from_arrays(60, [2] * 12 + [5] * 12, [2] * 12 + [1] * 12), "total", 2),

@@ -475,12 +475,12 @@ def takes_small_path(instance: Instance, objective: str, time_limit: float, thre
 
 
 def _takes_ladder(instance: Instance, objective: str, threads: int) -> bool:
-    """Beyond the small path: mixed instances of at most ``LADDER_N`` jobs, total completion,
-    the compiled search, two threads (``LADDER_N``)."""
+    """Does ``auto`` give CP-SAT, then the ladder, this instance: mixed, of ``SMALL_N_SPLIT``
+    < n ≤ ``LADDER_N`` jobs, total completion, the compiled search, two threads?"""
     return (
         objective == "total"
         and threads >= 2
-        and instance.n <= LADDER_N
+        and SMALL_N_SPLIT < instance.n <= LADDER_N
         and uses_compiled(instance.n)
         and _groups(instance) > TYPED_GROUPS
     )
@@ -772,6 +772,7 @@ def solve(
         raw = _long(problem, limits, time.monotonic())
     elif solver == "auto" and small and objective == "total" and n > SMALL_N and threads >= 2:
         # n = 17-20 with the compiled branch and bound: it alone, then CP-SAT's bound workers
+        # (n = 17, 18) or the ladder (n = 19, 20)
         if n <= SMALL_N_COMPILED:
             phases = (("bnb", MID_BNB_SHARE), ("cpsat", math.inf))
         else:  # n = 19, 20: the search, then the ladder for the bound
