@@ -8,6 +8,7 @@ and through ``solve`` it must agree with brute force like the Python search.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import time
@@ -198,16 +199,24 @@ def test_split_search_proves_the_serial_optimum(seed):
     assert sum(stats["nodes"]) > 0
 
 
+@contextlib.contextmanager
+def _every_size():
+    """The compiled search, split with two threads, from one job on (Hypothesis examples run
+    inside one test call, so a context manager rather than ``monkeypatch``)."""
+    old = bnb.COMPILED_MIN_N, bnbfast.SPLIT_MIN_N
+    bnb.COMPILED_MIN_N = bnbfast.SPLIT_MIN_N = 1
+    try:
+        yield
+    finally:
+        bnb.COMPILED_MIN_N, bnbfast.SPLIT_MIN_N = old
+
+
 @given(inst=instances(max_n=7, max_o=5, max_memory=20))
 @settings(max_examples=60, **SETTINGS)
 def test_split_search_agrees_with_brute_force(inst):
     """Every size split (down to trees shallower than the split depth)."""
-    old = bnb.COMPILED_MIN_N, bnbfast.SPLIT_MIN_N
-    bnb.COMPILED_MIN_N = bnbfast.SPLIT_MIN_N = 1
-    try:
+    with _every_size():
         res = solve(inst, objective="total", solver="bnb", time_limit=20, threads=2)
-    finally:
-        bnb.COMPILED_MIN_N, bnbfast.SPLIT_MIN_N = old
     assert res.status is SolveStatus.OPTIMAL, res.native_status
     assert res.objective == brute_force(inst, "total")
     assert_certified(inst, res, "total")
@@ -316,16 +325,12 @@ def test_ladder_proves_the_optimum_and_its_rungs_are_bounds(seed):
 @settings(max_examples=60, **SETTINGS)
 def test_ladder_agrees_with_brute_force(inst):
     """Every rung on every size (the split down to trees shallower than the split depth)."""
-    old = bnb.COMPILED_MIN_N, bnbfast.SPLIT_MIN_N
-    bnb.COMPILED_MIN_N = bnbfast.SPLIT_MIN_N = 1
-    try:
-        opt = brute_force(inst, "total")
+    opt = brute_force(inst, "total")
+    with _every_size():
         for threads in (1, 2):
             r = _ladder(inst, threads=threads, time_limit=20.0)
             assert r.native_status == "optimal", r.native_status
             assert r.bound == opt == value_of(inst, r.starts, "total")
-    finally:
-        bnb.COMPILED_MIN_N, bnbfast.SPLIT_MIN_N = old
 
 
 @pytest.mark.parametrize("limit", [2000, 20000, 200000])
