@@ -9,7 +9,8 @@ Other modes: ``textbook`` (the time-indexed IP of SPEC §5 over the horizon
 ``max a + Σ o``, one binary per job and start, no rounded rows, no warm
 start, HiGHS with default options), ``highs``, ``highs1``, ``cpsat``, ``bnb``,
 ``python-bnb`` (``bnb`` with the Python search, as without Numba: the compiled
-search's baseline, ``models/bnb.md`` §7).
+search's baseline, ``models/bnb.md`` §7), ``ladder`` (``bnb`` climbing the ladder alone,
+§8).
 Prints a table (status, seconds, objective, bound per mode; the root LP —
 the time-indexed LP of ``kvopt bound --lp`` — and the root gap
 ``(best objective − root LP) / best objective``) and the count proven optimal.
@@ -87,11 +88,25 @@ def _python_bnb(inst, tl: float, th: int):
         bnb.COMPILED_MIN_N = old
 
 
+def _ladder(inst, tl: float, th: int):
+    """``--solver bnb`` climbing the ladder alone (``BranchAndBound(ladder=True)``,
+    ``models/bnb.md`` §8): its proven thresholds from the heuristic's schedule up."""
+    from kvopt.exact.bnb import BranchAndBound
+    from kvopt.exact.registry import BACKENDS
+
+    old, BACKENDS["bnb"] = BACKENDS["bnb"], BranchAndBound(ladder=True)
+    try:
+        return _solve(inst, "bnb", tl, th)
+    finally:
+        BACKENDS["bnb"] = old
+
+
 MODES = {
     "default": lambda inst, tl, th: _solve(inst, "auto", tl, th),
     "race": lambda inst, tl, th: _solve(inst, "race", tl, th),
     "bnb": lambda inst, tl, th: _solve(inst, "bnb", tl, th),
     "python-bnb": _python_bnb,
+    "ladder": _ladder,
     "textbook": textbook,
     "highs": lambda inst, tl, th: _solve(inst, "highs", tl, th),
     "highs1": lambda inst, tl, th: _solve(inst, "highs", tl, 1),

@@ -604,8 +604,8 @@ def _next_rung(lower: int, best: int, rungs: list[tuple[int, float]], left: floa
         target = min(LADDER_GROWTH * s2, LADDER_FIT * left)
         step = math.log(max(target, 1e-3) / s2) / rate
         step += lower - v2  # from the fitted rung's threshold to the proven bound
-    elif rungs:
-        step = 2 * (rungs[-1][0] - (rungs[-2][0] if len(rungs) > 1 else rungs[-1][0] - 1))
+    elif rungs:  # the rungs are quick: double the last step (1 after the first rung)
+        step = 2 * (rungs[-1][0] - rungs[-2][0] if len(rungs) > 1 else 1)
     else:
         step = LADDER_FIRST * gap
     return int(min(best, lower + max(1, math.floor(step))))

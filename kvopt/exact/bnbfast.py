@@ -38,9 +38,10 @@ _STOP, _OUTSIDE, _NODES, _CLAIM, _BEST0 = range(5)
 SPLIT_DEPTH = 2
 #: … from this many jobs on (below, one thread searches the tree)
 SPLIT_MIN_N = 12
-#: … and the threads take the tasks in the order of their bounds (the serial order among
-#: equal ones): a search stopped early then reports the smallest bound of a task it did not
-#: finish (``_unfinished_bound``), and the most promising subtrees come first
+#: … and, when true, the threads take the tasks in the order of their bounds (the serial order
+#: among equal ones), so that the smallest bound of a task not finished (``_unfinished_bound``)
+#: rises as the search goes; off: no faster, and that bound stayed at the root's
+#: (``models/bnb.md`` §8)
 TASKS_BY_BOUND = False
 #: how often (seconds) the Python thread looks at the clock, the stop flag and the racing solver
 _POLL = 0.01
@@ -669,10 +670,10 @@ def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) ->
 
     With ``threads ≥ 2`` and at least ``SPLIT_MIN_N`` jobs, two threads share the tree
     (``models/bnb.md`` §7): the serial search cut at ``SPLIT_DEPTH`` lists the tasks, then
-    both threads claim them in the order of their bounds (``TASKS_BY_BOUND``), each with
-    its own memo, pruning with the better of the two incumbents; stopped, it sets
-    ``search.task_lower``, the smallest bound of a task not searched to its end.  The tree is then not the serial one, but it is searched just as
-    exhaustively: every rule prunes against the value of an existing schedule, and each
+    both threads claim them in that order (or by bound, ``TASKS_BY_BOUND``), each with its
+    own memo, pruning with the better of the two incumbents; stopped, it sets
+    ``search.task_lower``, the smallest bound of a task not searched to its end.  The tree
+    is then not the serial one, but it is searched just as exhaustively: every rule prunes against the value of an existing schedule, and each
     memo drops only states its own thread searched.  ``node_limit`` holds per thread."""
     n, H = search.n, search.H
     maxo = max(search.o)
