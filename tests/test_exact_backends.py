@@ -177,10 +177,10 @@ def test_compiled_search_extends_the_small_path(calls, monkeypatch):
 
 def test_ladder_beyond_the_small_path(calls, monkeypatch):
     """With the compiled search and 2 threads, mixed instances beyond the small path up to
-    ``LADDER_N`` jobs (total completion) get CP-SAT with its bound workers for
-    ``LADDER_CPSAT_SHARE`` of the limit, then the ladder from CP-SAT's best schedule over
-    windows no wider; one thread, makespan, typed, larger instances and smaller ones off the
-    small path (long responses) do not take it."""
+    ``LADDER_N`` jobs (total completion) get the iterated local search for
+    ``LADDER_ILS_SHARE`` of the limit, then the ladder from its best schedule over windows
+    no wider; one thread, makespan, typed, larger instances and smaller ones off the small
+    path (long responses) do not take it."""
     monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: True)
     top = solve_mod.LADDER_N
     assert top > solve_mod.SMALL_N_SPLIT
@@ -188,10 +188,9 @@ def test_ladder_beyond_the_small_path(calls, monkeypatch):
         calls.clear()
         inst = jobs(n)
         solve(inst, time_limit=60, threads=2, seed=4, gap=0.0)
-        assert [c[0] for c in calls] == ["cpsat", "ladder"]
-        for (name, problem, limits, _), part in zip(calls, (solve_mod.LADDER_CPSAT_SHARE, 1.0)):
-            focus = name == "cpsat"
-            check_limits(limits, part * 60, threads=2, seed=4, gap=0.0, bound_focus=focus)
+        assert [c[0] for c in calls] == ["ils", "ladder"]
+        for (_, problem, limits, _), part in zip(calls, (solve_mod.LADDER_ILS_SHARE, 1.0)):
+            check_limits(limits, part * 60, threads=2, seed=4, gap=0.0, bound_focus=False)
             assert problem.ub == value_of(inst, problem.warm, "total")
             assert (problem.lo >= calls[0][1].lo).all() and (problem.hi <= calls[0][1].hi).all()
     long = Instance.from_arrays(200, list(range(1, 19)), [30] * 18)  # off the small path
@@ -206,6 +205,31 @@ def test_ladder_beyond_the_small_path(calls, monkeypatch):
         calls.clear()
         solve(inst, objective=objective, time_limit=5, threads=threads)
         assert "ladder" not in [c[0] for c in calls]
+
+
+def test_local_search_before_cpsat_beyond_the_ladder(calls):
+    """Mixed instances of ``LADDER_N`` < n ≤ ``ILS_N`` jobs, total completion, 2 threads: the
+    local search for ``LADDER_ILS_SHARE`` of the limit, then CP-SAT with its bound workers
+    from its schedule; one thread, makespan and larger instances: CP-SAT alone."""
+    for n in (solve_mod.LADDER_N + 1, solve_mod.ILS_N):
+        calls.clear()
+        inst = jobs(n)
+        solve(inst, time_limit=60, threads=2, seed=1)
+        assert [c[0] for c in calls] == ["ils", "cpsat"]
+        (_, p0, l0, _), (_, p1, l1, _) = calls
+        check_limits(
+            l0, solve_mod.LADDER_ILS_SHARE * 60, threads=2, seed=1, gap=0.0, bound_focus=False
+        )
+        check_limits(l1, 60, threads=2, seed=1, gap=0.0, bound_focus=True)
+        assert p1.ub == value_of(inst, p1.warm, "total") <= p0.ub
+    for inst, objective, threads in (
+        (jobs(solve_mod.ILS_N + 1), "total", 2),
+        (jobs(solve_mod.ILS_N), "total", 1),
+        (jobs(solve_mod.ILS_N), "makespan", 2),
+    ):
+        calls.clear()
+        solve(inst, objective=objective, time_limit=5, threads=threads)
+        assert [c[0] for c in calls] == ["cpsat"]
 
 
 @pytest.mark.parametrize("share", [0.4, 0.001])

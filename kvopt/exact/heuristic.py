@@ -92,13 +92,7 @@ def heuristic_starts(
     if inst.n == 0:
         return np.zeros(0, dtype=np.int64)
     run = _placer(inst)
-    responses = inst.responses.tolist()
-    total = objective == "total"
-
-    def value(starts: list[int]) -> int:
-        ends = list(map(_add, starts, responses))
-        return sum(ends) if total else max(ends)
-
+    value = _valuer(inst, objective)
     best_val, best_order, best_starts = None, None, None
     for order in _orders(inst, objective):
         order = order.tolist()
@@ -106,14 +100,126 @@ def heuristic_starts(
         v = value(st)
         if best_val is None or v < best_val:
             best_val, best_order, best_starts = v, order, st
-    rng = random.Random(seed)
+    cap = 60 * inst.n * inst.n if moves is None else int(moves)
+    best_starts = _local_search(
+        run,
+        value,
+        best_order,
+        best_starts,
+        best_val,
+        seed=seed,
+        seconds=seconds,
+        cap=cap,
+        clock=moves is None,
+    )
+    return np.asarray(best_starts, dtype=np.int64)
+
+
+class LocalSearchInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`improve_starts`: ``starts`` holds its best schedule so far (no
+    worse than the one it was given)."""
+
+    def __init__(self, starts: np.ndarray):
+        super().__init__()
+        self.starts = starts
+
+
+#: the iterated local search (:func:`improve_starts`) kicks the order after this many moves
+#: times ``n²`` without an improvement, …
+KICK_AFTER = 4
+#: … by this many random reinsertions of the best order
+KICK_MOVES = 3
+
+
+def improve_starts(
+    inst: Instance,
+    starts,
+    objective: str = "total",
+    *,
+    seed: int = 0,
+    seconds: float = 1.0,
+    moves: int | None = None,
+) -> np.ndarray:
+    """A better schedule than ``starts`` (kill-free starts), or as good: iterated local search
+    (Lourenço, Martin and Stützle, *Iterated local search*, Handbook of Metaheuristics 2003)
+    over the serial schedules' orders, from the order of ``starts``.  The local search of
+    :func:`heuristic_starts` (swaps and reinsertions, equal values accepted); after
+    ``KICK_AFTER · n²`` moves without an improvement, ``KICK_MOVES`` random reinsertions of
+    the best order so far restart it.  Runs ``seconds``, or exactly ``moves`` moves (then
+    the result depends only on the input and the seed).  Used where ``auto`` climbs the
+    ladder (``models/bnb.md`` §9): the heuristic's local search stops in local optima there.
+    Ctrl-C raises :class:`LocalSearchInterrupted` with the best schedule so far."""
     n = inst.n
+    st0 = [int(x) for x in starts]
+    if n < 2:
+        return np.asarray(st0, dtype=np.int64)
+    run = _placer(inst)
+    value = _valuer(inst, objective)
+    # the search starts from the order of the starts (its serial schedule can be worse than
+    # ``starts``: a job placed earlier holds more memory later, so ``starts`` is kept then)
+    order = sorted(range(n), key=lambda j: (st0[j], j))
+    st = run(order)
+    found = [st]  # the local search's best so far, also when Ctrl-C stops it
+    try:
+        _local_search(
+            run,
+            value,
+            order,
+            st,
+            value(st),
+            seed=seed,
+            seconds=seconds,
+            cap=None if moves is None else int(moves),
+            clock=moves is None,
+            kick_after=KICK_AFTER * n * n,
+            found=found,
+        )
+    except KeyboardInterrupt as e:
+        raise LocalSearchInterrupted(_better(found[0], st0, value)) from e
+    return _better(found[0], st0, value)
+
+
+def _better(a: list[int], b: list[int], value) -> np.ndarray:
+    """The better of two lists of starts (``b`` on a tie)."""
+    return np.asarray(a if value(a) < value(b) else b, dtype=np.int64)
+
+
+def _valuer(inst: Instance, objective: str):
+    """The objective of a list of starts: total completion or makespan."""
+    responses = inst.responses.tolist()
+    total = objective == "total"
+
+    def value(starts: list[int]) -> int:
+        ends = list(map(_add, starts, responses))
+        return sum(ends) if total else max(ends)
+
+    return value
+
+
+def _local_search(
+    run, value, order, starts, val, *, seed, seconds, cap, clock, kick_after=None, found=None
+) -> list[int]:
+    """The best starts found by the seeded local search over orders from ``order`` (value
+    ``val``): a random swap or reinsertion, kept when no worse; at most ``cap`` moves
+    (``None``: no cap), and within ``seconds`` when ``clock``.  With ``kick_after``, that many
+    moves without an improvement restart it from the best order kicked (``KICK_MOVES``).
+    ``found[0]``, when given, holds the best starts as they improve."""
+    rng = random.Random(seed)
+    n = len(order)
     deadline = time.monotonic() + seconds
-    cap = 60 * n * n if moves is None else int(moves)
-    tries = 0
-    while n > 1 and tries < cap and (moves is not None or time.monotonic() < deadline):
+    best_val, best_order, best_starts = val, order, starts
+    cur_val, cur_order = val, order
+    tries = since = 0
+    while n > 1 and (cap is None or tries < cap) and (not clock or time.monotonic() < deadline):
         tries += 1
-        cand = best_order.copy()
+        if kick_after is not None and since >= kick_after:
+            cur_order = best_order.copy()
+            for _ in range(KICK_MOVES):
+                i, j = rng.sample(range(n), 2)
+                cur_order.insert(j, cur_order.pop(i))
+            cur_val = value(run(cur_order))
+            since = 0
+        cand = cur_order.copy()
         i, j = rng.sample(range(n), 2)
         if rng.random() < 0.5:
             cand[i], cand[j] = cand[j], cand[i]
@@ -121,9 +227,16 @@ def heuristic_starts(
             cand.insert(j, cand.pop(i))
         st = run(cand)
         v = value(st)
-        if v <= best_val:
-            best_val, best_order, best_starts = v, cand, st
-    return np.asarray(best_starts, dtype=np.int64)
+        since += 1
+        if v <= cur_val:
+            if v < cur_val:
+                since = 0
+            cur_val, cur_order = v, cand
+            if v <= best_val:
+                best_val, best_order, best_starts = v, cand, st
+                if found is not None:
+                    found[0] = st
+    return best_starts
 
 
 def heuristic_schedule(

@@ -11,7 +11,9 @@ runs.  What ``solver="auto"`` does depends on the instance (issue 11,
   runs compiled, with Numba), total
   completion: the heuristic gets at most 20 ms, no LP windows (beyond ``SMALL_N``,
   2 threads: the compiled search for ``MID_BNB_SHARE`` of the limit, then CP-SAT with its
-  bound workers, each over windows tightened as on the long-limit path), and the dedicated branch
+  bound workers, or at n = 19, 20 the search for ``SPLIT_BNB_SHARE``, then the ladder of
+  proven thresholds (``models/bnb.md`` §8), each over windows tightened as on the
+  long-limit path), and the dedicated branch
   and bound (:mod:`kvopt.exact.bnb`) runs: compiled from ``bnb.COMPILED_MIN_N`` jobs on
   (:mod:`kvopt.exact.bnbfast`; with ``threads ≥ 2`` its tree split between two threads),
   otherwise in Python, with
@@ -36,6 +38,11 @@ runs.  What ``solver="auto"`` does depends on the instance (issue 11,
   (``default_lp`` and ``lb_tree_search``): nothing is proven there in a
   minute; its bounds are the highest of the configurations measured
   (``models/time-indexed.md`` §8);
+* **the ladder's route** (:func:`_takes_ladder`: mixed, ``SMALL_N_SPLIT < n ≤ LADDER_N``,
+  total completion, compiled, 2 threads): the iterated local search
+  (:func:`kvopt.exact.heuristic.improve_starts`) for ``LADDER_ILS_SHARE`` of the limit, the
+  incumbent, then the ladder, the bound (``models/bnb.md`` §8, §9); beyond it up to
+  ``ILS_N`` jobs (mixed, total completion, 2 threads) the same local search, then CP-SAT;
 * **typed** instances beyond the small path (at most ``TYPED_GROUPS``
   distinct jobs): HiGHS alone on the aggregated model, every thread (it
   proves or closes more than CP-SAT there, ``models/time-indexed.md`` §9);
@@ -68,7 +75,8 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import numpy as np
 
@@ -88,7 +96,7 @@ from .common import (
     start_windows,
     value_of,
 )
-from .heuristic import heuristic_starts
+from .heuristic import LocalSearchInterrupted, heuristic_starts, improve_starts
 from .registry import BACKENDS
 
 #: ``solver=`` values: the two strategies, then the backends of the registry
@@ -120,11 +128,19 @@ MID_BNB_SHARE = 0.4
 SMALL_N_SPLIT = 20
 SPLIT_BNB_SHARE = 0.65
 #: beyond the small path, mixed instances (total completion, the compiled search, ``threads ≥
-#: 2``) up to this many jobs: CP-SAT with its bound workers for ``LADDER_CPSAT_SHARE`` of the
-#: limit (the incumbent), then the branch and bound's ladder (``models/bnb.md`` §8: its proven
-#: thresholds were above CP-SAT's bound on every n = 20-30 benchmark instance)
+#: 2``) up to this many jobs: the iterated local search for ``LADDER_ILS_SHARE`` of the limit
+#: (the incumbent), then the branch and bound's ladder (``models/bnb.md`` §8: its proven
+#: thresholds were above CP-SAT's bound on every n = 20-30 benchmark instance).  Until
+#: session 29 CP-SAT with its bound workers had 0.3 of the limit before the ladder; on the
+#: n = 22-30 benchmark instances it never improved the heuristic's schedule, which the local
+#: search did on all six (``models/bnb.md`` §9)
 LADDER_N = 30
-LADDER_CPSAT_SHARE = 0.3
+LADDER_ILS_SHARE = 0.2
+#: beyond ``LADDER_N`` up to this many jobs (mixed, total completion, ``threads ≥ 2``): the
+#: local search for ``LADDER_ILS_SHARE`` of the limit before CP-SAT (with its bound workers);
+#: on the n = 35, 40 and 60 benchmark instances its schedules were 0.5-6.6 % better than
+#: CP-SAT's alone (``models/bnb.md`` §9).  Larger instances were not measured
+ILS_N = 60
 #: beyond ``SMALL_N``, mixed instances of ``n`` jobs (more than ``TYPED_GROUPS`` distinct
 #: ones) take the long-limit path (:func:`_long`: CP-SAT, the branch and bound, CP-SAT)
 #: when the time limit is at least ``SMALL_LONG[n]`` seconds (with one thread
@@ -241,9 +257,43 @@ def _check_args(objective, solver, time_limit, threads, gap) -> None:
         raise InputError(f"must be in [0, 1), got {gap!r}", source="gap")
 
 
+@dataclass(frozen=True)
+class _LocalSearch:
+    """A phase of ``auto`` that improves the incumbent and proves nothing: the iterated local
+    search of :func:`~kvopt.exact.heuristic.improve_starts` from the problem's warm start, for
+    the time limit (its schedule is checked with every other one, its bound is ``None``)."""
+
+    name: ClassVar[str] = "ils"
+
+    def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
+        t0 = time.monotonic()
+        inst, objective = problem.instance, problem.objective
+        before = value_of(inst, problem.warm, objective)
+        interrupted = False
+        try:
+            starts = improve_starts(
+                inst, problem.warm, objective, seed=limits.seed, seconds=limits.time_limit
+            )
+        except LocalSearchInterrupted as e:  # Ctrl-C: reported like the backends
+            starts, interrupted = e.starts, True
+        return RawResult(
+            starts=starts,
+            bound=None,
+            native_status="interrupted" if interrupted else "stopped",
+            solver="ils",
+            solver_version="kvopt-ils 1",
+            interrupted=interrupted,
+            stats={
+                "seconds": time.monotonic() - t0,
+                "from": int(before),
+                "to": int(value_of(inst, starts, objective)),
+            },
+        )
+
+
 #: ``auto``'s own backend variants (not ``solver=`` choices): the branch and bound climbing its
-#: ladder of thresholds (``models/bnb.md`` §8)
-_VARIANTS = {"ladder": BranchAndBound(ladder=True)}
+#: ladder of thresholds (``models/bnb.md`` §8), the local search (§9)
+_VARIANTS = {"ladder": BranchAndBound(ladder=True), "ils": _LocalSearch()}
 
 
 def _run(name: str, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
@@ -474,9 +524,14 @@ def takes_small_path(instance: Instance, objective: str, time_limit: float, thre
     return time_limit >= need * (1.0 if threads >= 2 else SMALL_LONG_ONE_THREAD)
 
 
+#: the phases of the ladder's route (:func:`_takes_ladder`): the incumbent, then the bound
+LADDER_PHASES = (("ils", LADDER_ILS_SHARE), ("ladder", math.inf))
+
+
 def _takes_ladder(instance: Instance, objective: str, threads: int) -> bool:
-    """Does ``auto`` give CP-SAT, then the ladder, this instance: mixed, of ``SMALL_N_SPLIT``
-    < n ≤ ``LADDER_N`` jobs, total completion, the compiled search, two threads?"""
+    """Does ``auto`` give the local search, then the ladder, this instance (``LADDER_PHASES``):
+    mixed, of ``SMALL_N_SPLIT`` < n ≤ ``LADDER_N`` jobs, total completion, the compiled
+    search, two threads?"""
     return (
         objective == "total"
         and threads >= 2
@@ -575,7 +630,8 @@ def _long(
     ``LONG_CPSAT_FIRST`` of the limit, then the branch and bound alone (split with two
     threads) for ``LONG_BNB_SHARE``, then CP-SAT the rest.  Each phase is warm-started with
     the best schedule so far, over the windows of its value tightened by :func:`_tightened`
-    (they hold every schedule of value ``≤`` it); the first proof ends."""
+    (they hold every schedule of value ``≤`` it; not for the local search, ``"ils"``, which
+    does not read them); the first proof ends."""
     inst, objective = problem.instance, problem.objective
     tl = limits.time_limit
     results: list[RawResult] = []
@@ -584,10 +640,12 @@ def _long(
     def left() -> float:
         return max(tl - (time.monotonic() - t0), 0.05)
 
-    def best_problem() -> Problem:
+    def best_problem(tighten: bool = True) -> Problem:
         nonlocal lo, hi
         best = _best_starts(problem, results)
         ub = value_of(inst, best, objective)
+        if not tighten:  # the local search does not read the windows
+            return replace(problem, lo=lo, hi=hi, warm=best, ub=ub)
         wlo, whi = start_windows(inst, objective, ub)
         lo, hi = np.maximum(lo, wlo), np.minimum(hi, whi)
         lo, hi = _tightened(inst, lo, hi, ub, seconds=min(0.05 * left(), 10.0))
@@ -600,7 +658,7 @@ def _long(
     interrupted = False
     for name, seconds, bound_focus in phases:
         try:
-            p = best_problem()
+            p = best_problem(tighten=name != "ils")
             lim = replace(limits, time_limit=min(seconds, left()), bound_focus=bound_focus)
             r = _run(name, p, lim)
         except KeyboardInterrupt:
@@ -789,16 +847,19 @@ def solve(
         # with the time-block column generation's bound beside it (§9.6, §9.8)
         raw = _typed(problem, limits)
     elif solver == "auto" and _takes_ladder(instance, objective, threads):
-        # mixed instances beyond the small path: CP-SAT's incumbent, the ladder's bound
-        raw = _long(
-            problem, limits, time.monotonic(), (("cpsat", LADDER_CPSAT_SHARE), ("ladder", math.inf))
-        )
+        # mixed instances beyond the small path: the local search's incumbent, the ladder's bound
+        raw = _long(problem, limits, time.monotonic(), LADDER_PHASES)
     elif (solver == "auto" and n <= RACE_N) or solver == "race":
         # medium instances (and solver="race", round 1's auto): HiGHS races CP-SAT
         raw = (
             _race(problem, limits)
             if threads >= 2
             else _run("cpsat", problem, replace(limits, threads=1))
+        )
+    elif solver == "auto" and objective == "total" and threads >= 2 and LADDER_N < n <= ILS_N:
+        # larger mixed instances: the local search's incumbent, then CP-SAT with its bound workers
+        raw = _long(
+            problem, limits, time.monotonic(), (("ils", LADDER_ILS_SHARE), ("cpsat", math.inf))
         )
     elif solver == "auto":
         # larger instances: CP-SAT, with two bound-moving full workers when given 2 threads
