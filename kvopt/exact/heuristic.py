@@ -8,6 +8,9 @@ earliest round ``t ≥ a_i`` at which its staircase ``s_i + u + 1``
 peak, arrival + response, for makespan also the reverses), then a short
 seeded local search swaps and reinserts jobs in the best order.  The
 result is only an upper bound; it passes :func:`kvopt.schedule.checked`.
+:func:`improve_starts` continues from a schedule with the same moves,
+kicked out of local optima (iterated local search; ``auto`` runs it for the
+incumbent beyond the small path, ``models/bnb.md`` §9).
 """
 
 from __future__ import annotations
