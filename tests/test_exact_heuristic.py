@@ -7,6 +7,8 @@ local optima of ``heuristic_starts`` on instances where they are not optimal.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,6 +16,7 @@ from hypothesis import strategies as st
 from test_exact import brute_force
 from test_exact_bnb import SETTINGS, instances
 
+from kvopt.errors import InputError
 from kvopt.exact.common import value_of
 from kvopt.exact.heuristic import heuristic_starts, improve_starts, place
 from kvopt.generators import generate
@@ -75,7 +78,7 @@ def test_ctrl_c_keeps_the_best_schedule_so_far(monkeypatch):
     from kvopt.exact.common import start_windows
     from kvopt.exact.heuristic import LocalSearchInterrupted
 
-    solve_mod = __import__("sys").modules["kvopt.exact.solve"]
+    solve_mod = importlib.import_module("kvopt.exact.solve")
     inst = generate("random", 2, n=12, memory=72, max_response=12)
     h = heuristic_starts(inst, "total", seed=0, moves=50)
 
@@ -105,3 +108,9 @@ def test_ctrl_c_keeps_the_best_schedule_so_far(monkeypatch):
     )
     assert raw.interrupted and raw.bound is None
     assert _valid(inst, raw.starts) and value_of(inst, raw.starts, "total") <= ub
+
+
+def test_improve_names_a_wrong_length():
+    inst = generate("random", 0, n=4, memory=20, max_response=3)
+    with pytest.raises(InputError, match="starts: must hold one start per job"):
+        improve_starts(inst, [0, 0, 0], "total", moves=5)

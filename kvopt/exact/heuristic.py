@@ -21,6 +21,7 @@ from operator import add as _add
 
 import numpy as np
 
+from ..errors import InputError
 from ..instance import Instance
 from ..schedule import Schedule, checked
 from .common import first_fit
@@ -154,6 +155,8 @@ def improve_starts(
     Ctrl-C raises :class:`LocalSearchInterrupted` with the best schedule so far."""
     n = inst.n
     st0 = [int(x) for x in starts]
+    if len(st0) != n:
+        raise InputError(f"must hold one start per job ({n}), got {len(st0)}", field="starts")
     if n < 2:
         return np.asarray(st0, dtype=np.int64)
     run = _placer(inst)
@@ -164,7 +167,7 @@ def improve_starts(
     st = run(order)
     found = [st]  # the local search's best so far, also when Ctrl-C stops it
     try:
-        _local_search(
+        best = _local_search(
             run,
             value,
             order,
@@ -179,7 +182,7 @@ def improve_starts(
         )
     except KeyboardInterrupt as e:
         raise LocalSearchInterrupted(_better(found[0], st0, value)) from e
-    return _better(found[0], st0, value)
+    return _better(best, st0, value)
 
 
 def _better(a: list[int], b: list[int], value) -> np.ndarray:

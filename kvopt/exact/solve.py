@@ -526,6 +526,8 @@ def takes_small_path(instance: Instance, objective: str, time_limit: float, thre
 
 #: the phases of the ladder's route (:func:`_takes_ladder`): the incumbent, then the bound
 LADDER_PHASES = (("ils", LADDER_ILS_SHARE), ("ladder", math.inf))
+#: … and beyond it up to ``ILS_N`` jobs: the incumbent, then CP-SAT (its bound workers)
+ILS_PHASES = (("ils", LADDER_ILS_SHARE), ("cpsat", math.inf))
 
 
 def _takes_ladder(instance: Instance, objective: str, threads: int) -> bool:
@@ -858,9 +860,7 @@ def solve(
         )
     elif solver == "auto" and objective == "total" and threads >= 2 and LADDER_N < n <= ILS_N:
         # larger mixed instances: the local search's incumbent, then CP-SAT with its bound workers
-        raw = _long(
-            problem, limits, time.monotonic(), (("ils", LADDER_ILS_SHARE), ("cpsat", math.inf))
-        )
+        raw = _long(problem, limits, time.monotonic(), ILS_PHASES)
     elif solver == "auto":
         # larger instances: CP-SAT, with two bound-moving full workers when given 2 threads
         raw = _run("cpsat", problem, replace(limits, bound_focus=True))
