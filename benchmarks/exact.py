@@ -172,6 +172,20 @@ def throughput(
     return 0
 
 
+def _set_constant(ap: argparse.ArgumentParser, item: str) -> None:
+    """``--set NAME=VALUE``: an upper-case constant of ``kvopt.exact.solve``, its type kept."""
+    module = sys.modules[solve.__module__]  # ``kvopt.exact.solve`` is also the function's name
+    name, _, value = item.partition("=")
+    old = getattr(module, name, None)
+    if not name.isupper() or not isinstance(old, (int, float)) or isinstance(old, bool):
+        ap.error(f"--set {item}: {name!r} is not a numeric constant of {module.__name__}")
+    try:
+        setattr(module, name, type(old)(value))
+    except ValueError:
+        ap.error(f"--set {item}: {value!r} is not a {type(old).__name__}")
+    print(f"{module.__name__}.{name} = {getattr(module, name)}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="n <= 18, 20 s limit")
@@ -197,11 +211,20 @@ def main(argv=None) -> int:
     ap.add_argument("--max-response", type=int, default=None, help="default n")
     ap.add_argument("--deterministic", action="store_true", help="solve(deterministic=True)")
     ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a constant of kvopt.exact.solve (e.g. SPLIT_ILS_SHARE=0.05), to measure a variant",
+    )
+    ap.add_argument(
         "--per-instance",
         action="store_true",
         help="--throughput: a line per instance (status, seconds, branch-and-bound nodes)",
     )
     args = ap.parse_args(argv)
+    for item in args.set:
+        _set_constant(ap, item)
     global DETERMINISTIC
     DETERMINISTIC = args.deterministic
     modes = args.modes.split(",")

@@ -9,7 +9,7 @@ script also runs against old revisions whose ``benchmarks/exact.py`` lacks the o
     python benchmarks/throughput_any.py --n 12 --threads 1
 
 It prints the kvopt it imported, then the median and maximum wall-clock seconds of
-``solve(instance, objective=…, time_limit=…, threads=…)`` (heuristic and model building
+``solve(instance, objective=…, solver=…, time_limit=…, threads=…)`` (heuristic and model building
 included) and how many were proven optimal.
 """
 
@@ -30,6 +30,7 @@ def main(argv=None) -> int:
     ap.add_argument("--objective", choices=("total", "makespan"), default="total")
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--solver", default="auto", help="solve(solver=...)")
     args = ap.parse_args(argv)
 
     import kvopt
@@ -45,12 +46,17 @@ def main(argv=None) -> int:
         inst = generate("random", 1000 + j, n=args.n, memory=memory, max_response=args.max_response)
         t = time.monotonic()
         res = solve(
-            inst, objective=args.objective, time_limit=args.time_limit, threads=args.threads
+            inst,
+            objective=args.objective,
+            solver=args.solver,
+            time_limit=args.time_limit,
+            threads=args.threads,
         )
         secs.append(time.monotonic() - t)
         proven += res.status.value == "optimal"
     print(
-        f"n = {args.n}, {args.objective}, {args.threads} thread(s), {args.time_limit:g} s: "
+        f"n = {args.n}, {args.objective}, {args.solver}, {args.threads} thread(s), "
+        f"{args.time_limit:g} s: "
         f"median {np.median(secs):.3f} s, max {max(secs):.3f} s, proven {proven}/{args.k}"
     )
     return 0

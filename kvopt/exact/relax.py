@@ -46,9 +46,13 @@ class RootLP:
     highs: object  # the highspy.Highs holding it (rows may be added and the LP re-solved)
 
 
-def solve_lp(model: MatrixModel, time_limit: float) -> RootLP:
-    """Solve the LP relaxation of ``model`` (total completion) with HiGHS's simplex."""
+def solve_lp(model: MatrixModel, time_limit: float, *, interior: bool = False) -> RootLP:
+    """Solve the LP relaxation of ``model`` (total completion) with HiGHS's simplex, or with
+    its interior point method without crossover when ``interior``."""
     h = to_highs(model, relax=True)
+    if interior:
+        h.setOptionValue("solver", "ipm")
+        h.setOptionValue("run_crossover", "off")
     return _resolve(model, h, time_limit)
 
 
@@ -329,13 +333,16 @@ def typed_bound(instance: Instance, time_limit: float = 10.0) -> int:
 _DYADIC = float(2**20)
 
 
-def lp_duals(inst: Instance, lo, hi, time_limit: float) -> tuple[list[float], list[float]]:
+def lp_duals(
+    inst: Instance, lo, hi, time_limit: float, *, interior: bool = False
+) -> tuple[list[float], list[float]]:
     """The branch and bound's prices (:mod:`kvopt.exact.bnb`): duals of the memory rows and
     of the "one job above M/2" rows of the time-indexed LP over the windows
     (``models/time-indexed.md``), clipped to ``≤ 0`` and rounded to multiples of ``2⁻²⁰``
-    (any ``y ≤ 0`` gives a valid bound; dyadic values keep it exact)."""
+    (any ``y ≤ 0`` gives a valid bound; dyadic values keep it exact).  ``interior``: from
+    the interior point method (``benchmarks/duals.py``; ``models/bnb.md`` §10)."""
     model = build_matrix(inst, "total", lo, hi, aggregate=False, cuts=(1,))
-    lp = solve_lp(model, time_limit)
+    lp = solve_lp(model, time_limit, interior=interior)
     n, H = inst.n, model.horizon
     y = np.minimum(np.asarray(lp.row_dual, dtype=np.float64), 0.0)
     y = np.round(y * _DYADIC) / _DYADIC

@@ -127,6 +127,10 @@ MID_BNB_SHARE = 0.4
 #: bound (CP-SAT path: 3.8-8.7 % on the same nine; ``models/bnb.md`` §7)
 SMALL_N_SPLIT = 20
 SPLIT_BNB_SHARE = 0.65
+#: … and, when above 0, the iterated local search for this share first (off: better schedules
+#: on 3-4 of the 9 instances left open, lower bounds on 1-2, within the ladder's noise;
+#: ``models/bnb.md`` §10)
+SPLIT_ILS_SHARE = 0.0
 #: beyond the small path, mixed instances (total completion, the compiled search, ``threads ≥
 #: 2``) up to this many jobs: the iterated local search for ``LADDER_ILS_SHARE`` of the limit
 #: (the incumbent), then the branch and bound's ladder (``models/bnb.md`` §8: its proven
@@ -524,14 +528,8 @@ def takes_small_path(instance: Instance, objective: str, time_limit: float, thre
     return time_limit >= need * (1.0 if threads >= 2 else SMALL_LONG_ONE_THREAD)
 
 
-#: the phases of the ladder's route (:func:`_takes_ladder`): the incumbent, then the bound
-LADDER_PHASES = (("ils", LADDER_ILS_SHARE), ("ladder", math.inf))
-#: … and beyond it up to ``ILS_N`` jobs: the incumbent, then CP-SAT (its bound workers)
-ILS_PHASES = (("ils", LADDER_ILS_SHARE), ("cpsat", math.inf))
-
-
 def _takes_ladder(instance: Instance, objective: str, threads: int) -> bool:
-    """Does ``auto`` give the local search, then the ladder, this instance (``LADDER_PHASES``):
+    """Does ``auto`` give the local search, then the ladder, this instance:
     mixed, of ``SMALL_N_SPLIT`` < n ≤ ``LADDER_N`` jobs, total completion, the compiled
     search, two threads?"""
     return (
@@ -836,7 +834,8 @@ def solve(
         if n <= SMALL_N_COMPILED:
             phases = (("bnb", MID_BNB_SHARE), ("cpsat", math.inf))
         else:  # n = 19, 20: the search, then the ladder for the bound
-            phases = (("bnb", SPLIT_BNB_SHARE), ("ladder", math.inf))
+            phases = (("ils", SPLIT_ILS_SHARE),) if SPLIT_ILS_SHARE > 0 else ()
+            phases += (("bnb", SPLIT_BNB_SHARE), ("ladder", math.inf))
         raw = _long(problem, limits, time.monotonic(), phases)
     elif solver == "auto" and small and objective == "total":
         raw = _small(problem, limits)
@@ -850,7 +849,9 @@ def solve(
         raw = _typed(problem, limits)
     elif solver == "auto" and _takes_ladder(instance, objective, threads):
         # mixed instances beyond the small path: the local search's incumbent, the ladder's bound
-        raw = _long(problem, limits, time.monotonic(), LADDER_PHASES)
+        # (the shares are read here, not at import, so that a patched constant holds)
+        phases = (("ils", LADDER_ILS_SHARE), ("ladder", math.inf))
+        raw = _long(problem, limits, time.monotonic(), phases)
     elif (solver == "auto" and n <= RACE_N) or solver == "race":
         # medium instances (and solver="race", round 1's auto): HiGHS races CP-SAT
         raw = (
@@ -860,7 +861,9 @@ def solve(
         )
     elif solver == "auto" and objective == "total" and threads >= 2 and LADDER_N < n <= ILS_N:
         # larger mixed instances: the local search's incumbent, then CP-SAT with its bound workers
-        raw = _long(problem, limits, time.monotonic(), ILS_PHASES)
+        raw = _long(
+            problem, limits, time.monotonic(), (("ils", LADDER_ILS_SHARE), ("cpsat", math.inf))
+        )
     elif solver == "auto":
         # larger instances: CP-SAT, with two bound-moving full workers when given 2 threads
         raw = _run("cpsat", problem, replace(limits, bound_focus=True))
