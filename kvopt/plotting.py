@@ -364,11 +364,20 @@ def plot_linear_n(data: Mapping, path: str | os.PathLike) -> str:
 GROWTH_LEGEND_INSIDE = 8
 
 
-def _draw_growth(ax, series: Mapping[str, Sequence[tuple[float, float]]], title: str | None):
+def _draw_growth(ax, series: Mapping[str, Sequence[tuple[float, float]]], title: str | None,
+                 limits: Mapping[str, tuple[float, float]] | None = None):  # fmt: skip
     colors = _colors(max(len(series), 1))
     for k, (name, pts) in enumerate(series.items()):
         pts = sorted(pts)
         ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=colors[k], label=name)
+        if limits and name in limits and pts:  # a bounded direction: its limit estimate ± spread
+            lim, spread = limits[name]
+            x0, x1 = pts[0][0], pts[-1][0] * 2
+            ax.plot([x0, x1], [lim, lim], "--", color=colors[k], lw=1,
+                    label=f"{name}: limit {lim:.4g} ± {spread:.2g}")  # fmt: skip
+            if spread > 0:
+                ax.fill_between([x0, x1], [max(lim - spread, 1e-9)] * 2, [lim + spread] * 2,
+                                color=colors[k], alpha=0.12, lw=0)  # fmt: skip
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     from matplotlib.ticker import FuncFormatter, LogFormatter
@@ -376,7 +385,7 @@ def _draw_growth(ax, series: Mapping[str, Sequence[tuple[float, float]]], title:
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))  # 1, 2, 4 … not 2²
     for fmt in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
         fmt(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))  # 2, 3 … not 2×10⁰
-    ax.set_xlabel("factor (doublings along the direction)")
+    ax.set_xlabel("factor of the axis (M, or n when M is fixed)")
     ax.set_ylabel("certified ratio ALG/UB")
     ax.grid(True, which="both", alpha=0.3)
     if len(series) > GROWTH_LEGEND_INSIDE:  # many directions: the legend beside the lines
@@ -392,29 +401,32 @@ def plot_growth(
     path: str | os.PathLike,
     *,
     title: str | None = None,
+    limits: Mapping[str, tuple[float, float]] | None = None,
 ) -> str:
     """Certified ratio against the factor (log–log), one line per direction: ``series[name]``
-    is the direction's ``(factor, ratio)`` points."""
-    return plot_growth_panels([(title, series)], path)
+    is the direction's ``(factor, ratio)`` points; ``limits[name]`` (a bounded direction's limit
+    estimate and spread, SPEC §9) is drawn as a dashed line in a band."""
+    return plot_growth_panels([(title, series, limits or {})], path)
 
 
 def plot_growth_panels(
-    panels: Sequence[tuple[str | None, Mapping[str, Sequence[tuple[float, float]]]]],
+    panels: Sequence[tuple],
     path: str | os.PathLike,
     *,
     title: str | None = None,
 ) -> str:
     """Several growth sweeps (SPEC §9) in one picture, one panel per ``(panel title, series)``
-    drawn as :func:`plot_growth` draws one sweep (two panels a row; ``title`` above them all),
+    (or ``(panel title, series, limits)``) drawn as :func:`plot_growth` draws one sweep (two
+    panels a row; ``title`` above them all),
     e.g. every sweep of a claim judged by sweeps in the validation report."""
     cols = min(max(len(panels), 1), 2)
     rows = -(-max(len(panels), 1) // cols)
-    wide = any(len(series) > GROWTH_LEGEND_INSIDE for _, series in panels)
+    wide = any(len(panel[1]) > GROWTH_LEGEND_INSIDE for panel in panels)
     fig = Figure(figsize=((9.5 if wide else 7.0) * cols, 4.6 * rows))
     fig.set_layout_engine("constrained")
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
-    for ax, (sub, series) in zip(axes, panels, strict=False):
-        _draw_growth(ax, series, sub)
+    for ax, panel in zip(axes, panels, strict=False):
+        _draw_growth(ax, panel[1], panel[0], panel[2] if len(panel) > 2 else None)
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
     if title:

@@ -10,7 +10,6 @@ from conftest import REPO
 
 from kvopt.campaign import families, growth
 from kvopt.campaign.growth import (
-    Direction,
     direction_verdict,
     directions_for,
     parse_direction,
@@ -31,7 +30,7 @@ KEYS = {"factor", "n", "memory", "alg", "ub", "lb", "ratio_certified", "ratio_op
 
 def test_grows_needs_the_exponent_and_four_doublings():
     fs = [1, 2, 4, 8, 16]
-    exp, v = direction_verdict(fs, [2 * f**0.5 for f in fs])
+    exp, v, *_ = direction_verdict(fs, [2 * f**0.5 for f in fs])
     assert v == "grows" and exp == pytest.approx(0.5)
     # the same slope over three doublings only is not enough
     assert direction_verdict(fs[:4], [2 * f**0.5 for f in fs[:4]])[1] == "unclear"
@@ -44,8 +43,44 @@ def test_bounded_when_the_last_two_doublings_change_less_than_five_percent():
     assert direction_verdict([1, 2, 4, 8], [1.0, 3.0, 3.0, 3.2])[1] == "unclear"  # 6.7 %
     assert direction_verdict([1, 2], [3.0, 3.0])[1] == "unclear"  # one doubling only
     # the exponent is fitted on the upper half of the points only
-    exp, _ = direction_verdict([1, 2, 4, 8], [1.0, 8.0, 8.0, 8.0])
+    exp = direction_verdict([1, 2, 4, 8], [1.0, 8.0, 8.0, 8.0]).exponent
     assert exp == pytest.approx(0.0)
+
+
+def test_bounded_when_the_increments_shrink_geometrically():
+    """The issue's sequence 53, 64, 69, 72, 73.6: more than 5 % over the last two doublings, but
+    increments 11, 5, 3, 1.6 shrink (ratios ≤ 0.7): bounded, with Aitken's limit near 75."""
+    j = direction_verdict([1, 2, 4, 8, 16], [53, 64, 69, 72, 73.6])
+    assert j.verdict == "bounded" and j.rule == "geometric"
+    assert 74 < j.limit < 77 and j.spread is not None and j.spread < 3
+    # a logarithm (constant increments) never shrinks: not bounded, and too slow to grow
+    assert direction_verdict([1, 2, 4, 8, 16], [10, 11, 12, 13, 14]).verdict == "unclear"
+    # a power law's increments grow: grows over four doublings
+    assert (
+        direction_verdict([1, 2, 4, 8, 16], [f**0.5 for f in [1, 2, 4, 8, 16]]).verdict == "grows"
+    )
+    # increments that shrink by 0.8 per doubling are slower than q = 0.7: unclear
+    r = [10 - 8 * 0.8**k for k in range(5)]
+    assert direction_verdict([1, 2, 4, 8, 16], r).verdict == "unclear"
+    r = [10 - 8 * 0.5**k for k in range(5)]
+    j = direction_verdict([1, 2, 4, 8, 16], r)
+    assert (
+        j.verdict == "bounded"
+        and j.limit == pytest.approx(10)
+        and j.spread == pytest.approx(0, abs=1e-9)
+    )
+    # half steps (a ½ exponent on the axis): q is per doubling, so 0.5 per doubling is
+    # 0.707 per half step and still geometric
+    xs = [2 ** (k / 2) for k in range(5)]
+    r = [10 - 8 * 0.5 ** (k / 2) for k in range(5)]
+    assert families.shrinks_geometrically(xs, r)
+    assert direction_verdict(xs, r).verdict in ("bounded",)
+
+
+def test_limit_estimate_is_aitken():
+    assert families.limit_estimate([1, 1.5, 1.75, 1.875])[0] == pytest.approx(2.0)
+    lim, spread = families.limit_estimate([3.0, 3.0, 3.0])
+    assert lim == 3.0 and spread == 0.0
 
 
 def test_sweep_verdict():
@@ -68,12 +103,12 @@ def test_docstring_examples(tmp_path, monkeypatch):
 
 def test_directions_double_what_they_say():
     ts = [JobType(2, 3, 1, 4), JobType(5, 1, 0, 1)]
-    assert Direction("memory", "memory").step(10, ts) == (
+    assert parse_direction("memory", 2).step(10, ts) == (
         20, [JobType(4, 6, 2, 4), JobType(10, 2, 0, 1)])  # fmt: skip
-    assert Direction("count", "count").step(10, ts)[1] == [JobType(2, 3, 1, 8),
+    assert parse_direction("count", 2).step(10, ts)[1] == [JobType(2, 3, 1, 8),
                                                            JobType(5, 1, 0, 2)]  # fmt: skip
     assert parse_direction("count:1", 2).step(10, ts) == (10, [ts[0], JobType(5, 1, 0, 2)])
-    assert Direction("memory-count", "memory-count").step(10, ts) == (
+    assert parse_direction("memory-count", 2).step(10, ts) == (
         20, [JobType(2, 3, 1, 8), JobType(5, 1, 0, 2)])  # fmt: skip
     assert parse_direction("memory:0", 2).step(10, ts) == (
         20, [JobType(4, 6, 2, 4), JobType(5, 1, 0, 2)])  # fmt: skip
@@ -81,10 +116,58 @@ def test_directions_double_what_they_say():
     assert "count:1" in directions_for(2) and "memory:0" in directions_for(2)
 
 
-@pytest.mark.parametrize("bad", ["speed", "count:2", "memory:", "count:0+1", "memory:0+0"])
+def test_aliases_are_exponent_vectors():
+    assert parse_direction("memory", 2).text() == "M=1,size:0=1,size:1=1"
+    assert parse_direction("memory-count", 2).text() == "M=1,count:0=1,count:1=1"
+    assert parse_direction("memory:1", 2).text() == "M=1,count:0=1,size:1=1"
+    assert parse_direction("count:0", 2).vector() == {"count:0": 1.0}
+    v = parse_direction("M=1,size=1,count:0=0.5,count:1=1", 2)
+    assert v.vector() == {"M": 1.0, "prompt:0": 1.0, "response:0": 1.0, "arrival:0": 1.0,
+                          "count:0": 0.5, "prompt:1": 1.0, "response:1": 1.0, "arrival:1": 1.0,
+                          "count:1": 1.0}  # fmt: skip
+    # the canonical text parses back to the same vector; equivalent spellings agree
+    assert parse_direction(v.text(), 2) == v
+    assert parse_direction("count:1=1,M=1,size=1,count:0=1/2", 2).text() == v.text()
+    assert parse_direction("M=1,count:0=1,count:1=1", 2).vector() == parse_direction(
+        "memory-count", 2).vector()  # fmt: skip
+
+
+def test_half_exponents_are_computed_from_the_base_and_rounded():
+    ts = [JobType(2, 3, 1, 4), JobType(5, 1, 0, 1)]
+    d = parse_direction("M=1,count:0=0.5,count:1=1", 2)
+    got = [d.at(10, ts, i) for i in range(5)]
+    assert [m for m, _ in got] == [10, 20, 40, 80, 160]
+    assert [t[0].count for _, t in got] == [4, 6, 8, 11, 16]  # 4·√2^i rounded half up
+    assert [t[1].count for _, t in got] == [1, 2, 4, 8, 16]
+    assert all(t[0][:3] == (2, 3, 1) for _, t in got)  # sizes kept
+    # counts, prompts and responses stay at least 1
+    assert parse_direction("count=0.5", 1).at(10, [JobType(1, 1, 0, 1)], 1)[1][0].count == 1
+
+
+@pytest.mark.parametrize("bad", ["speed", "count:2", "memory:", "count:0+1", "memory:0+0",
+                                 "M=2", "M=0.25", "M=x", "count:5=1", "width=1", "M=1,M=1",
+                                 "M=0", "M=1,count:0", "M"])  # fmt: skip
 def test_unknown_directions_are_input_errors(bad):
     with pytest.raises(InputError, match="--directions"):
         parse_direction(bad, 2)
+
+
+def test_neighbours_move_one_knob():
+    d = parse_direction("memory-count", 2)
+    ns = families.neighbours(d)
+    texts = {n.text() for n in ns}
+    assert "M=1,count:0=0.5,count:1=1" in texts  # the square-root move
+    assert "count:0=1,count:1=1" in texts  # M kept
+    assert d.text() not in texts and len(texts) == len(ns)
+    for n in ns:  # one knob differs: M, or fields of one type
+        diff = {
+            k for k in set(n.vector()) | set(d.vector()) if n.vector().get(k) != d.vector().get(k)
+        }
+        assert diff and (diff == {"M"} or len({k.split(":")[1] for k in diff}) == 1)
+    # arrivals of types that arrive at 0 are no knob (scaling 0 changes nothing)
+    ts = [JobType(2, 3, 0, 4), JobType(5, 1, 7, 1)]
+    only = [set(n.vector()) ^ set(d.vector()) for n in families.neighbours(d, ts)]
+    assert {"arrival:1"} in only and {"arrival:0"} not in only
 
 
 # --------------------------------------------------------------------------- the sweep
@@ -92,17 +175,20 @@ def test_unknown_directions_are_input_errors(bad):
 
 def test_grow_on_a_bundled_record(cli, tmp_path):
     out = tmp_path / "g"
-    r = cli("grow", FCFS, "--steps", "2", "--directions", "memory,count", "--time-limit", "2",
-            "--out", str(out), "--json")  # fmt: skip
+    r = cli("grow", FCFS, "--steps", "2", "--extra", "0", "--directions", "memory,count",
+            "--time-limit", "2", "--out", str(out), "--json")  # fmt: skip
     assert r.code == 0, r.err
     d = r.json()
     assert set(d) == {"policy", "directions", "best_direction", "verdict"}
     assert d["policy"] == "fcfs" and d["verdict"] in ("grows", "bounded", "unclear")
     assert [x["name"] for x in d["directions"]] == ["memory", "count"]
+    assert [x["axis"] for x in d["directions"]] == ["memory", "n"]
+    assert d["directions"][1]["vector"] == {f"count:{k}": 1.0 for k in range(6)}
     assert d["best_direction"] in ("memory", "count")
     inst = load_record(FCFS).instance
     for x in d["directions"]:
         assert x["verdict"] in ("grows", "bounded", "unclear")
+        assert (x["verdict"] == "bounded") == ("limit" in x)
         assert [p["factor"] for p in x["steps"]] == [1, 2, 4]
         for p in x["steps"]:
             assert set(p) == KEYS
@@ -120,7 +206,7 @@ def test_grow_on_a_bundled_record(cli, tmp_path):
     assert cnt[-1]["memory"] == inst.memory and cnt[-1]["n"] == 4 * inst.n
     assert (out / "growth.png").stat().st_size > 0
     assert json.loads((out / "growth.json").read_text())["verdict"] == d["verdict"]
-    assert "memory x2" in r.err  # progress on stderr
+    assert "memory step 1 (x2)" in r.err  # progress on stderr
 
 
 def test_every_point_passes_kvopt_check(cli, tmp_path):
@@ -142,7 +228,7 @@ def test_sane_sizes_stop_a_direction(tmp_path, monkeypatch):
                       plot=False, progress=False)  # fmt: skip
     d = res.direction("count")
     assert [p.factor for p in d.steps] == [1, 2]  # n = 7, 14; 28 > 20
-    assert "stopped before factor 4" in d.to_dict()["stopped"]
+    assert "stopped before step 2" in d.to_dict()["stopped"]
 
 
 def test_attempt_budget_stops_a_direction(tmp_path, monkeypatch):
@@ -168,6 +254,15 @@ def test_attempt_budget_stops_a_direction(tmp_path, monkeypatch):
         (["--steps", "0"], "--steps"),
         (["--directions", "sideways"], "--directions"),
         (["--directions", "count:9"], "--directions"),
+        (["--directions", "M=1"], "--directions"),
+        (["--direction", "M=1,count:0=2"], "--direction"),
+        (["--direction", "M=1,count:0=0.3"], "--direction"),
+        (["--direction", "M=1,count:99=1"], "--direction"),
+        (["--direction", "M=1,colour=1"], "--direction"),
+        (["--direction", "M=1,,count:0"], "--direction"),
+        (["--direction", "count=0"], "--direction"),
+        (["--find-budget", "0"], "--find-budget"),
+        (["--policy", "sjf"], "--policy"),
     ],
 )
 def test_bad_options_exit_2_with_one_line(cli, tmp_path, argv, needle):
@@ -176,10 +271,80 @@ def test_bad_options_exit_2_with_one_line(cli, tmp_path, argv, needle):
     assert len(r.err.strip().splitlines()) == 1 and needle in r.err
 
 
-def test_a_file_that_is_not_a_record_exits_2(cli, tmp_path):
+def test_an_instance_needs_a_policy(cli, tmp_path):
     inst = REPO / "instances" / "random" / "mixed-n10.json"
     r = cli("grow", str(inst), "--out", str(tmp_path / "g"), "--json")
     assert r.code == 2 and len(r.err.strip().splitlines()) == 1 and str(inst) in r.err
+    assert "--policy" in r.err
+    r = cli("grow", str(inst), "--policy", "nonesuch", "--out", str(tmp_path / "g"), "--json")
+    assert r.code == 2 and len(r.err.strip().splitlines()) == 1
+
+
+def test_grow_on_an_instance_with_a_policy(cli, tmp_path):
+    inst = REPO / "instances" / "random" / "mixed-n10.json"
+    out = tmp_path / "g"
+    r = cli("grow", str(inst), "--policy", "fcfs", "--steps", "1", "--extra", "0",
+            "--direction", "count", "--direction", "M=1,size=1,count=0.5", "--time-limit", "2",
+            "--out", str(out), "--json")  # fmt: skip
+    assert r.code == 0, r.err
+    d = r.json()
+    assert d["policy"] == "fcfs"
+    names = [x["name"] for x in d["directions"]]
+    assert names == ["count", "M=1,size:0=1,count:0=0.5"] or names[0] == "count"
+    for x in d["directions"]:
+        for p in x["steps"]:
+            assert verify_record(load_record(p["record"])) == []
+    # a ½ exponent on the axis takes two steps per doubling
+    half = cli("grow", str(inst), "--policy", "fcfs", "--steps", "1", "--extra", "0",
+               "--direction", "M=0.5,size=0.5", "--certify", "0", "--out", str(tmp_path / "h"),
+               "--json")  # fmt: skip
+    assert half.code == 0, half.err
+    fs = [p["factor"] for p in half.json()["directions"][0]["steps"]]
+    assert len(fs) == 3 and fs[0] == 1 and fs[-1] == pytest.approx(2, rel=0.05)
+
+
+def test_the_finder_climbs_to_a_square_root_direction(tmp_path):
+    """A fabricated sweep whose ratio grows fastest when type 0's count grows like √M: the
+    finder, started from the named directions, reaches that vector by coordinate ascent."""
+    target = parse_direction("M=1,count:0=0.5,count:1=1", 2).vector()
+
+    class P:  # what the finder reads of a point
+        def __init__(self, r):
+            self.ratio_ub = r
+
+    class S:
+        def __init__(self, f, r):
+            self.factor, self.point = f, P(r)
+
+    def sweep(d):
+        v = d.vector()
+        miss = sum(abs(v.get(k, 0) - target.get(k, 0)) for k in set(v) | set(target))
+        slope = max(0.0, 0.6 - 0.4 * miss)
+        return [S(2.0**k, 2.0 ** (slope * k)) for k in range(4)]
+
+    f = growth.find_directions(2, sweep, budget=40, top=2)
+    assert f.chosen[0].vector() == target
+    assert len(f.probes) <= 40
+    assert f.to_dict()["chosen"][0] == f.chosen[0].name
+    # deterministic
+    assert growth.find_directions(2, sweep, budget=40, top=2).to_dict() == f.to_dict()
+    # the budget is a hard cap
+    assert len(growth.find_directions(2, sweep, budget=5).probes) == 5
+
+
+def test_grow_without_directions_runs_the_finder(cli, tmp_path):
+    out = tmp_path / "g"
+    r = cli("grow", FCFS, "--steps", "1", "--extra", "0", "--find-budget", "6", "--certify", "0",
+            "--out", str(out), "--json")  # fmt: skip
+    assert r.code == 0, r.err
+    d = r.json()
+    f = d["finder"]
+    assert f["budget"] == 6 and len(f["probes"]) == 6
+    assert [x["name"] for x in d["directions"]] == f["chosen"] and 1 <= len(f["chosen"]) <= 3
+    assert d["best_direction"] in f["chosen"]
+
+
+def test_a_file_that_is_not_a_record_exits_2(cli, tmp_path):
     junk = tmp_path / "junk.json"
     junk.write_text("[1, 2")
     r = cli("grow", str(junk), "--json")

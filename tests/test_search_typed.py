@@ -156,3 +156,25 @@ def test_typed_cheap_ub_is_never_worse(objective):
         better += typed < plain
     _, screen, _ = cheap_ub(inst, objective, typed=True, full=False)
     assert screen >= typed
+
+
+def test_typed_anneal_restarts_chains_from_motifs(tmp_path):
+    """Typed campaigns walk in four chains and restart them from structural motifs (issue 32);
+    ``chains=1,motifs=0`` is the single walk of kvopt 0.2."""
+    res = run(tmp_path, "m", budget=48, seed=3, space={**SMALL, "n_max": 24}, batch=8,
+              options={"patience": 1})  # fmt: skip
+    origins = [r.origin for r in read_log(tmp_path / "m" / "evaluations.jsonl").values()]
+    assert any(o.startswith("motif:") for o in origins), origins
+    assert res.evaluations == 48
+    one = run(tmp_path, "s", budget=24, seed=3, options={"chains": 1, "motifs": 0})
+    origins = [r.origin for r in read_log(tmp_path / "s" / "evaluations.jsonl").values()]
+    assert not any(o.startswith("motif:") for o in origins) and one.evaluations == 24
+
+
+@pytest.mark.parametrize("opt", [{"t0": -1}, {"cooling": 1.5}, {"patience": 0}, {"chains": 0},
+                                 {"motifs": 2}])  # fmt: skip
+def test_anneal_options_are_range_checked(tmp_path, opt):
+    from kvopt.errors import InputError
+
+    with pytest.raises(InputError, match="--option"):
+        run(tmp_path, "bad", budget=4, seed=1, options=opt)

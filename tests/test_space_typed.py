@@ -356,3 +356,35 @@ def test_the_per_job_space_is_unchanged():
                  "peak_cap", "response_cap", "job_choices", "sample", "mutate", "enumerate",
                  "count", "rule", "describe", "replace", "to_dict", "from_dict"):  # fmt: skip
         assert hasattr(TypedSpace(), name), name
+
+
+# --------------------------------------------------------------------------- motifs
+
+
+def test_motifs_are_members_and_deterministic():
+    from kvopt.space.typed import MOTIFS
+
+    sp = TypedSpace(memory_max=128, n_max=256)
+    seen = set()
+    for seed in range(40):
+        inst, motif = sp.motif(np.random.default_rng(seed))
+        again, motif2 = sp.motif(np.random.default_rng(seed))
+        assert inst == again and motif == motif2
+        assert sp.rule(inst) is None
+        seen.add(motif)
+    assert set(MOTIFS) <= seen
+    # each motif by name has its shape: a few types, one of them many unit-ish jobs
+    inst, m = sp.motif(np.random.default_rng(3), "long-short")
+    ts = TypedSpace.types(inst)
+    assert m == "long-short" and len(ts) == 2 and ts[0].count == 1 and ts[1].count > 1
+    assert ts[0].response > ts[1].response
+    inst, m = sp.motif(np.random.default_rng(3), "blockers")
+    ts = TypedSpace.types(inst)
+    assert ts[-1][:2] == (1, 1) and ts[-1].count >= max(t.count for t in ts[:-1])
+
+
+def test_motifs_respect_the_class_or_fall_back_to_a_sample():
+    sp = TypedSpace(all_response_heavy=True, regimes=("response-heavy",), memory_max=64, n_max=64)
+    for seed in range(20):
+        inst, _ = sp.motif(np.random.default_rng(seed))
+        assert sp.rule(inst) is None

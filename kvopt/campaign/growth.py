@@ -50,19 +50,24 @@ from ..instance import Instance
 from ..logs import progress_logger
 from ..schedule import Schedule
 from ..space import TypedSpace
+from ..space.typed import JobType
 from .evaluate import cheap_lb, cheap_ub, exact_opt, instance_key, max_attempts
 from .families import (
     BOUNDED_CHANGE,
+    GEOMETRIC_Q,
     GROWS_DOUBLINGS,
     GROWS_EXPONENT,
     Direction,
     GrowthVerdict,
     direction_verdict,
     directions_for,
+    finder_starts,
+    neighbours,
     parse_direction,
     sweep_verdict,
     tail_exponent,
 )
+from .strategies import fit_exponent
 
 #: Sane sizes: a direction stops before a point with more jobs or more memory.  16,384 jobs
 #: lets a typed record of about 1,000 jobs take the four doublings a ``grows`` verdict needs
@@ -70,6 +75,16 @@ from .families import (
 #: stop at ``exact_max_n``).
 MAX_N = 16384
 MAX_MEMORY = 2**20
+#: At most this many steps per direction (a ½ exponent needs two steps per doubling).
+MAX_STEPS = 64
+#: Doublings a sweep may add beyond ``--steps`` while its verdict is ``unclear``.
+EXTRA_DOUBLINGS = 3
+#: The direction finder: probes in all (the named directions included), the doublings of one
+#: probe, the directions it returns for a full sweep, and the exponent margin a climb needs.
+FIND_BUDGET = 60
+FIND_DOUBLINGS = 3
+FIND_TOP = 3
+FIND_MARGIN = 0.02
 #: The summary file of a sweep, in its folder.
 SUMMARY_NAME = "growth.json"
 PLOT_NAME = "growth.png"
@@ -80,9 +95,10 @@ PLOT_NAME = "growth.png"
 
 @dataclass(frozen=True)
 class GrowthPoint:
-    """One point of a direction: the instance at ``factor``, its bounds and ratios, its record."""
+    """One point of a direction: the instance at ``factor`` (of the direction's axis: M's factor,
+    or n's when M is fixed), its bounds and ratios, its record."""
 
-    factor: int
+    factor: float
     n: int
     memory: int
     alg: int
@@ -107,10 +123,18 @@ class GrowthDirection:
     verdict: GrowthVerdict
     stopped: str | None = None
     certified: bool = False  # screened in: its points got exact solves
+    vector: dict[str, float] = field(default_factory=dict)
+    axis: str = "memory"  # what ``factor`` measures: "memory", "n" or "step"
+    limit: float | None = None  # when bounded: the limit estimate …
+    limit_spread: float | None = None  # … its spread …
+    rule: str | None = None  # … and the rule that said bounded ("change" or "geometric")
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"name": self.name, "steps": [p.to_dict() for p in self.steps],
+        d = {"name": self.name, "vector": self.vector, "axis": self.axis,
+             "steps": [p.to_dict() for p in self.steps],
              "exponent": self.exponent, "verdict": self.verdict}  # fmt: skip
+        if self.verdict == GrowthVerdict.BOUNDED:
+            d.update(limit=self.limit, limit_spread=self.limit_spread, bounded_rule=self.rule)
         if self.stopped:
             d["stopped"] = self.stopped
         return d
@@ -129,11 +153,15 @@ class GrowthResult:
     plot: str | None = None
     seconds: float = 0.0
     exact_solves: int = 0
+    finder: dict[str, Any] | None = None  # what the direction finder probed, when it ran
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy, "directions": [d.to_dict() for d in self.directions],
-                "best_direction": self.best_direction, "verdict": self.verdict}  # fmt: skip
+        d = {"policy": self.policy, "directions": [d.to_dict() for d in self.directions],
+             "best_direction": self.best_direction, "verdict": self.verdict}  # fmt: skip
+        if self.finder is not None:
+            d["finder"] = self.finder
+        return d
 
     def direction(self, name: str) -> GrowthDirection:
         for d in self.directions:
@@ -146,10 +174,14 @@ class GrowthResult:
         if self.best_direction is None:
             return "no direction"
         d = self.direction(self.best_direction)
-        pts = ", ".join(f"x{p.factor}: n={p.n} M={p.memory} {p.ratio_certified:.3g}"
+        pts = ", ".join(f"x{p.factor:g}: n={p.n} M={p.memory} {p.ratio_certified:.3g}"
                         for p in d.steps)  # fmt: skip
         e = "-" if d.exponent is None else f"{d.exponent:.3f}"
-        return f"direction {d.name} ({d.verdict}, exponent {e}): {pts}"
+        lim = (f", limit {d.limit:.4g} ± {d.limit_spread:.2g}"
+               if d.verdict == GrowthVerdict.BOUNDED and d.limit is not None else "")  # fmt: skip
+        return (
+            f"direction {d.name} ({d.verdict}, exponent {e} per doubling of {d.axis}{lim}): {pts}"
+        )
 
     def to_dataframe(self):
         """One row per point (needs pandas)."""
@@ -168,7 +200,6 @@ class GrowthResult:
 @dataclass
 class _Point:
     inst: Instance
-    factor: int
     alg: int
     schedule: Schedule
     lb: int
@@ -182,57 +213,143 @@ class _Point:
     def ratio_lb(self) -> float:
         return _ratio(self.alg, self.lb)
 
+    @property
+    def ratio_ub(self) -> float:
+        return _ratio(self.alg, self.ub)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """A point of one direction: the step index, the axis factor, the (shared) point."""
+
+    step: int
+    factor: float
+    point: _Point
+
+
+def _load_source(record, policy: str | None):
+    """``(record-like, source)``: a :class:`~kvopt.record.Record`, a record file, an
+    :class:`~kvopt.instance.Instance` or an instance file (these two need ``policy``)."""
+    from ..fileio import read_json
+    from ..instance import load_instance
+    from ..record import Record, load_record
+
+    if isinstance(record, Record | Instance):
+        return record, ""
+    source = str(record)
+    fmt = read_json(source).get("format") if Path(source).is_file() else None
+    if fmt == "kvopt.instance":
+        if not policy:
+            raise InputError("an instance needs --policy NAME (a record names its policy)",
+                             source=f"{source}: --policy")  # fmt: skip
+        return load_instance(source), source
+    return load_record(source), source
+
+
+def _base_record(inst: Instance, policy: str, params, seed: int | None, source: str):
+    """A record of ``policy`` on ``inst`` with the cheap bounds (the sweep's ``I_0``)."""
+    from ..policy import get_policy
+    from ..record import make_record
+    from ..simulation import simulate
+
+    spec = get_policy(policy)
+    prm = dict(params or {})
+    spec.resolve_params(prm)
+    why = spec.check(inst, spec.resolve_params(prm)) if spec.check else None
+    if why:
+        raise InputError(f"the instance is outside {policy}'s class: {why}",
+                         source=source or "instance")  # fmt: skip
+    sd = seed if spec.seeded else None
+    res = simulate(inst, policy, params=prm or None, seed=sd)
+    lb, _ = cheap_lb(inst, "total")
+    starts, ub, _ = cheap_ub(inst, "total")
+    opt = Schedule.from_starts(inst, starts, producer="clairvoyant (grow)")
+    lb = min(int(lb), int(ub))
+    return make_record(inst, policy, prm, sd if sd is not None else 0, "total", res.schedule, opt,
+                       lb, "optimal" if lb >= ub else "feasible",
+                       found_by={"strategy": "input", "source": source or None})  # fmt: skip
+
+
+def _split_directions(directions) -> list[str]:
+    """Direction texts from a list or one string (vectors, which contain ``=``, are separated by
+    ``;``; names by ``,`` or ``;``)."""
+    if directions is None:
+        return []
+    items = [directions] if isinstance(directions, str) else list(directions)
+    out: list[str] = []
+    for item in items:
+        text = str(item)
+        if "=" in text:
+            out += [x for x in text.split(";") if x.strip()]
+        else:
+            out += [x for x in text.replace(";", ",").split(",") if x.strip()]
+    return out
+
 
 def grow(
     record,
     *,
+    policy: str | None = None,
+    params: dict[str, Any] | None = None,
+    seed: int | None = None,
     steps: int = 4,
     directions: Sequence[str] | str | None = None,
     time_limit: float = 10.0,
     out: str | os.PathLike | None = None,
     certify: int = 2,
     exact_max_n: int = 128,
+    find_budget: int = FIND_BUDGET,
+    find_top: int = FIND_TOP,
+    extra: int = EXTRA_DOUBLINGS,
     plot: bool = True,
     progress: bool | None = None,
 ) -> GrowthResult:
-    """The growth sweep of ``record`` (a :class:`~kvopt.record.Record` or a record file).
+    """The growth sweep of ``record`` (a :class:`~kvopt.record.Record`, a record file, or an
+    :class:`~kvopt.instance.Instance` / instance file with ``policy``).
 
-    ``steps`` doublings per direction; ``directions`` (names or a comma list;
-    default every direction that applies); ``time_limit`` seconds per exact
-    solve, on the points of the ``certify`` directions screened best (by
-    ALG/LB) with at most ``exact_max_n`` jobs; ``out`` the folder of the point
-    records, ``growth.json`` and the plot (default ``kvopt-grow/<record>``).
+    ``steps`` doublings of the axis (M, or n when M is fixed) per direction, and up to
+    ``extra`` more while the verdict is ``unclear`` and the instance stays within
+    :data:`MAX_N` / :data:`MAX_MEMORY`; ``directions`` (aliases or exponent vectors, SPEC §9;
+    a list, or one string); without directions the fastest-growing ones are found
+    (:func:`find_directions`, ``find_budget`` probes, the ``find_top`` best swept in full).
+    ``time_limit`` seconds per exact solve, on the points of the ``certify`` directions
+    screened best (by ALG/LB) with at most ``exact_max_n`` jobs; ``out`` the folder of the
+    point records, ``growth.json`` and the plot (default ``kvopt-grow/<source>``).  With a
+    record, ``policy`` (if given) must be the record's.
 
     >>> res = grow("instances/worst/small/fcfs.json", steps=1, directions="count",
-    ...            out=tmp / "g", time_limit=2, progress=False)
+    ...            out=tmp / "g", time_limit=2, extra=0, progress=False)
     >>> [p.factor for p in res.direction("count").steps], res.verdict
     ([1, 2], 'unclear')
     """
     from ..policy import get_policy
-    from ..record import Record, load_record
+    from ..record import Record
 
-    source = ""
-    if not isinstance(record, Record):
-        source = str(record)
-        record = load_record(record)
+    record, source = _load_source(record, policy)
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise InputError(f"must be an integer >= 1, got {steps!r}", source="--steps")
     if not (isinstance(time_limit, int | float) and time_limit > 0):
         raise InputError(f"must be a positive number, got {time_limit!r}", source="--time-limit")
-    if isinstance(certify, bool) or not isinstance(certify, int) or certify < 0:
-        raise InputError(f"must be an integer >= 0, got {certify!r}", source="certify")
+    for name, v, low in (("certify", certify, 0), ("--find-budget", find_budget, 1),
+                         ("find_top", find_top, 1), ("--extra", extra, 0)):  # fmt: skip
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            raise InputError(f"must be an integer >= {low}, got {v!r}", source=name)
+    if isinstance(record, Instance):
+        record = _base_record(record, policy, params, seed, source)
+    elif policy is not None and get_policy(policy).name != record.policy:
+        raise InputError(f"the record is of policy {record.policy!r}, not {policy!r} (give the "
+                         "instance file to sweep another policy)", source="--policy")  # fmt: skip
+    assert isinstance(record, Record)
     types = TypedSpace.types(record.instance)
-    if isinstance(directions, str):
-        directions = [d for d in directions.split(",") if d.strip()]
-    names = list(directions) if directions else directions_for(len(types))
-    if not names:
+    texts = _split_directions(directions)
+    if directions is not None and not texts:
         raise InputError("no direction given", source="--directions")
-    dirs = [parse_direction(d, len(types)) for d in names]
-    dirs = list({d.name: d for d in dirs}.values())
     stem = Path(source).stem if source else f"{record.policy}-record"
     out = Path(out) if out is not None else Path("kvopt-grow") / stem
     if out.exists() and not out.is_dir():
         raise InputError("is a file, expected a folder", source=f"--out {out}")
+    dirs = [parse_direction(d, len(types)) for d in texts]
+    dirs = list({d.text(): d for d in dirs}.values())
     spec = get_policy(record.policy)
     params = spec.resolve_params(record.params)
     seed = record.seed if spec.seeded else None
@@ -241,13 +358,13 @@ def grow(
 
     cache: dict[str, _Point] = {}
 
-    def point(inst: Instance, factor: int) -> _Point | str:
+    def point(inst: Instance, factor: float) -> _Point | str:
         key = instance_key(inst)
         if key in cache:
             return cache[key]
         why = spec.check(inst, params) if spec.check else None
         if why:
-            return f"the point at factor {factor} is outside the policy's class: {why}"
+            return f"the point at factor {factor:g} is outside the policy's class: {why}"
         try:
             from ..simulation import simulate
 
@@ -260,13 +377,13 @@ def grow(
                 max_attempts=budget,
             )  # fmt: skip
         except BudgetError as err:
-            return f"the point at factor {factor} is over the attempt budget: {err}"
+            return f"the point at factor {factor:g} is over the attempt budget: {err}"
         except (PolicyError, InputError) as err:
-            return f"simulating the point at factor {factor} fails: {err}"
+            return f"simulating the point at factor {factor:g} fails: {err}"
         alg = _objective(inst, res.schedule, record.objective)
         lb, _ = cheap_lb(inst, record.objective)
         starts, ub, _ = cheap_ub(inst, record.objective)
-        p = _Point(inst, factor, alg, res.schedule, int(lb), int(ub), starts)
+        p = _Point(inst, alg, res.schedule, int(lb), int(ub), starts)
         p.optimal = p.lb >= p.ub
         cache[key] = p
         return p
@@ -279,40 +396,77 @@ def grow(
         base.ub, base.ub_schedule = record.ub, record.opt_schedule
     base.lb = max(base.lb, min(record.lb, base.ub))
     base.optimal = base.optimal or record.optimal or base.lb >= base.ub
+    M0, n0 = record.instance.memory, record.instance.n
 
-    # ---- every direction, cheaply
-    families: dict[str, list[_Point]] = {}
-    stopped: dict[str, str | None] = {}
-    for d in dirs:
-        pts, M, ts, why = [base], record.instance.memory, types, None
-        for i in range(1, steps + 1):
-            M, ts = d.step(M, ts)
+    def walk(d: Direction, doublings: int, more: int) -> tuple[list[_Step], str | None]:
+        """The family of ``d`` until the axis has doubled ``doublings`` times (and up to ``more``
+        doublings further while the cheap verdict is ``unclear``)."""
+        pts, why = [_Step(0, 1, base)], None
+        last_key = instance_key(record.instance)
+        i = 0
+        while i < MAX_STEPS:
+            i += 1
+            M, ts = d.at(M0, types, i)
             n = sum(t.count for t in ts)
             if n > MAX_N or M > MAX_MEMORY:
-                why = (f"stopped before factor {2**i}: n = {n}, M = {M} exceed the sane sizes "
+                why = (f"stopped before step {i}: n = {n}, M = {M} exceed the sane sizes "
                        f"(n <= {MAX_N}, M <= {MAX_MEMORY})")  # fmt: skip
                 break
-            got = point(TypedSpace.build(M, ts, name=f"{stem}-{d.name}-x{2**i}"), 2**i)
+            x = M / M0 if d.axis == "memory" else n / n0 if d.axis == "n" else 2.0**i
+            if x <= pts[-1].factor * (1 + 1e-12):
+                continue  # rounding kept the axis (a ½ exponent on a count of 1): next step
+            try:
+                inst = TypedSpace.build(M, ts, name=f"{stem}-{_slug(d.name)}-s{i}")
+            except InputError as err:
+                why = f"stopped before step {i}: the grown instance is not valid ({err})"
+                break
+            if instance_key(inst) == last_key:
+                continue
+            got = point(inst, x)
             if isinstance(got, str):
                 why = got
                 break
-            pts.append(got)
-            say(f"{d.name} x{2**i}: n={got.inst.n} M={M} ALG/UB {_ratio(got.alg, got.ub):.4g} "
-                f"ALG/LB {got.ratio_lb:.4g}")  # fmt: skip
-        families[d.name], stopped[d.name] = pts, why
-        if why:
-            say(f"{d.name}: {why}")
+            last_key = instance_key(inst)
+            pts.append(_Step(i, _tidy(x), got))
+            say(f"{d.name} step {i} (x{x:.3g}): n={got.inst.n} M={M} ALG/UB "
+                f"{got.ratio_ub:.4g} ALG/LB {got.ratio_lb:.4g}")  # fmt: skip
+            reached = math.log2(x)
+            if reached >= doublings - 1e-9:
+                j = direction_verdict([p.factor for p in pts], [p.point.ratio_ub for p in pts])
+                if j.verdict != GrowthVerdict.UNCLEAR or reached >= doublings + more - 1e-9:
+                    break
+        return pts, why
+
+    # ---- the directions: given, or found by a search over the exponent lattice
+    finder = None
+    if not dirs:
+
+        def family_key(d: Direction):  # directions that build the same instances are one
+            return tuple((m, tuple(ts)) for m, ts in (d.at(M0, types, i) for i in (1, 2, 3)))
+
+        finder = find_directions(len(types), lambda d: walk(d, FIND_DOUBLINGS, 0)[0],
+                                 budget=find_budget, top=find_top, types=types, key=family_key,
+                                 say=say)  # fmt: skip
+        dirs = list(finder.chosen)
+
+    families: dict[str, list[_Step]] = {}
+    stopped: dict[str, str | None] = {}
+    for d in dirs:
+        families[d.name], stopped[d.name] = walk(d, steps, extra)
+        if stopped[d.name]:
+            say(f"{d.name}: {stopped[d.name]}")
 
     # ---- screen by ALG/LB, certify the best directions with exact solves
     def screen(name: str) -> tuple[float, float]:  # the largest possible ratio at the end
         pts = families[name]
-        e = tail_exponent([p.factor for p in pts], [p.ratio_lb for p in pts])
-        return (pts[-1].ratio_lb, e if e is not None else -math.inf)
+        e = tail_exponent([p.factor for p in pts], [p.point.ratio_lb for p in pts])
+        return (pts[-1].point.ratio_lb, e if e is not None else -math.inf)
 
     chosen = sorted(families, key=screen, reverse=True)[:certify]
     solves = 0
     for name in chosen:
-        for p in families[name]:
+        for s in families[name]:
+            p = s.point
             if p.optimal or p.solved or p.inst.n > exact_max_n:
                 continue
             warm = p.starts if p.ub_schedule is None else _starts(p.ub_schedule, p.inst.n)
@@ -324,22 +478,24 @@ def grow(
             if ex.bound is not None:
                 p.lb = max(p.lb, min(int(ex.bound), p.ub))
             p.optimal = p.optimal or ex.optimal or p.lb >= p.ub
-            say(f"{name} x{p.factor}: exact {ex.status} in {ex.seconds:.1f}s, "
-                f"ALG/UB {_ratio(p.alg, p.ub):.4g}")  # fmt: skip
+            say(f"{name} x{s.factor:g}: exact {ex.status} in {ex.seconds:.1f}s, "
+                f"ALG/UB {p.ratio_ub:.4g}")  # fmt: skip
 
     # ---- records, exponents, verdicts
     saved: dict[int, str] = {}
     results = []
     for d in dirs:
         steps_out = []
-        for p in families[d.name]:
-            if id(p) not in saved:
-                saved[id(p)] = _save_point(record, p, d.name, out, source)
-            steps_out.append(_summary(p, saved[id(p)]))
-        exp, verdict = direction_verdict([p.factor for p in steps_out],
-                                         [p.ratio_certified for p in steps_out])  # fmt: skip
-        results.append(GrowthDirection(d.name, tuple(steps_out), exp, verdict, stopped[d.name],
-                                       certified=d.name in chosen))  # fmt: skip
+        for s in families[d.name]:
+            if id(s.point) not in saved:
+                saved[id(s.point)] = _save_point(record, s, d, out, source)
+            steps_out.append(_summary(s, saved[id(s.point)]))
+        j = direction_verdict([p.factor for p in steps_out],
+                              [p.ratio_certified for p in steps_out])  # fmt: skip
+        results.append(GrowthDirection(d.name, tuple(steps_out), j.exponent, j.verdict,
+                                       stopped[d.name], certified=d.name in chosen,
+                                       vector=d.vector(), axis=d.axis, limit=j.limit,
+                                       limit_spread=j.spread, rule=j.rule))  # fmt: skip
     best = _best(results)
     res = GrowthResult(
         policy=record.policy,
@@ -350,6 +506,7 @@ def grow(
         out=str(out),
         seconds=time.monotonic() - t0,
         exact_solves=solves,
+        finder=None if finder is None else finder.to_dict(),
     )
     if plot:
         res = _with_plot(res, out / PLOT_NAME)
@@ -358,6 +515,126 @@ def grow(
                                            "exact_solves": solves})  # fmt: skip
     say(f"verdict {res.verdict}; best {res.family()}")
     return res
+
+
+# --------------------------------------------------------------------------- the direction finder
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A direction probed by the finder: its short sweep's exponent and last certified ratio."""
+
+    direction: Direction
+    exponent: float | None
+    ratio: float
+    doublings: float
+
+    @property
+    def score(self) -> tuple[float, float]:
+        return (-math.inf if self.exponent is None else round(self.exponent, 3), self.ratio)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.direction.name, "vector": self.direction.vector(),
+                "exponent": self.exponent, "ratio_certified": self.ratio,
+                "doublings": round(self.doublings, 3)}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Finder:
+    """What :func:`find_directions` did: every probe in order and the directions it chose."""
+
+    probes: tuple[Probe, ...]
+    chosen: tuple[Direction, ...]
+    budget: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": "first-improvement coordinate ascent over the exponent lattice from "
+                          "the named directions (find_directions)",
+                "budget": self.budget, "probe_doublings": FIND_DOUBLINGS,
+                "chosen": [d.name for d in self.chosen],
+                "probes": [p.to_dict() for p in self.probes]}  # fmt: skip
+
+
+def find_directions(n_types: int, sweep, *, budget: int = FIND_BUDGET, top: int = FIND_TOP,
+                    types: Sequence[JobType] | None = None, key=None, say=None) -> Finder:  # fmt: skip
+    """The fastest-growing directions of an instance of ``n_types`` types (SPEC §9).
+
+    ``sweep(direction)`` returns a short family (:data:`FIND_DOUBLINGS` doublings of the axis,
+    cheap certified ratios).  A probe is scored by the least-squares exponent of its certified
+    ratio over all its points (per doubling of its axis), then by its last ratio.
+
+    The search is a first-improvement coordinate ascent over the exponent lattice: it probes
+    the starts (:func:`~kvopt.campaign.families.finder_starts`: the named directions, and M with
+    the prompts, with or without the counts), then climbs from the best start not yet climbed
+    from, scanning the neighbours of :func:`~kvopt.campaign.families.neighbours` (one knob —
+    M, a type's count, prompt, response, sizes or arrival — moved to another value of
+    {0, ½, 1}) in order and moving to the first whose exponent is higher by more than
+    :data:`FIND_MARGIN`, until no neighbour improves; then the next start.  Why coordinate
+    ascent: the lattice has ``3^(1+4T)`` points but a growth law is reached from a named
+    direction by one or two knob moves (the square-root laws move one or two counts from 1 to
+    ½), each probe costs a few simulations, and a first-improvement scan spends the budget on
+    the climb rather than on a full neighbourhood.  ``budget`` probes in all (starts
+    included); ``key(direction)`` identifies directions that build the same family (default
+    the vector text); the ``top`` best distinct probes are returned.  Deterministic.
+    """
+    key = key or (lambda d: d.text())
+    probes: dict[Any, Probe] = {}
+    order: list[Probe] = []
+
+    def probe(d: Direction) -> Probe | None:
+        k = key(d)
+        if k in probes:
+            return probes[k]
+        if len(order) >= budget:
+            return None
+        pts = sweep(d)
+        xs, rs = [p.factor for p in pts], [p.point.ratio_ub for p in pts]
+        pr = Probe(d, fit_exponent(xs, rs) if len(pts) >= 2 else None, rs[-1],
+                   math.log2(xs[-1]) if xs else 0.0)  # fmt: skip
+        probes[k] = pr
+        order.append(pr)
+        if say:
+            e = "-" if pr.exponent is None else f"{pr.exponent:.3f}"
+            say(f"finder: probe {len(order)}/{budget} {d.name}: exponent {e}, ratio {pr.ratio:.4g}")
+        return pr
+
+    starts = [p for p in (probe(parse_direction(n, n_types)) for n in finder_starts(n_types))
+              if p is not None]  # fmt: skip
+    climbed: set[Any] = set()
+    for start in sorted(starts, key=lambda p: p.score, reverse=True):
+        if len(order) >= budget:
+            break
+        cur = start
+        while len(order) < budget and key(cur.direction) not in climbed:
+            climbed.add(key(cur.direction))
+            nxt = None
+            for cand in neighbours(cur.direction, types):
+                got = probe(cand)
+                if got is None:
+                    break
+                if got.score[0] > cur.score[0] + FIND_MARGIN:
+                    nxt = got
+                    break
+            if nxt is None:
+                break
+            cur = nxt
+    ranked = sorted(order, key=lambda p: p.score, reverse=True)
+    return Finder(tuple(order), tuple(p.direction for p in ranked[:top]), budget)
+
+
+def _tidy(x: float) -> float:
+    """An integer factor as an ``int`` (``x2``, not ``x2.0``), others to six decimals."""
+    r = round(x)
+    return int(r) if abs(x - r) < 1e-9 else round(x, 6)
+
+
+def _slug(name: str) -> str:
+    s = name.replace(":", "-").replace("=", "").replace(",", "_").replace("/", "-")
+    if len(s) > 48:
+        import hashlib
+
+        s = s[:36] + "-" + hashlib.sha1(name.encode()).hexdigest()[:8]
+    return s
 
 
 def _best(results: Sequence[GrowthDirection]) -> str | None:
@@ -371,26 +648,29 @@ def _best(results: Sequence[GrowthDirection]) -> str | None:
     return max(results, key=key).name
 
 
-def _save_point(record, p: _Point, direction: str, out: Path, source: str) -> str:
+def _save_point(record, s: _Step, d: Direction, out: Path, source: str) -> str:
     from ..record import make_record, save_record
 
+    p = s.point
     opt = p.ub_schedule or Schedule.from_starts(p.inst, p.starts, producer="clairvoyant (grow)")
     rec = make_record(
         p.inst, record.policy, dict(record.params), record.seed, record.objective, p.schedule,
         opt, p.ub if p.optimal else p.lb, "optimal" if p.optimal else "feasible",
-        found_by={"strategy": "grow", "direction": direction if p.factor > 1 else None,
-                  "factor": p.factor, "source": source or None,
+        found_by={"strategy": "grow", "direction": d.name if s.step else None,
+                  "vector": d.vector() if s.step else None, "step": s.step,
+                  "factor": s.factor, "source": source or None,
                   "types": [list(t) for t in TypedSpace.types(p.inst)]},
     )  # fmt: skip
-    name = "x1.json" if p.factor == 1 else f"{direction.replace(':', '-')}-x{p.factor}.json"
+    name = "x1.json" if s.step == 0 else f"{_slug(d.name)}-s{s.step}.json"
     path = out / name
     save_record(rec, path)
     return str(path)
 
 
-def _summary(p: _Point, path: str) -> GrowthPoint:
+def _summary(s: _Step, path: str) -> GrowthPoint:
+    p = s.point
     lb = p.ub if p.optimal else min(p.lb, p.ub)
-    return GrowthPoint(p.factor, p.inst.n, p.inst.memory, p.alg, p.ub, lb, _ratio(p.alg, p.ub),
+    return GrowthPoint(s.factor, p.inst.n, p.inst.memory, p.alg, p.ub, lb, _ratio(p.alg, p.ub),
                        _ratio(p.alg, lb), "optimal" if p.optimal else "feasible", path)  # fmt: skip
 
 
@@ -400,8 +680,10 @@ def _with_plot(res: GrowthResult, path: Path) -> GrowthResult:
     from ..plotting import plot_growth
 
     series = {d.name: [(p.factor, p.ratio_certified) for p in d.steps] for d in res.directions}
+    limits = {d.name: (d.limit, d.limit_spread or 0.0) for d in res.directions
+              if d.verdict == GrowthVerdict.BOUNDED and d.limit is not None}  # fmt: skip
     plot_growth(series, path, title=f"{res.policy}: certified ratio along each direction "
-                f"(verdict {res.verdict})")  # fmt: skip
+                f"(verdict {res.verdict})", limits=limits)  # fmt: skip
     return replace(res, plot=str(path))
 
 
@@ -507,21 +789,30 @@ def grow_campaign(
     time_limit: float = 10.0,
     certify: int = 2,
     out: str | os.PathLike | None = None,
+    find_budget: int = FIND_BUDGET,
     progress: bool | None = None,
 ) -> CampaignGrowth:
-    """Growth sweeps of the ``top`` best records of the campaign in ``folder`` (every direction
-    that applies; sweeps in ``out/<record>``, default ``folder/growth``)."""
+    """Growth sweeps of the ``top`` best records of the campaign in ``folder`` (directions found
+    by :func:`find_directions` with ``find_budget`` probes; sweeps in ``out/<record>``, default
+    ``folder/growth``)."""
     base = Path(out) if out is not None else Path(folder) / "growth"
     sweeps = []
     for path in best_records(folder, top):
         sweeps.append(grow(path, steps=steps, time_limit=time_limit, certify=certify,
-                           out=base / Path(path).stem, progress=progress))  # fmt: skip
+                           out=base / Path(path).stem, find_budget=find_budget,
+                           progress=progress))  # fmt: skip
     return CampaignGrowth(tuple(sweeps), sweep_verdict([g.verdict for g in sweeps]))
 
 
 __all__ = [
     "BOUNDED_CHANGE",
     "CampaignGrowth",
+    "EXTRA_DOUBLINGS",
+    "FIND_BUDGET",
+    "FIND_DOUBLINGS",
+    "FIND_TOP",
+    "Finder",
+    "GEOMETRIC_Q",
     "GROWS_DOUBLINGS",
     "GROWS_EXPONENT",
     "MAX_MEMORY",
@@ -534,6 +825,7 @@ __all__ = [
     "best_records",
     "direction_verdict",
     "directions_for",
+    "find_directions",
     "grow",
     "grow_campaign",
     "parse_direction",

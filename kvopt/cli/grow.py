@@ -1,12 +1,15 @@
-"""``kvopt grow RECORD [--steps K] [--directions D,…] [--time-limit S] [--out DIR] [--json]``.
+"""``kvopt grow RECORD_OR_INSTANCE [--policy NAME] [--steps K] [--direction V]… [--directions D,…]
+[--find-budget N] [--time-limit S] [--out DIR] [--json]``.
 
-The growth sweep of a record (SPEC §9, :func:`kvopt.campaign.growth.grow`):
-each direction doubles the record's instance ``K`` times, every point is
-evaluated with certified ratios and saved as a record in ``DIR``, with
-``growth.json`` and the plot ``growth.png``.  ``--json`` prints one object:
-``policy``, ``directions`` (each ``name``, ``steps``, ``exponent``,
-``verdict``, and ``stopped`` when it ended early), ``best_direction``,
-``verdict``.  Progress goes to stderr.
+The growth sweep of SPEC §9 (:func:`kvopt.campaign.growth.grow`): each direction (a named
+alias or an exponent vector such as ``M=1,size=1,count:0=0.5``) grows the instance step by
+step, every point is evaluated with certified ratios and saved as a record in ``DIR``, with
+``growth.json`` and the plot ``growth.png``.  Without a direction the sweep finds the
+fastest-growing ones itself (coordinate ascent over the exponent lattice, ``--find-budget``
+probes).  ``--json`` prints one object: ``policy``, ``directions`` (each ``name``, ``vector``,
+``axis``, ``steps``, ``exponent``, ``verdict``, ``limit`` / ``limit_spread`` /
+``bounded_rule`` when bounded, ``stopped`` when it ended early), ``best_direction``,
+``verdict``, and ``finder`` when the finder ran.  Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -17,36 +20,70 @@ from .common import emit_json, nonneg_int, positive_float, positive_int
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "grow",
-        help="growth sweep of a record: is the ratio bounded or growing along a family?",
-        description="Double the record's instance along each direction (memory, count, count:T, "
-        "memory-count, memory:T+U; T a type index, the types being the runs of identical "
-        "consecutive jobs), evaluate every point with certified ratios, save each as a record, "
-        "fit the exponent of the certified ratio against the factor and give a verdict "
-        "(grows, bounded, unclear).",
+        help="growth sweep: is a policy's ratio bounded or growing along a family?",
+        description="Grow a record's instance (or an instance with --policy) along directions "
+        "— exponent vectors over M and each type's count, prompt, response and arrival, in "
+        "{0, 0.5, 1} per step; the types are the runs of identical consecutive jobs — evaluate "
+        "every point with certified ratios, save each as a record, fit the exponent of the "
+        "certified ratio per doubling of M (of n when M is fixed) and give a verdict (grows, "
+        "bounded with a limit estimate, unclear).  Without --direction/--directions the "
+        "fastest-growing directions are found by a search over the exponent lattice.",
     )
-    p.add_argument("record", help="search record (kvopt.record)")
+    p.add_argument("record", metavar="RECORD_OR_INSTANCE",
+                   help="search record (kvopt.record) or instance (kvopt.instance, needs --policy)")  # fmt: skip
+    p.add_argument("--policy", metavar="NAME",
+                   help="the policy to sweep (required with an instance; with a record, its own)")  # fmt: skip
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="policy parameter (with an instance)")  # fmt: skip
+    p.add_argument("--seed", type=nonneg_int("--seed"), default=0, metavar="S",
+                   help="seed of a seeded policy (with an instance; default 0)")  # fmt: skip
     p.add_argument("--steps", type=positive_int("--steps"), default=4, metavar="K",
-                   help="doublings per direction (default 4; 'grows' needs at least 4)")  # fmt: skip
+                   help="doublings of the axis per direction (default 4; 'grows' needs at "
+                   "least 4)")  # fmt: skip
+    p.add_argument("--extra", type=nonneg_int("--extra"), default=3, metavar="K",
+                   help="further doublings a direction may take while its verdict is unclear "
+                   "(default 3)")  # fmt: skip
+    p.add_argument("--direction", action="append", default=[], metavar="V",
+                   help="a direction: an alias (memory, count, count:T, memory-count, memory:T+U) "
+                   "or an exponent vector 'M=1,size=1,count:0=0.5' (keys M, count, prompt, "
+                   "response, arrival, size, each optionally :T; exponents 0, 0.5, 1); "
+                   "repeatable")  # fmt: skip
     p.add_argument("--directions", metavar="D,…",
-                   help="directions to sweep (default: every one that applies)")  # fmt: skip
+                   help="named directions, comma-separated (vectors: use --direction)")  # fmt: skip
+    p.add_argument("--find-budget", type=positive_int("--find-budget"), default=None,
+                   metavar="N", help="probes of the direction finder (default 60)")  # fmt: skip
     p.add_argument("--time-limit", type=positive_float("--time-limit"), default=10.0, metavar="S",
                    help="seconds per exact solve (default 10)")  # fmt: skip
     p.add_argument("--certify", type=nonneg_int("--certify"), default=2, metavar="K",
                    help="directions (screened best by ALG/LB) whose points get exact solves "
                    "(default 2)")  # fmt: skip
     p.add_argument("--out", metavar="DIR", help="folder of the point records and the plot "
-                   "(default kvopt-grow/RECORD-NAME)")  # fmt: skip
+                   "(default kvopt-grow/FILE-NAME)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from ..campaign.growth import grow
+    from ..campaign.growth import FIND_BUDGET, grow
+    from ..errors import InputError
+    from .common import parse_params
 
+    directions = list(args.direction)
+    if args.directions is not None:
+        names = [d for d in args.directions.split(",") if d.strip()]
+        if not names or any("=" in d for d in names):
+            raise InputError("comma-separated named directions (give a vector with --direction)",
+                             source="--directions")  # fmt: skip
+        directions += names
     res = grow(
         args.record,
+        policy=args.policy,
+        params=parse_params(args.param) if args.param else None,
+        seed=args.seed,
         steps=args.steps,
-        directions=args.directions,
+        extra=args.extra,
+        directions=directions if (directions or args.directions is not None) else None,
+        find_budget=args.find_budget if args.find_budget is not None else FIND_BUDGET,
         time_limit=args.time_limit,
         certify=args.certify,
         out=args.out,
@@ -64,12 +101,19 @@ def format_result(res) -> str:
 
     lines = [f"kvopt grow {res.source} ({res.policy}): verdict {res.verdict}; best direction "
              f"{res.best_direction}; {res.exact_solves} exact solves, {res.seconds:.1f}s"]  # fmt: skip
+    if res.finder:
+        f = res.finder
+        lines.append(f"direction finder: {len(f['probes'])} of {f['budget']} probes "
+                     f"({f['probe_doublings']} doublings each), swept: {', '.join(f['chosen'])}")  # fmt: skip
     cols = [Column(h) for h in ("direction", "verdict", "exponent", "certified ratio by factor")]
     rows = []
     for d in res.directions:
-        ratios = " ".join(f"x{p.factor}:{p.ratio_certified:.3f}" for p in d.steps)
-        rows.append([d.name, str(d.verdict), "-" if d.exponent is None else f"{d.exponent:.3f}",
-                     ratios + (f" ({d.stopped})" if d.stopped else "")])  # fmt: skip
+        ratios = " ".join(f"x{p.factor:g}:{p.ratio_certified:.3f}" for p in d.steps)
+        verdict = str(d.verdict)
+        if d.limit is not None:
+            verdict += f" (limit {d.limit:.4g} ± {d.limit_spread:.2g}, {d.rule})"
+        exp = "-" if d.exponent is None else f"{d.exponent:.3f}/{d.axis}"
+        rows.append([d.name, verdict, exp, ratios + (f" ({d.stopped})" if d.stopped else "")])
     lines.extend(render_table(cols, rows, indent="  ", rule="columns"))
     lines.append(f"records and {res.plot or 'no plot'} in {res.out}")
     return "\n".join(lines)

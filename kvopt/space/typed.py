@@ -59,6 +59,9 @@ TYPED_MUTATIONS = (
     "snap",  # set one type's prompt so that its peak s + o sits at a memory threshold M // k (+1)
 )
 
+#: The structural motifs of :meth:`TypedSpace.motif` (restarts of typed campaigns).
+MOTIFS = ("long-short", "blockers", "wide-narrow", "head-of-line")
+
 #: The class rules a typed space shares with the per-job space (everything but the sizes).
 STRUCTURE = ("regimes", "all_response_heavy", "arrivals", "identical_prompts", "peak_limit",
              "peak_strict")  # fmt: skip
@@ -280,6 +283,92 @@ class TypedSpace:
             if self.rule(inst) is None:
                 return inst
         raise InputError("could not sample an instance of the class (is it empty?)", source="space")
+
+    # ------------------------------------------------------------------ motifs
+    def motif(self, rng: np.random.Generator, name: str | None = None,
+              tries: int = 60) -> tuple[Instance, str]:  # fmt: skip
+        """A member built from a structural motif of the worst cases known (:data:`MOTIFS`):
+        ``(instance, motif name)``, or a plain :meth:`sample` (motif ``"sample"``) when no motif
+        fits the class in ``tries`` draws.
+
+        * ``long-short`` — one long job (small prompt, response near the cap) ahead of many
+          unit jobs (arriving one round later where arrivals are allowed): the shape of the
+          greedy-area record;
+        * ``blockers`` — one to three types of a few large jobs ahead of many unit jobs (the
+          FCFS, Serial, SPS and MC-Benchmark records);
+        * ``wide-narrow`` — many wide jobs (prompt just over ``M/k``, short response) before
+          narrow ones (small prompt, longer response): head-of-line blocking, the MC-SF and SJF
+          records;
+        * ``head-of-line`` — about ``√M`` heavy jobs ahead of about ``M`` small ones: the
+          square-root laws of the single-priority rules.
+
+        Sizes are drawn inside the class's caps (peak, response, arrival, counts, n, M), each
+        motif's counts then fitted into the n range; the class rules decide membership.
+        """
+        names = MOTIFS if name is None else (name,)
+        for _ in range(tries):
+            m = names[int(rng.integers(len(names)))]
+            M = int(rng.integers(self.memory_min, self.memory_max + 1))
+            if rng.random() < 0.5:  # the records sit in the upper half of the memory range
+                M = int(rng.integers((self.memory_min + self.memory_max) // 2, self.memory_max + 1))
+            try:
+                types = self._motif_types(m, M, rng)
+            except ValueError:
+                continue
+            if types is None or len(types) > self.types_max:
+                continue
+            counts = self._fit([t.count for t in types])
+            if counts is None:
+                continue
+            types = _merged([t._replace(count=c) for t, c in zip(types, counts)])
+            try:
+                inst = self.build(M, types)
+            except InputError:
+                continue
+            if self.rule(inst) is None:
+                return inst, m
+        return self.sample(rng), "sample"
+
+    def _motif_types(self, motif: str, M: int, rng: np.random.Generator) -> list[JobType] | None:
+        peak = self.peak_cap(M)
+        rcap = min(self.response_cap(M), peak - 1)
+        if peak < 2 or rcap < 1:
+            return None
+        late = 1 if self.arrivals and self.arrival_cap(M) >= 1 else 0
+        many = int(rng.integers(max(2, self.n_max // 4), self.n_max + 1))
+
+        def job(s: int, o: int, a: int = 0, c: int = 1) -> JobType:
+            o = max(1, min(int(o), rcap))
+            s = max(1, min(int(s), peak - o))
+            return JobType(s, o, a, max(1, min(int(c), self.count_cap)))
+
+        if motif == "long-short":
+            long = job(int(rng.integers(1, 3)), rcap - int(rng.integers(0, max(1, rcap // 8))))
+            c = min(many, int(rng.integers(max(1, M // 2), M + 1)))
+            return [long, job(1, int(rng.integers(1, 3)), late, c)]
+        if motif == "blockers":
+            out = []
+            for _ in range(int(rng.integers(1, min(3, self.types_max - 1) + 1))):
+                o = int(rng.integers(max(1, rcap // 4), rcap + 1))
+                s = int(rng.integers(1, max(2, peak - o + 1)))
+                out.append(job(s, o, 0, int(rng.integers(1, 9))))
+            return out + [job(1, 1, 0, many)]
+        if motif == "wide-narrow":
+            k = int(rng.integers(2, 5))
+            o_w = int(rng.integers(1, max(2, min(rcap, 12) + 1)))
+            wide = job(M // k + 1, o_w, 0, int(rng.integers(max(1, M // 8), max(2, M) + 1)))
+            narrow = job(int(rng.integers(1, 3)), int(rng.integers(1, max(2, min(rcap, 16) + 1))),
+                         0, int(rng.integers(max(1, M // 4), 2 * M + 1)))  # fmt: skip
+            return [wide, narrow]
+        if motif == "head-of-line":
+            root = max(1, int(math.isqrt(M)))
+            o = int(rng.integers(1, max(2, min(rcap, 64) + 1)))
+            heavy = job(peak - o, o, 0, int(rng.integers(max(1, root // 2), 2 * root + 1)))
+            return [
+                heavy,
+                job(1, int(rng.integers(1, 4)), 0, int(rng.integers(M // 2 + 1, 2 * M + 2))),
+            ]
+        raise ValueError(motif)
 
     # ---------------------------------------------------------------- mutation
     def mutate(

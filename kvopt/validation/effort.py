@@ -26,6 +26,8 @@ class Effort:
     discovery_types: int = 3
     discovery_n_max: int = 128
     discovery_memory_max: int = 128
+    find_budget: int = 60  # probes of a sweep's direction finder (SPEC §9), per swept record
+    typed_sweeps: bool = True  # constant-free claims also sweep the best record of a typed campaign
     prop1_Ls: tuple[int, ...] = (2, 4, 9, 16, 25, 36, 49, 64, 81, 100, 144, 196, 256)
     sqrt_memories: tuple[int, ...] = (16, 36, 64, 100, 144, 256, 400, 576, 784, 1024)
     linear_ns: tuple[int, ...] = (3, 5, 9, 13, 17, 25, 33, 49, 65, 97, 129)  # online-linear-n
@@ -47,6 +49,7 @@ QUICK = Effort(
     discovery_types=2,
     discovery_n_max=32,
     discovery_memory_max=48,
+    find_budget=30,
     prop1_Ls=(2, 4, 9, 16, 25, 36, 64, 100),
     sqrt_memories=(16, 64, 144, 256, 576),
     linear_ns=(3, 5, 9, 17, 33, 65),

@@ -255,6 +255,12 @@ def _direction_label(d: Mapping[str, Any]) -> str:
     return f"{d['name']}: {d['verdict']}" + ("" if e is None else f", exponent {e:.2f}")
 
 
+def _limits(sw: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
+    """The limit estimates of a sweep's bounded directions, by panel label (SPEC §9)."""
+    return {_direction_label(d): (d["limit"], d.get("limit_spread") or 0.0)
+            for d in sw["directions"] if d.get("steps") and d.get("limit") is not None}  # fmt: skip
+
+
 def plot_sweeps(claim, path: Path) -> bool:
     """:func:`claim_sweeps` of ``claim`` drawn to ``path``; False (nothing written) without any."""
     from ..plotting import plot_growth_panels
@@ -265,10 +271,11 @@ def plot_sweeps(claim, path: Path) -> bool:
     panels = [
         (f"{policy}: sweep of {_short(sw.get('record', ''))} ({sw['verdict']})",
          {_direction_label(d): [(p["factor"], p["ratio_certified"]) for p in d["steps"]]
-          for d in sw["directions"] if d.get("steps")})
+          for d in sw["directions"] if d.get("steps")}, _limits(sw))
         for policy, sw in sweeps
     ]  # fmt: skip
-    title = f"{claim.id} ({claim.verdict}): certified ratio against the doubling factor"
+    title = (f"{claim.id} ({claim.verdict}): certified ratio against the axis factor "
+             "(dashed: limit estimates of bounded directions)")  # fmt: skip
     plot_growth_panels(panels, path, title=title)
     return True
 
@@ -281,8 +288,11 @@ def sweep_lines(claim) -> list[str]:
         dirs = []
         for d in sw["directions"]:
             e = d.get("exponent")
-            pts = ", ".join(f"x{p['factor']} {p['ratio_certified']:.3f}" for p in d["steps"])
-            dirs.append(f"{d['name']} {d['verdict']} (exponent {'-' if e is None else f'{e:.3f}'})"
+            pts = ", ".join(f"x{p['factor']:g} {p['ratio_certified']:.3f}" for p in d["steps"])
+            lim = (f", limit {d['limit']:.4g} ± {d.get('limit_spread') or 0:.2g} "
+                   f"({d.get('bounded_rule')})" if d.get("limit") is not None else "")  # fmt: skip
+            dirs.append(f"{d['name']} {d['verdict']} (exponent {'-' if e is None else f'{e:.3f}'}"
+                        f" per doubling of {d.get('axis', 'the factor')}{lim})"
                         f": {pts or 'no point'}")  # fmt: skip
         lines.append(f"* {policy}, sweep of `{sw.get('record', '-')}` (**{sw['verdict']}**): "
                      + "; ".join(dirs))  # fmt: skip

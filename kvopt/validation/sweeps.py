@@ -59,7 +59,10 @@ class Sweeps:
     def text(self) -> str:
         parts = []
         for g in self.results:
-            dirs = ", ".join(f"{d.name} {d.verdict} ({fmt(d.exponent)})" for d in g.directions)
+            dirs = ", ".join(f"{d.name} {d.verdict} ({fmt(d.exponent)}"
+                             + (f", limit {d.limit:.4g} ± {d.limit_spread or 0:.2g}"
+                                if d.limit is not None else "") + ")"
+                             for d in g.directions)  # fmt: skip
             parts.append(f"{g.source}: {g.verdict} [{dirs}]")
         return "; ".join(parts) or "no sweep"
 
@@ -77,15 +80,26 @@ def sweep_records(claim: Claim, ctx: Context, records: list[str], folder: Path) 
         ctx.say(f"{claim.id}: growth sweep of {path}")
         out.append(grow(path, steps=eff.sweep_steps, time_limit=eff.exact_time_limit,
                         certify=eff.sweep_certify, out=folder / f"{k}-{Path(path).stem}",
-                        progress=ctx.show))  # fmt: skip
+                        find_budget=eff.find_budget, progress=ctx.show))  # fmt: skip
     return Sweeps(tuple(out))
 
 
 def judge_constant_free(claim: Claim, ctx: Context, records: list[str]) -> dict[str, Any]:
-    """The verdict of a constant-free ratio claim from sweeps of its worst ``records``: the
-    fields ``verdict``, ``text``, ``record``, ``exact_solves`` and ``data`` of a
-    :class:`ClaimVerdict`."""
-    sw = sweep_records(claim, ctx, records[: ctx.eff.sweep_records], ctx.out / claim.id / "growth")
+    """The verdict of a constant-free ratio claim from sweeps of its worst ``records`` and (with
+    ``Effort.typed_sweeps``) of the best record of a typed campaign per policy of the claim
+    (SPEC §9: not only the small per-job records): the fields ``verdict``, ``text``,
+    ``record``, ``exact_solves`` and ``data`` of a :class:`ClaimVerdict`.  Every sweep finds
+    its directions itself (the direction finder)."""
+    typed: list[str] = []
+    evaluations = 0
+    if ctx.eff.typed_sweeps:
+        for policy in claim.policies:
+            res, _ = discovery_campaign(claim, policy, ctx)
+            evaluations += res.evaluations
+            if res.best is not None and res.best.record:
+                typed.append(res.best.record)
+    chosen = typed + records[: ctx.eff.sweep_records]
+    sw = sweep_records(claim, ctx, chosen, ctx.out / claim.id / "growth")
     record = None
     if sw.verdict == GrowthVerdict.GROWS:
         g = sw.grows[0]
@@ -95,13 +109,18 @@ def judge_constant_free(claim: Claim, ctx: Context, records: list[str]) -> dict[
         head = (f"a growing family: {g.family()} (certified ratios; no constant bounds the "
                 f"ratio along it)")  # fmt: skip
     elif sw.verdict == GrowthVerdict.BOUNDED:
-        verdict, head = Verdict.HOLDS, "every direction swept is bounded"
+        lims = [d.limit for g in sw.results for d in g.directions if d.limit is not None]
+        verdict = Verdict.HOLDS
+        head = (f"every direction swept is bounded (limit estimates up to "
+                f"{max(lims, default=float('nan')):.4g})")  # fmt: skip
     else:
         verdict, head = Verdict.INCONCLUSIVE, "a direction is unclear (neither grows nor settles)"
-    text = (f"no constant given; growth sweeps ({ctx.eff.sweep_steps} doublings) of the "
-            f"{len(sw.results)} worst record(s): {head}; {sw.text()}")  # fmt: skip
+    text = (f"no constant given; growth sweeps (directions found by the finder, "
+            f"{ctx.eff.sweep_steps}+ doublings) of {len(sw.results)} record(s) ({len(typed)} from "
+            f"typed campaigns, {evaluations} evaluations): {head}; {sw.text()}")  # fmt: skip
     return {"verdict": verdict, "text": text, "record": record,
-            "exact_solves": sw.exact_solves, "data": {"growth": sw.to_dict()}}  # fmt: skip
+            "exact_solves": sw.exact_solves,
+            "data": {"growth": sw.to_dict(), "typed_records": typed}}  # fmt: skip
 
 
 # --------------------------------------------------------------------------- discovery
@@ -158,7 +177,7 @@ def discovery_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
         ctx.say(f"{claim.id}: growth sweeps of {policy}'s best records")
         g = grow_campaign(res.out, top=ctx.eff.sweep_records, steps=ctx.eff.sweep_steps,
                           time_limit=ctx.eff.exact_time_limit, certify=ctx.eff.sweep_certify,
-                          progress=ctx.show)  # fmt: skip
+                          find_budget=ctx.eff.find_budget, progress=ctx.show)  # fmt: skip
         sw = Sweeps(g.sweeps)
         exact += sw.exact_solves
         c, o = sw.worst()
@@ -176,7 +195,8 @@ def discovery_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
              for p, f in found.items()]  # fmt: skip
     effort = f"{evaluations} campaign evaluations, {exact} exact solves"
     if ok:
-        text = "growing families found by typed campaigns and growth sweeps (no construction given)"
+        text = ("growing families found by typed campaigns and the direction finder of the growth "
+                "sweeps (no construction, no direction given)")  # fmt: skip
     else:
         text = (f"no growing family found for {', '.join(p for p in found if p not in growing)} "
                 f"with this effort")  # fmt: skip
