@@ -306,10 +306,16 @@ def search(
 
 
 def grow(
-    record: Record | str | os.PathLike,
+    record: Record | Instance | str | os.PathLike,
     *,
+    policy: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    seed: int | None = None,
     steps: int = 4,
     directions: Sequence[str] | str | None = None,
+    extra: int = 3,
+    find_budget: int = 60,
+    find_top: int = 3,
     time_limit: float = 10.0,
     out: str | os.PathLike | None = None,
     certify: int = 2,
@@ -317,18 +323,22 @@ def grow(
     plot: bool = True,
     progress: bool | None = None,
 ) -> GrowthResult:
-    """Growth sweep of a record (SPEC §9): is the policy's ratio bounded along a family?
+    """Growth sweep of a record, or of an instance with ``policy`` (SPEC §9): is the policy's
+    ratio bounded along a family?
 
-    Each direction (``memory``, ``count``, ``count:T``, ``memory-count``,
-    ``memory:T+U``; default every one that applies) doubles the record's
-    instance ``steps`` times; every point gets a certified ratio and a record
-    in ``out``; the ``certify`` directions screened best by ALG/LB get exact
-    solves of ``time_limit`` seconds.  The verdict is ``grows``, ``bounded``
-    or ``unclear``.  See :func:`kvopt.campaign.growth.grow`.
+    A direction is an exponent vector (``"M=1,size:0=1,count:1=0.5"``) or an alias
+    (``memory``, ``count``, ``count:T``, ``memory-count``, ``memory:T+U``); without
+    ``directions`` the fastest-growing ones are found by a search over the exponent lattice
+    (``find_budget`` probes, the ``find_top`` best swept in full).  Each direction takes ``steps`` doublings of its axis (M, or n
+    when M is fixed), and up to ``extra`` more while its verdict is ``unclear``; every point
+    gets a certified ratio and a record in ``out``; the ``certify`` directions screened best
+    by ALG/LB get exact solves of ``time_limit`` seconds.  The verdict is ``grows``,
+    ``bounded`` (with a limit estimate when the ratios converge geometrically) or
+    ``unclear``.  See :func:`kvopt.campaign.growth.grow`.
 
     >>> import tempfile, os
-    >>> res = grow("instances/worst/small/fcfs.json", steps=1, directions="memory", time_limit=2,
-    ...            out=os.path.join(tempfile.mkdtemp(), "g"), progress=False)
+    >>> res = grow("instances/worst/small/fcfs.json", steps=1, directions="memory", extra=0,
+    ...            time_limit=2, out=os.path.join(tempfile.mkdtemp(), "g"), progress=False)
     >>> [p.factor for p in res.direction("memory").steps], res.verdict
     ([1, 2], 'unclear')
     """
@@ -336,8 +346,14 @@ def grow(
 
     return _grow(
         record,
+        policy=policy,
+        params=params,
+        seed=seed,
         steps=steps,
         directions=directions,
+        extra=extra,
+        find_budget=find_budget,
+        find_top=find_top,
         time_limit=time_limit,
         out=out,
         certify=certify,

@@ -8,7 +8,7 @@ import json
 import pytest
 from conftest import REPO
 
-from kvopt.campaign import families, growth
+from kvopt.campaign import families, finder, growth
 from kvopt.campaign.growth import (
     direction_verdict,
     directions_for,
@@ -322,14 +322,14 @@ def test_the_finder_climbs_to_a_square_root_direction(tmp_path):
         slope = max(0.0, 0.6 - 0.4 * miss)
         return [S(2.0**k, 2.0 ** (slope * k)) for k in range(4)]
 
-    f = growth.find_directions(2, sweep, budget=40, top=2)
+    f = finder.find_directions(2, sweep, budget=40, top=2)
     assert f.chosen[0].vector() == target
     assert len(f.probes) <= 40
     assert f.to_dict()["chosen"][0] == f.chosen[0].name
     # deterministic
-    assert growth.find_directions(2, sweep, budget=40, top=2).to_dict() == f.to_dict()
+    assert finder.find_directions(2, sweep, budget=40, top=2).to_dict() == f.to_dict()
     # the budget is a hard cap
-    assert len(growth.find_directions(2, sweep, budget=5).probes) == 5
+    assert len(finder.find_directions(2, sweep, budget=5).probes) == 5
 
 
 def test_grow_without_directions_runs_the_finder(cli, tmp_path):

@@ -148,18 +148,22 @@ def test_fit_exponent():
 
 
 def test_constant_free_claim_keeps_every_instance(tmp_path):
-    """``route`` (no constant): the verdict comes from growth sweeps of the worst records (two
-    doublings: never ``grows``, so never ``violated``), and the ratio picture gets every instance
+    """``route`` (no constant): the verdict comes from growth sweeps of the best record of a
+    typed campaign and of the per-job campaigns' worst record (``holds`` when every direction
+    is ``bounded``, ``violated`` when one ``grows``), and the ratio picture gets every instance
     the campaigns evaluated."""
     res = validate(["route"], out=tmp_path / "v", progress=False, effort=SMOKE,
                    report=tmp_path / "r.md")  # fmt: skip
     c = res.claims[0]
-    assert c.verdict in ("holds", "inconclusive")
-    assert set(c.data) >= {"growth", "distribution"}
+    assert set(c.data) >= {"growth", "distribution", "typed_records"}
     sweeps = c.data["growth"]["sweeps"]
-    assert len(sweeps) == 1 and sweeps[0]["policy"] == "route"
-    verdicts = [d["verdict"] for d in sweeps[0]["directions"]]
+    typed = c.data["typed_records"]
+    assert len(typed) == 1 and "typed" in typed[0]
+    assert len(sweeps) == 2 and {s["policy"] for s in sweeps} == {"route"}
+    assert sweeps[0]["record"] == typed[0]
+    verdicts = [d["verdict"] for s in sweeps for d in s["directions"]]
     assert (c.verdict == "holds") == all(v == "bounded" for v in verdicts)
+    assert (c.verdict == "violated") == ("grows" in verdicts)
     assert "growth sweeps" in c.text
     assert len(c.data["distribution"]["ratio_certified"]) == c.instances
     assert max(c.data["distribution"]["ratio_certified"]) == pytest.approx(c.worst_certified_ratio)
@@ -263,6 +267,8 @@ def test_report_sweep_pictures_only_for_claims_with_sweep_points(tmp_path):
              "directions": [{"name": "count", "verdict": "grows", "exponent": 0.9,
                              "steps": [step(f, 2.0 * f**0.9) for f in (1, 2, 4, 8, 16)]},
                             {"name": "memory", "verdict": "bounded", "exponent": 0.0,
+                             "limit": 3.0, "limit_spread": 0.01, "bounded_rule": "change",
+                             "axis": "memory",
                              "steps": [step(f, 3.0) for f in (1, 2, 4)]}]}  # fmt: skip
     empty = {**sweep, "record": "runs/x/best.json", "verdict": "unclear",
              "directions": [{"name": "memory", "verdict": "unclear", "exponent": None,
@@ -290,7 +296,8 @@ def test_report_sweep_pictures_only_for_claims_with_sweep_points(tmp_path):
     assert sorted(Path(w).name for w in written) == ["r-sweeps-route.png", "r-sweeps-sf-growth.png",
                                                      "r.md"]  # fmt: skip
     md = _report_with_pictures(tmp_path / "r.md")
-    assert "count grows (exponent 0.900): x1 2.000, x2 3.732" in md
+    assert "count grows (exponent 0.900 per doubling of the factor): x1 2.000, x2 3.732" in md
+    assert "memory bounded (exponent 0.000 per doubling of memory, limit 3 ± 0.01 (change))" in md
     assert "* mcsf, sweep of `runs/route/best.json` (**grows**)" in md
     for cid in ("route-online", "route-makespan", "fcfs-growth"):
         assert f"sweeps-{cid}" not in md and f"## Growth sweeps: `{cid}`" not in md

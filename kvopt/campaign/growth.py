@@ -1,35 +1,29 @@
 """Growth sweeps (``kvopt grow``, SPEC §9): is a policy's ratio bounded along a family, or growing?
 
-From a record, a *direction* builds the family ``I_0 = record's instance, I_1,
-I_2, …`` by doubling (the instance's types are its runs of identical
-consecutive jobs, :meth:`kvopt.space.TypedSpace.types`, indexed from 0):
+From a record (or an instance and a policy), a *direction* — an exponent vector of
+:mod:`kvopt.campaign.families`: per step, M and each type's count, prompt, response and
+arrival ×2^e with e ∈ {0, ½, 1} — builds the family ``I_0 = the instance, I_1, I_2, …`` (the
+instance's types are its runs of identical consecutive jobs, indexed from 0).  Without a
+given direction the finder (:mod:`kvopt.campaign.finder`) picks the fastest-growing ones.
 
-* ``memory`` — M and every prompt, response and arrival ×2;
-* ``count`` — every count ×2, M kept;
-* ``count:T`` — type T's count ×2;
-* ``memory-count`` — M and every count ×2, job sizes kept;
-* ``memory:T+U…`` — M and the prompts, responses and arrivals of the listed
-  types ×2, the other types' sizes unchanged and their counts ×2.
+Every point is evaluated as in a search (:mod:`kvopt.campaign.evaluate`): the policy is
+simulated with the record's parameters and seed, the cheap bounds give ``LB`` and a checked
+kill-free clairvoyant schedule ``UB``.  The directions are then *screened* by the
+optimistic ratio ``ALG/LB`` of their last point: the ``certify`` best get exact solves
+(``time_limit`` seconds each, instances of at most ``exact_max_n`` jobs), which can only
+raise the certified ratio ``ALG/UB`` and prove Opt.  Each point is saved as a record (SPEC
+§8; ``found_by`` names the direction, its vector and the factor) that passes ``kvopt
+check``.
 
-Every point is evaluated as in a search (:mod:`kvopt.campaign.evaluate`):
-the policy is simulated with the record's parameters and seed, the cheap
-bounds give ``LB`` and a checked kill-free clairvoyant schedule ``UB``.  The
-directions are then *screened* by the optimistic ratio ``ALG/LB`` of their last point (the
-largest the true ratio can be there): the ``certify`` best get exact solves (``time_limit`` seconds each, instances of
-at most ``exact_max_n`` jobs), which can only raise the certified ratio
-``ALG/UB`` and prove Opt.  Each point is saved as a record (SPEC §8; its
-``found_by`` names the direction and the factor) that passes ``kvopt check``.
-
-The exponent of a direction is the least-squares slope of ``log
-ratio_certified`` against ``log factor`` over the upper half of its points;
-its verdict (:func:`~kvopt.campaign.families.direction_verdict`) is ``grows`` when the exponent is ≥
-:data:`GROWS_EXPONENT` over at least :data:`GROWS_DOUBLINGS` doublings,
-``bounded`` when the certified ratio changes by less than
-:data:`BOUNDED_CHANGE` over the last two doublings, else ``unclear``; the
-sweep's verdict (:func:`sweep_verdict`) is ``grows`` if any direction grows,
-``bounded`` if all are bounded, else ``unclear``.  A direction stops early
-(and says why) when its next point would have more than :data:`MAX_N` jobs or
-memory above :data:`MAX_MEMORY`, or leaves the policy's class.
+The exponent of a direction is the least-squares slope of ``log ratio_certified`` against
+``log2`` of its axis factor (M's, or n's when M is fixed) over the upper half of its points;
+its verdict (:func:`~kvopt.campaign.families.direction_verdict`) is ``grows``, ``bounded``
+(with Aitken's limit estimate when the increments shrink geometrically) or ``unclear``; a
+direction whose verdict is ``unclear`` takes up to :data:`EXTRA_DOUBLINGS` more doublings.
+The sweep's verdict (:func:`sweep_verdict`) is ``grows`` if any direction grows,
+``bounded`` if all are bounded, else ``unclear``.  A direction stops early (and says why)
+when its next point would have more than :data:`MAX_N` jobs or memory above
+:data:`MAX_MEMORY`, or leaves the policy's class.
 """
 
 from __future__ import annotations
@@ -50,7 +44,6 @@ from ..instance import Instance
 from ..logs import progress_logger
 from ..schedule import Schedule
 from ..space import TypedSpace
-from ..space.typed import JobType
 from .evaluate import cheap_lb, cheap_ub, exact_opt, instance_key, max_attempts
 from .families import (
     BOUNDED_CHANGE,
@@ -61,13 +54,11 @@ from .families import (
     GrowthVerdict,
     direction_verdict,
     directions_for,
-    finder_starts,
-    neighbours,
     parse_direction,
     sweep_verdict,
     tail_exponent,
 )
-from .strategies import fit_exponent
+from .finder import FIND_BUDGET, FIND_DOUBLINGS, FIND_TOP, Finder, find_directions
 
 #: Sane sizes: a direction stops before a point with more jobs or more memory.  16,384 jobs
 #: lets a typed record of about 1,000 jobs take the four doublings a ``grows`` verdict needs
@@ -79,12 +70,6 @@ MAX_MEMORY = 2**20
 MAX_STEPS = 64
 #: Doublings a sweep may add beyond ``--steps`` while its verdict is ``unclear``.
 EXTRA_DOUBLINGS = 3
-#: The direction finder: probes in all (the named directions included), the doublings of one
-#: probe, the directions it returns for a full sweep, and the exponent margin a climb needs.
-FIND_BUDGET = 60
-FIND_DOUBLINGS = 3
-FIND_TOP = 3
-FIND_MARGIN = 0.02
 #: The summary file of a sweep, in its folder.
 SUMMARY_NAME = "growth.json"
 PLOT_NAME = "growth.png"
@@ -517,111 +502,6 @@ def grow(
     return res
 
 
-# --------------------------------------------------------------------------- the direction finder
-
-
-@dataclass(frozen=True)
-class Probe:
-    """A direction probed by the finder: its short sweep's exponent and last certified ratio."""
-
-    direction: Direction
-    exponent: float | None
-    ratio: float
-    doublings: float
-
-    @property
-    def score(self) -> tuple[float, float]:
-        return (-math.inf if self.exponent is None else round(self.exponent, 3), self.ratio)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.direction.name, "vector": self.direction.vector(),
-                "exponent": self.exponent, "ratio_certified": self.ratio,
-                "doublings": round(self.doublings, 3)}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Finder:
-    """What :func:`find_directions` did: every probe in order and the directions it chose."""
-
-    probes: tuple[Probe, ...]
-    chosen: tuple[Direction, ...]
-    budget: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"method": "first-improvement coordinate ascent over the exponent lattice from "
-                          "the named directions (find_directions)",
-                "budget": self.budget, "probe_doublings": FIND_DOUBLINGS,
-                "chosen": [d.name for d in self.chosen],
-                "probes": [p.to_dict() for p in self.probes]}  # fmt: skip
-
-
-def find_directions(n_types: int, sweep, *, budget: int = FIND_BUDGET, top: int = FIND_TOP,
-                    types: Sequence[JobType] | None = None, key=None, say=None) -> Finder:  # fmt: skip
-    """The fastest-growing directions of an instance of ``n_types`` types (SPEC §9).
-
-    ``sweep(direction)`` returns a short family (:data:`FIND_DOUBLINGS` doublings of the axis,
-    cheap certified ratios).  A probe is scored by the least-squares exponent of its certified
-    ratio over all its points (per doubling of its axis), then by its last ratio.
-
-    The search is a first-improvement coordinate ascent over the exponent lattice: it probes
-    the starts (:func:`~kvopt.campaign.families.finder_starts`: the named directions, and M with
-    the prompts, with or without the counts), then climbs from the best start not yet climbed
-    from, scanning the neighbours of :func:`~kvopt.campaign.families.neighbours` (one knob —
-    M, a type's count, prompt, response, sizes or arrival — moved to another value of
-    {0, ½, 1}) in order and moving to the first whose exponent is higher by more than
-    :data:`FIND_MARGIN`, until no neighbour improves; then the next start.  Why coordinate
-    ascent: the lattice has ``3^(1+4T)`` points but a growth law is reached from a named
-    direction by one or two knob moves (the square-root laws move one or two counts from 1 to
-    ½), each probe costs a few simulations, and a first-improvement scan spends the budget on
-    the climb rather than on a full neighbourhood.  ``budget`` probes in all (starts
-    included); ``key(direction)`` identifies directions that build the same family (default
-    the vector text); the ``top`` best distinct probes are returned.  Deterministic.
-    """
-    key = key or (lambda d: d.text())
-    probes: dict[Any, Probe] = {}
-    order: list[Probe] = []
-
-    def probe(d: Direction) -> Probe | None:
-        k = key(d)
-        if k in probes:
-            return probes[k]
-        if len(order) >= budget:
-            return None
-        pts = sweep(d)
-        xs, rs = [p.factor for p in pts], [p.point.ratio_ub for p in pts]
-        pr = Probe(d, fit_exponent(xs, rs) if len(pts) >= 2 else None, rs[-1],
-                   math.log2(xs[-1]) if xs else 0.0)  # fmt: skip
-        probes[k] = pr
-        order.append(pr)
-        if say:
-            e = "-" if pr.exponent is None else f"{pr.exponent:.3f}"
-            say(f"finder: probe {len(order)}/{budget} {d.name}: exponent {e}, ratio {pr.ratio:.4g}")
-        return pr
-
-    starts = [p for p in (probe(parse_direction(n, n_types)) for n in finder_starts(n_types))
-              if p is not None]  # fmt: skip
-    climbed: set[Any] = set()
-    for start in sorted(starts, key=lambda p: p.score, reverse=True):
-        if len(order) >= budget:
-            break
-        cur = start
-        while len(order) < budget and key(cur.direction) not in climbed:
-            climbed.add(key(cur.direction))
-            nxt = None
-            for cand in neighbours(cur.direction, types):
-                got = probe(cand)
-                if got is None:
-                    break
-                if got.score[0] > cur.score[0] + FIND_MARGIN:
-                    nxt = got
-                    break
-            if nxt is None:
-                break
-            cur = nxt
-    ranked = sorted(order, key=lambda p: p.score, reverse=True)
-    return Finder(tuple(order), tuple(p.direction for p in ranked[:top]), budget)
-
-
 def _tidy(x: float) -> float:
     """An integer factor as an ``int`` (``x2``, not ``x2.0``), others to six decimals."""
     r = round(x)
@@ -707,106 +587,8 @@ def _ratio(a: int, b: int) -> float:
     return a / b
 
 
-# --------------------------------------------------------------------------- after a campaign
-
-
-@dataclass(frozen=True)
-class CampaignGrowth:
-    """Growth sweeps of a campaign's best records: one :class:`GrowthResult` per record, the
-    overall verdict (:func:`sweep_verdict` over the records' verdicts) and the family found."""
-
-    sweeps: tuple[GrowthResult, ...]
-    verdict: GrowthVerdict
-
-    @property
-    def best(self) -> GrowthResult | None:
-        """The sweep whose best direction grows fastest (``None`` without sweeps)."""
-        if not self.sweeps:
-            return None
-
-        def key(g: GrowthResult):
-            d = g.direction(g.best_direction) if g.best_direction else None
-            e = d.exponent if d is not None and d.exponent is not None else -math.inf
-            return (g.verdict == GrowthVerdict.GROWS, e)
-
-        return max(self.sweeps, key=key)
-
-    def family(self) -> str:
-        b = self.best
-        return "no sweep" if b is None else f"{b.source}: {b.family()}"
-
-    def to_dict(self) -> dict[str, Any]:
-        b = self.best
-        return {"verdict": self.verdict, "family": self.family(),
-                "best": None if b is None else b.source,
-                "sweeps": [{"record": g.source, "out": g.out, **g.to_dict()}
-                           for g in self.sweeps]}  # fmt: skip
-
-
-def best_records(folder: str | os.PathLike, top: int = 2) -> list[str]:
-    """The records of a campaign's ``top`` best distinct evaluations (by certified ratio): its
-    ``best.json`` first, then records rebuilt from its log into ``folder/top-<index>.json``."""
-    from ..record import save_record
-    from .log import BEST_NAME, HEADER_NAME, LOG_NAME, read_log
-    from .runner import record_from_log
-    from .types import CampaignHeader
-
-    folder = Path(folder)
-    out: list[str] = []
-    if (folder / BEST_NAME).exists():
-        out.append(str(folder / BEST_NAME))
-    if top <= len(out) or not (folder / LOG_NAME).exists():
-        return out[:top]
-    from ..fileio import read_json
-
-    raw = read_json(folder / HEADER_NAME)
-    header = CampaignHeader(**{k: raw[k] for k in CampaignHeader.__dataclass_fields__})
-    log = [r for r in read_log(folder / LOG_NAME).values() if r.certified]
-    log.sort(key=lambda r: (-r.ratio_certified, r.index))
-    seen = set()
-    if out:
-        from ..record import load_record
-
-        seen.add(instance_key(load_record(out[0]).instance))
-    for r in log:
-        if len(out) >= top:
-            break
-        if r.key in seen:
-            continue
-        seen.add(r.key)
-        rec = record_from_log(header, r)
-        path = folder / f"top-{r.index}.json"
-        save_record(rec, path)
-        out.append(str(path))
-    return out
-
-
-def grow_campaign(
-    folder: str | os.PathLike,
-    *,
-    top: int = 2,
-    steps: int = 4,
-    time_limit: float = 10.0,
-    certify: int = 2,
-    out: str | os.PathLike | None = None,
-    find_budget: int = FIND_BUDGET,
-    progress: bool | None = None,
-) -> CampaignGrowth:
-    """Growth sweeps of the ``top`` best records of the campaign in ``folder`` (directions found
-    by :func:`find_directions` with ``find_budget`` probes; sweeps in ``out/<record>``, default
-    ``folder/growth``)."""
-    base = Path(out) if out is not None else Path(folder) / "growth"
-    sweeps = []
-    for path in best_records(folder, top):
-        sweeps.append(grow(path, steps=steps, time_limit=time_limit, certify=certify,
-                           out=base / Path(path).stem, find_budget=find_budget,
-                           progress=progress))  # fmt: skip
-    return CampaignGrowth(tuple(sweeps), sweep_verdict([g.verdict for g in sweeps]))
-
-
 __all__ = [
     "BOUNDED_CHANGE",
-    "CampaignGrowth",
     "EXTRA_DOUBLINGS",
     "FIND_BUDGET",
     "FIND_DOUBLINGS",
@@ -822,12 +604,10 @@ __all__ = [
     "GrowthPoint",
     "GrowthResult",
     "GrowthVerdict",
-    "best_records",
     "direction_verdict",
     "directions_for",
     "find_directions",
     "grow",
-    "grow_campaign",
     "parse_direction",
     "sweep_verdict",
     "tail_exponent",

@@ -203,7 +203,7 @@ def run(args) -> int:
     )
     grown = None
     if args.grow and res.best is not None and res.stopped != "interrupted":
-        from ..campaign.growth import grow_campaign
+        from ..campaign.aftersearch import grow_campaign
 
         grown = grow_campaign(res.out, top=args.grow, time_limit=args.time_limit)
     if args.json:

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..campaign.growth import GrowthResult, GrowthVerdict, grow, grow_campaign
+from ..campaign.aftersearch import grow_campaign
+from ..campaign.growth import GrowthResult, GrowthVerdict, grow
 from ..claim import Claim
 from ..errors import InputError
 from .context import Context, notes_for
