@@ -313,7 +313,7 @@ def grow(
     seed: int | None = None,
     steps: int = 4,
     directions: Sequence[str] | str | None = None,
-    extra: int = 3,
+    extra: int = 6,
     find_budget: int = 60,
     find_top: int = 3,
     time_limit: float = 10.0,

@@ -365,3 +365,43 @@ def test_search_then_grow_reports_the_verdict_and_the_family(cli, tmp_path):
         for d in sweep["directions"]:
             for p in d["steps"]:
                 assert verify_record(load_record(p["record"])) == []
+
+
+def test_finder_proposes_only_endless_directions():
+    """A job whose prompt or response grows faster than M outgrows M after a few steps: such a
+    family is finite and the finder never proposes it (SPEC §9's growth is of endless families)."""
+    d = families.parse_direction("M=0.5,size:0=0.5,count:1=1", 2)
+    assert d.endless
+    assert not families.parse_direction("M=0.5,prompt:0=1", 2).endless
+    assert not families.parse_direction("response:1=0.5", 2).endless
+    nb = families.neighbours(d)
+    assert nb and all(c.endless for c in nb)
+    assert "M=0.5,prompt:0=1,size:0=0.5" not in {c.text() for c in nb}
+    # every start is endless too
+    assert all(families.parse_direction(s, 3).endless for s in families.finder_starts(3))
+
+
+def test_grows_needs_the_last_ratio_on_top():
+    """Exponent 0.27 over four doublings, but the last certified ratio fell: not ``grows`` (the
+    sweep takes more steps); the same sequence rising at the end grows."""
+    xs = [1, 2, 4, 8, 16]
+    fell = families.direction_verdict(xs, [23.65, 20.24, 40.0, 71.18, 58.01])
+    assert fell.verdict == "unclear"
+    rose = families.direction_verdict(xs, [23.65, 20.24, 40.0, 58.01, 71.18])
+    assert rose.verdict == "grows"
+
+
+def test_half_directions_are_judged_on_even_steps():
+    """A ½ exponent rounds by √2 on odd steps: the verdict reads the exact even steps only."""
+    half = families.parse_direction("M=1,count:0=0.5", 2)
+    whole = families.parse_direction("M=1,count:0=1", 2)
+    assert half.half and not whole.half
+    steps = [0, 1, 2, 3, 4, 5, 6, 7, 8]
+    assert families.judged_steps(half, steps) == [0, 2, 4, 6, 8]
+    assert families.judged_steps(whole, steps) == list(range(9))
+    # a zigzag that settles on the even steps is bounded there
+    xs = [2**s for s in steps]
+    rs = [32.0, 38.0, 37.4, 48.0, 53.5, 60.0, 55.0, 74.0, 55.5]
+    ev = families.judged_steps(half, steps)
+    assert families.direction_verdict(xs, rs).verdict != "bounded"
+    assert families.direction_verdict([xs[i] for i in ev], [rs[i] for i in ev]).verdict == "bounded"

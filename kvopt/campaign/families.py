@@ -110,6 +110,20 @@ class Direction:
         return ",".join(parts)
 
     @property
+    def endless(self) -> bool:
+        """Whether the family goes on forever: no job's prompt or response grows faster than M
+        (else that job outgrows M after finitely many steps, and a finite family says nothing
+        about growth).  The direction finder only proposes endless directions."""
+        return all(max(t[0], t[1]) <= self.memory for t in self.types)
+
+    @property
+    def half(self) -> bool:
+        """Whether some exponent is ½: then only the even steps are exact (every field an exact
+        power-of-two multiple of the base), the odd ones ×√2 rounded, and verdicts read the even
+        steps (:func:`judged_steps`)."""
+        return any(e.denominator == 2 for e in (self.memory, *(x for t in self.types for x in t)))
+
+    @property
     def axis(self) -> str:
         """What the exponent is measured against: ``memory`` when M grows, else ``n`` when some
         count grows, else ``step`` (the step factor ``2^i``)."""
@@ -317,7 +331,7 @@ def neighbours(d: Direction, types: Sequence[JobType] | None = None) -> list[Dir
     lattice value.  Knobs: M, then per type its count, prompt, response, its three sizes
     together, and its arrival — the arrival only where ``types`` gives the type a non-zero
     arrival (scaling 0 changes nothing).  Vectors that change nothing are left out; the order is
-    deterministic."""
+    deterministic; only endless directions (:attr:`Direction.endless`) are proposed."""
     out: list[Direction] = []
     keys = ["M"]
     for k in range(len(d.types)):
@@ -327,7 +341,7 @@ def neighbours(d: Direction, types: Sequence[JobType] | None = None) -> list[Dir
     for key in keys:
         for e in LATTICE:
             cand = d.with_exponent(key, e)
-            if cand.vector() and cand.text() != d.text():
+            if cand.vector() and cand.text() != d.text() and cand.endless:
                 out.append(cand)
     uniq: dict[str, Direction] = {}
     for c in out:
@@ -415,7 +429,10 @@ def direction_verdict(factors: Sequence[float], ratios: Sequence[float]) -> Judg
     """The :class:`Judgement` of one direction's certified ratios against the axis factor.
 
     ``grows``: the exponent is ≥ :data:`GROWS_EXPONENT` over at least :data:`GROWS_DOUBLINGS`
-    doublings and the increments do not shrink geometrically.  ``bounded``: the ratio changes by
+    doublings and the increments do not shrink geometrically; the toolkit also asks that the
+    last ratio be the highest of the upper half (a family whose certified ratio has just fallen
+    has not shown growth yet: its sweep takes more steps, SPEC §9's "when the rule needs
+    them").  ``bounded``: the ratio changes by
     less than :data:`BOUNDED_CHANGE` over the last two doublings (rule ``change``), or the
     increments of the last three steps shrink geometrically with :data:`GEOMETRIC_Q` (rule
     ``geometric``); either way with the limit estimate of :func:`limit_estimate`.  Else
@@ -434,7 +451,9 @@ def direction_verdict(factors: Sequence[float], ratios: Sequence[float]) -> Judg
     exp = tail_exponent(xs, rs)
     doublings = math.log2(xs[-1] / xs[0]) if len(pts) >= 2 else 0.0
     geometric = shrinks_geometrically(xs, rs)
-    if (not geometric and exp is not None and exp >= GROWS_EXPONENT
+    tail = rs[len(rs) // 2 :] if len(rs) >= 4 else rs[-2:]
+    rising = rs[-1] >= max(tail) * (1 - 1e-12)
+    if (not geometric and rising and exp is not None and exp >= GROWS_EXPONENT
             and doublings >= GROWS_DOUBLINGS - 1e-9):  # fmt: skip
         return Judgement(exp, GrowthVerdict.GROWS)
     last = [p for p in pts if p[0] >= xs[-1] / 4 - 1e-12]
@@ -449,6 +468,16 @@ def direction_verdict(factors: Sequence[float], ratios: Sequence[float]) -> Judg
         limit, spread = limit_estimate(rs)
         return Judgement(exp, GrowthVerdict.BOUNDED, limit, spread, "geometric")
     return Judgement(exp, GrowthVerdict.UNCLEAR)
+
+
+def judged_steps(d: Direction, steps: Sequence[int]) -> list[int]:
+    """The indices (into ``steps``, the step numbers of a family's points) that a verdict reads:
+    every point, or for a direction with a ½ exponent the even steps only — the odd ones are
+    rounded by √2 and alternate with the even ones (a count 7 → 10 → 14 → 20 → 28 changes its
+    remainder against M at every odd step), which would hide a limit behind the zigzag."""
+    if not d.half:
+        return list(range(len(steps)))
+    return [i for i, s in enumerate(steps) if s % 2 == 0]
 
 
 def sweep_verdict(verdicts: Sequence[str]) -> GrowthVerdict:
@@ -466,6 +495,7 @@ __all__ = [
     "LATTICE",
     "Judgement",
     "alias_vector",
+    "judged_steps",
     "limit_estimate",
     "finder_starts",
     "neighbours",

@@ -19,7 +19,8 @@ The exponent of a direction is the least-squares slope of ``log ratio_certified`
 ``log2`` of its axis factor (M's, or n's when M is fixed) over the upper half of its points;
 its verdict (:func:`~kvopt.campaign.families.direction_verdict`) is ``grows``, ``bounded``
 (with Aitken's limit estimate when the increments shrink geometrically) or ``unclear``; a
-direction whose verdict is ``unclear`` takes up to :data:`EXTRA_DOUBLINGS` more doublings.
+direction whose verdict is ``unclear`` takes up to :data:`EXTRA_DOUBLINGS` more doublings, and one
+that ``grows`` takes :data:`CONFIRM_DOUBLINGS` more to confirm it (both within the sizes).
 The sweep's verdict (:func:`sweep_verdict`) is ``grows`` if any direction grows,
 ``bounded`` if all are bounded, else ``unclear``.  A direction stops early (and says why)
 when its next point would have more than :data:`MAX_N` jobs or memory above
@@ -54,6 +55,7 @@ from .families import (
     GrowthVerdict,
     direction_verdict,
     directions_for,
+    judged_steps,
     parse_direction,
     sweep_verdict,
     tail_exponent,
@@ -69,7 +71,11 @@ MAX_MEMORY = 2**20
 #: At most this many steps per direction (a ½ exponent needs two steps per doubling).
 MAX_STEPS = 64
 #: Doublings a sweep may add beyond ``--steps`` while its verdict is ``unclear``.
-EXTRA_DOUBLINGS = 3
+EXTRA_DOUBLINGS = 6
+#: Doublings a direction that ``grows`` after ``--steps`` takes to confirm it (within ``extra``
+#: and the sizes): four doublings from a small base can rise by chance — Route on a 5-job
+#: record rose 34.5 → 50.7 over four doublings of M and settled at 47.8 over ten.
+CONFIRM_DOUBLINGS = 2
 #: The summary file of a sweep, in its folder.
 SUMMARY_NAME = "growth.json"
 PLOT_NAME = "growth.png"
@@ -333,7 +339,9 @@ def grow(
     out = Path(out) if out is not None else Path("kvopt-grow") / stem
     if out.exists() and not out.is_dir():
         raise InputError("is a file, expected a folder", source=f"--out {out}")
-    dirs = [parse_direction(d, len(types)) for d in texts]
+    # a vector is named by the option that takes vectors (--direction), a name by --directions
+    dirs = [parse_direction(d, len(types), "--direction" if "=" in d else "--directions")
+            for d in texts]  # fmt: skip
     dirs = list({d.text(): d for d in dirs}.values())
     spec = get_policy(record.policy)
     params = spec.resolve_params(record.params)
@@ -416,9 +424,13 @@ def grow(
             say(f"{d.name} step {i} (x{x:.3g}): n={got.inst.n} M={M} ALG/UB "
                 f"{got.ratio_ub:.4g} ALG/LB {got.ratio_lb:.4g}")  # fmt: skip
             reached = math.log2(x)
-            if reached >= doublings - 1e-9:
-                j = direction_verdict([p.factor for p in pts], [p.point.ratio_ub for p in pts])
-                if j.verdict != GrowthVerdict.UNCLEAR or reached >= doublings + more - 1e-9:
+            if reached >= doublings - 1e-9 and (not d.half or i % 2 == 0):
+                seen = [pts[k] for k in judged_steps(d, [p.step for p in pts])]
+                j = direction_verdict([p.factor for p in seen], [p.point.ratio_ub for p in seen])
+                confirm = min(CONFIRM_DOUBLINGS, more)
+                if (j.verdict == GrowthVerdict.BOUNDED
+                        or (j.verdict == GrowthVerdict.GROWS and reached >= doublings + confirm - 1e-9)
+                        or reached >= doublings + more - 1e-9):  # fmt: skip
                     break
         return pts, why
 
@@ -475,8 +487,8 @@ def grow(
             if id(s.point) not in saved:
                 saved[id(s.point)] = _save_point(record, s, d, out, source)
             steps_out.append(_summary(s, saved[id(s.point)]))
-        j = direction_verdict([p.factor for p in steps_out],
-                              [p.ratio_certified for p in steps_out])  # fmt: skip
+        seen = [steps_out[k] for k in judged_steps(d, [s.step for s in families[d.name]])]
+        j = direction_verdict([p.factor for p in seen], [p.ratio_certified for p in seen])
         results.append(GrowthDirection(d.name, tuple(steps_out), j.exponent, j.verdict,
                                        stopped[d.name], certified=d.name in chosen,
                                        vector=d.vector(), axis=d.axis, limit=j.limit,
@@ -589,6 +601,7 @@ def _ratio(a: int, b: int) -> float:
 
 __all__ = [
     "BOUNDED_CHANGE",
+    "CONFIRM_DOUBLINGS",
     "EXTRA_DOUBLINGS",
     "FIND_BUDGET",
     "FIND_DOUBLINGS",

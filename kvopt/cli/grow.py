@@ -40,9 +40,9 @@ def add_parser(sub) -> None:
     p.add_argument("--steps", type=positive_int("--steps"), default=4, metavar="K",
                    help="doublings of the axis per direction (default 4; 'grows' needs at "
                    "least 4)")  # fmt: skip
-    p.add_argument("--extra", type=nonneg_int("--extra"), default=3, metavar="K",
+    p.add_argument("--extra", type=nonneg_int("--extra"), default=6, metavar="K",
                    help="further doublings a direction may take while its verdict is unclear "
-                   "(default 3)")  # fmt: skip
+                   "(default 6)")  # fmt: skip
     p.add_argument("--direction", action="append", default=[], metavar="V",
                    help="a direction: an alias (memory, count, count:T, memory-count, memory:T+U) "
                    "or an exponent vector 'M=1,size=1,count:0=0.5' (keys M, count, prompt, "

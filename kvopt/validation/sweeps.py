@@ -7,9 +7,11 @@
   record of its largest point is the evidence).
 * :func:`discovery_claim` — ``fcfs-growth``, ``sf-growth``: for every policy
   of the claim a *typed* campaign inside the claim's class (no construction
-  given), then growth sweeps of its best records; ``reproduced`` when a
-  direction grows for every policy (the family found is in the text),
-  ``inconclusive`` otherwise, with the effort spent.
+  given), then growth sweeps of its best records (and, for a policy whose own
+  records do not grow, of the other policies' growing instances: one class,
+  several rules); ``reproduced`` when a direction grows for every policy (the
+  family found is in the text), ``inconclusive`` otherwise, with the effort
+  spent.
 """
 
 from __future__ import annotations
@@ -166,6 +168,7 @@ def discovery_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
     worst_c: list[float] = []
     worst_o: list[float] = []
     record = None
+    bases: dict[str, str] = {}  # policy -> the record whose sweep grows
     for policy in claim.policies:
         res, note = discovery_campaign(claim, policy, ctx)
         if note:
@@ -187,9 +190,42 @@ def discovery_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
         found[policy] = {"campaign": res.out, "evaluations": res.evaluations,
                          "best_certified": res.best.ratio_certified, **sw.to_dict(),
                          "family": g.family()}  # fmt: skip
-        if g.verdict == GrowthVerdict.GROWS and record is None:
-            b = g.best
-            record = b.direction(b.best_direction).steps[-1].record
+        if g.verdict == GrowthVerdict.GROWS:
+            bases[policy] = g.best.source
+            if record is None:
+                b = g.best
+                record = b.direction(b.best_direction).steps[-1].record
+    # One claim, one class, several rules: an instance discovered for one rule is a discovered
+    # instance for the others too.  A policy whose own records show no growth gets the sweep
+    # (directions found by the finder again, under its own rule) of every growing base
+    # instance of the other policies.
+    for policy, f in list(found.items()):
+        if f is None or f["verdict"] == GrowthVerdict.GROWS:
+            continue
+        for other, path in bases.items():
+            if other == policy:
+                continue
+            from ..record import load_record
+
+            inst = load_record(path).instance
+            if (why := claim.rule(inst)) is not None:  # pragma: no cover - one class per claim
+                notes.append(f"{other}'s growing instance is outside {policy}'s class: {why}")
+                continue
+            ctx.say(f"{claim.id}: growth sweep of {other}'s growing instance under {policy}")
+            g = grow(inst, policy=policy, steps=ctx.eff.sweep_steps,
+                     time_limit=ctx.eff.exact_time_limit, certify=ctx.eff.sweep_certify,
+                     find_budget=ctx.eff.find_budget, out=ctx.out / claim.id / policy /
+                     f"shared-from-{other}", progress=ctx.show)  # fmt: skip
+            shared = {"record": path, "out": g.out, "shared_from": other, **g.to_dict()}
+            exact += g.exact_solves
+            c, o = Sweeps((g,)).worst()
+            worst_c += [c] if c is not None else []
+            worst_o += [o] if o is not None else []
+            f["sweeps"] = [*f["sweeps"], shared]
+            if g.verdict == GrowthVerdict.GROWS:
+                f["verdict"] = GrowthVerdict.GROWS
+                f["family"] = f"{other}'s instance {path}: {g.family()}"
+                break
     growing = [p for p, f in found.items() if f and f["verdict"] == GrowthVerdict.GROWS]
     ok = len(growing) == len(claim.policies)
     parts = [f"{p}: {f['verdict']}, family {f['family']}" if f else f"{p}: nothing evaluated"
