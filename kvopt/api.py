@@ -330,7 +330,7 @@ def grow(
     (``memory``, ``count``, ``count:T``, ``memory-count``, ``memory:T+U``); without
     ``directions`` the fastest-growing ones are found by a search over the exponent lattice
     (``find_budget`` probes, the ``find_top`` best swept in full).  Each direction takes ``steps`` doublings of its axis (M, or n
-    when M is fixed), and up to ``extra`` more while its verdict is ``unclear``; every point
+    when M is fixed), and up to ``extra`` more until it is ``bounded``; every point
     gets a certified ratio and a record in ``out``; the ``certify`` directions screened best
     by ALG/LB get exact solves of ``time_limit`` seconds.  The verdict is ``grows``,
     ``bounded`` (with a limit estimate when the ratios converge geometrically) or

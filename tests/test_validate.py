@@ -303,3 +303,50 @@ def test_report_sweep_pictures_only_for_claims_with_sweep_points(tmp_path):
         assert f"sweeps-{cid}" not in md and f"## Growth sweeps: `{cid}`" not in md
         assert f"**`{cid}`**" in md
     assert not list(tmp_path.glob("r-sweeps-route-*.png"))
+
+
+@pytest.mark.slow
+def test_discovery_shares_growing_instances_between_a_claims_rules(tmp_path, monkeypatch):
+    """``sf-growth`` has two rules in one class: when ``mcsf``'s own records show no growth, the
+    instance on which ``sjf`` grows (the bundled discovery ``sf-discovery-sjf.json``) is swept
+    under ``mcsf`` and counts as ``mcsf``'s discovery.  The campaigns are replaced by that
+    record and the finder by its direction, to keep the test short."""
+    import shutil
+    from types import SimpleNamespace
+
+    from kvopt.campaign.aftersearch import CampaignGrowth
+    from kvopt.validation import sweeps
+
+    source = Path("instances/worst/typed/sf-discovery-sjf.json")
+    direction = "M=1,prompt:0=1,count:0=0.5,count:1=1"
+
+    def campaign(claim, policy, ctx):
+        out = tmp_path / "c" / policy
+        out.mkdir(parents=True)
+        shutil.copy(source, out / "best.json")
+        best = SimpleNamespace(ratio_certified=2.6)
+        return SimpleNamespace(out=str(out), evaluations=1, exact_solves=0, best=best), None
+
+    real_grow = sweeps.grow
+
+    def grow(src, **kw):
+        return real_grow(src, **{**kw, "directions": [direction]})
+
+    def grow_campaign(folder, **kw):  # mcsf's own campaign finds nothing that grows
+        if Path(folder).name == "mcsf":
+            return CampaignGrowth((), "unclear")
+        g = grow(str(Path(folder) / "best.json"), out=Path(folder) / "growth", steps=kw["steps"],
+                 time_limit=kw["time_limit"], certify=kw["certify"], progress=False)  # fmt: skip
+        return CampaignGrowth((g,), g.verdict)
+
+    monkeypatch.setattr(sweeps, "discovery_campaign", campaign)
+    monkeypatch.setattr(sweeps, "grow", grow)
+    monkeypatch.setattr(sweeps, "grow_campaign", grow_campaign)
+    eff = replace(SMOKE, sweep_steps=4, sweep_records=1, sweep_certify=0)
+    res = validate(["sf-growth"], out=tmp_path / "v", progress=False, effort=eff, seed=1)
+    c = res.claims[0]
+    mcsf = c.data["policies"]["mcsf"]
+    assert c.data["policies"]["sjf"]["verdict"] == "grows"
+    assert mcsf["verdict"] == "grows" and "sjf's instance" in mcsf["family"]
+    assert [s.get("shared_from") for s in mcsf["sweeps"]] == ["sjf"]
+    assert c.verdict == "reproduced"

@@ -41,7 +41,7 @@ def add_parser(sub) -> None:
                    help="doublings of the axis per direction (default 4; 'grows' needs at "
                    "least 4)")  # fmt: skip
     p.add_argument("--extra", type=nonneg_int("--extra"), default=6, metavar="K",
-                   help="further doublings a direction may take while its verdict is unclear "
+                   help="further doublings a direction takes until it is bounded (to settle, or to confirm growth) "
                    "(default 6)")  # fmt: skip
     p.add_argument("--direction", action="append", default=[], metavar="V",
                    help="a direction: an alias (memory, count, count:T, memory-count, memory:T+U) "
