@@ -405,3 +405,13 @@ def test_half_directions_are_judged_on_even_steps():
     ev = families.judged_steps(half, steps)
     assert families.direction_verdict(xs, rs).verdict != "bounded"
     assert families.direction_verdict([xs[i] for i in ev], [rs[i] for i in ev]).verdict == "bounded"
+
+
+def test_the_change_rule_reads_two_whole_doublings():
+    """``bounded`` by the 5 % rule needs the points of the last two doublings, from the last
+    point at or below a quarter of the last factor (n grows by uneven factors along ``count:T``)."""
+    xs = [1, 1.125, 1.375, 1.875, 2.875, 4.875, 8.875, 16.875, 32.875, 64.875]
+    rs = [34.12, 29.95, 46.12, 34.25, 38.97, 41.97, 45.79, 46.57, 47.91, 48.62]
+    assert families.direction_verdict(xs, rs).verdict == "unclear"  # 45.79 -> 48.62: 6.2 %
+    j = families.direction_verdict([*xs, 128.875], [*rs, 48.98])
+    assert j.verdict == "bounded" and 48.9 < j.limit < 50

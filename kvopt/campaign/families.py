@@ -456,8 +456,10 @@ def direction_verdict(factors: Sequence[float], ratios: Sequence[float]) -> Judg
     if (not geometric and rising and exp is not None and exp >= GROWS_EXPONENT
             and doublings >= GROWS_DOUBLINGS - 1e-9):  # fmt: skip
         return Judgement(exp, GrowthVerdict.GROWS)
-    last = [p for p in pts if p[0] >= xs[-1] / 4 - 1e-12]
-    if len(pts) >= 3 and xs[-1] / last[0][0] >= 4 - 1e-9:
+    # the last two doublings: from the last point at or below a quarter of the last factor
+    below = [x for x in xs if x <= xs[-1] / 4 * (1 + 1e-9)]
+    last = [p for p in pts if below and p[0] >= below[-1]]
+    if len(pts) >= 3 and last:
         lo, hi = min(p[1] for p in last), max(p[1] for p in last)
         if lo > 0 and hi / lo - 1 < BOUNDED_CHANGE:
             limit, spread = limit_estimate(rs)

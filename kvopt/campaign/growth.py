@@ -460,22 +460,45 @@ def grow(
 
     chosen = sorted(families, key=screen, reverse=True)[:certify]
     solves = 0
-    for name in chosen:
-        for s in families[name]:
-            p = s.point
-            if p.optimal or p.solved or p.inst.n > exact_max_n:
-                continue
-            warm = p.starts if p.ub_schedule is None else _starts(p.ub_schedule, p.inst.n)
-            ex = exact_opt(p.inst, record.objective, float(time_limit), warm)
-            p.solved = True
-            solves += 1
-            if ex.objective is not None and ex.starts is not None and ex.objective < p.ub:
-                p.ub, p.starts, p.ub_schedule = int(ex.objective), np.asarray(ex.starts), None
-            if ex.bound is not None:
-                p.lb = max(p.lb, min(int(ex.bound), p.ub))
-            p.optimal = p.optimal or ex.optimal or p.lb >= p.ub
-            say(f"{name} x{s.factor:g}: exact {ex.status} in {ex.seconds:.1f}s, "
-                f"ALG/UB {p.ratio_ub:.4g}")  # fmt: skip
+
+    def judged(d: Direction):
+        pts = families[d.name]
+        seen = [pts[k] for k in judged_steps(d, [p.step for p in pts])]
+        return direction_verdict([p.factor for p in seen], [p.point.ratio_ub for p in seen])
+
+    def solve_points() -> None:
+        nonlocal solves
+        for name in chosen:
+            for s in families[name]:
+                p = s.point
+                if p.optimal or p.solved or p.inst.n > exact_max_n:
+                    continue
+                warm = p.starts if p.ub_schedule is None else _starts(p.ub_schedule, p.inst.n)
+                ex = exact_opt(p.inst, record.objective, float(time_limit), warm)
+                p.solved = True
+                solves += 1
+                if ex.objective is not None and ex.starts is not None and ex.objective < p.ub:
+                    p.ub, p.starts, p.ub_schedule = int(ex.objective), np.asarray(ex.starts), None
+                if ex.bound is not None:
+                    p.lb = max(p.lb, min(int(ex.bound), p.ub))
+                p.optimal = p.optimal or ex.optimal or p.lb >= p.ub
+                say(f"{name} x{s.factor:g}: exact {ex.status} in {ex.seconds:.1f}s, "
+                    f"ALG/UB {p.ratio_ub:.4g}")  # fmt: skip
+
+    solve_points()
+    # The walk judged the cheap ratios; the exact solves can move the early points.  A direction
+    # that is not bounded on its certified ratios walks on (the points so far are cached, and
+    # judged as they are now) within its doublings, and its new points get exact solves too.
+    again = [
+        d for d in dirs if stopped[d.name] is None and judged(d).verdict != GrowthVerdict.BOUNDED
+    ]
+    for d in again:
+        before = len(families[d.name])
+        families[d.name], stopped[d.name] = walk(d, steps, extra)
+        if len(families[d.name]) > before:
+            say(f"{d.name}: {len(families[d.name]) - before} more point(s) after the exact solves")
+    if again:
+        solve_points()
 
     # ---- records, exponents, verdicts
     saved: dict[int, str] = {}
