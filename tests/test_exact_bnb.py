@@ -141,13 +141,14 @@ def test_identical_jobs_only():
 
 
 def test_long_responses_take_the_general_path():
-    """Beyond ``SMALL_ROUNDS`` rounds of responses ``auto`` skips the branch and bound."""
-    from kvopt.exact.solve import SMALL_ROUNDS
+    """Beyond the small routes' rounds of responses ``auto`` skips the branch and bound."""
+    from kvopt.exact.portfolio import ROUTES
 
+    SMALL_ROUNDS = int(next(r for r in ROUTES if r.name == "small-race").when.rounds_max)
     o = [SMALL_ROUNDS // 2 + 1, SMALL_ROUNDS // 2 + 1, 3]
     inst = Instance.from_arrays(2 * SMALL_ROUNDS, [1, 1, 5], o)
     res = solve(inst, time_limit=30, threads=2)
-    assert res.optimal and "bnb" not in res.solver
+    assert res.optimal and "bnb" not in res.solver and res.route.name == "race"
     assert res.objective == int(np.sum(o))
 
 

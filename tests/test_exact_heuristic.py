@@ -7,8 +7,6 @@ local optima of ``heuristic_starts`` on instances where they are not optimal.
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -19,6 +17,7 @@ from test_exact_bnb import SETTINGS, instances
 from kvopt.errors import InputError
 from kvopt.exact.common import value_of
 from kvopt.exact.heuristic import heuristic_starts, improve_starts, place
+from kvopt.exact.portfolio.variants import LocalSearch
 from kvopt.generators import generate
 from kvopt.schedule import Schedule, check_schedule
 
@@ -78,7 +77,6 @@ def test_ctrl_c_keeps_the_best_schedule_so_far(monkeypatch):
     from kvopt.exact.common import start_windows
     from kvopt.exact.heuristic import LocalSearchInterrupted
 
-    solve_mod = importlib.import_module("kvopt.exact.solve")
     inst = generate("random", 2, n=12, memory=72, max_response=12)
     h = heuristic_starts(inst, "total", seed=0, moves=50)
 
@@ -103,7 +101,7 @@ def test_ctrl_c_keeps_the_best_schedule_so_far(monkeypatch):
     monkeypatch.setattr(heuristic, "time", clock_raising_after(500))
     ub = value_of(inst, h, "total")
     lo, hi = start_windows(inst, "total", ub)
-    raw = solve_mod._LocalSearch().solve(
+    raw = LocalSearch().solve(
         Problem(inst, "total", lo, hi, warm=h, ub=ub), Limits(time_limit=10.0, threads=2)
     )
     assert raw.interrupted and raw.bound is None

@@ -51,7 +51,7 @@ import numpy as np
 from ..errors import SolverError
 from ..instance import Instance
 from .backend import NO_HOOKS, Hooks, Limits, Problem
-from .common import RawResult, first_fit, lower_bound, value_of
+from .common import RawResult, first_fit, lower_bound, status_of, value_of
 
 #: states remembered at most (then the memo starts afresh)
 MEMO_LIMIT = 1_000_000
@@ -65,14 +65,34 @@ _CHECK_EVERY = 256
 COMPILED_MIN_N = 10
 
 
-def uses_compiled(n: int) -> bool:
+def uses_compiled(n: int, min_n: int = COMPILED_MIN_N) -> bool:
     """Does the branch and bound run compiled on ``n`` jobs (Numba installed, ``n`` from
-    ``COMPILED_MIN_N`` to ``bnbfast.MAX_N``)?  Total completion with duals only."""
-    if n < COMPILED_MIN_N:
+    ``min_n`` (``COMPILED_MIN_N``) to ``bnbfast.MAX_N``)?  Total completion with duals only."""
+    if n < min_n:
         return False
     from . import bnbfast
 
     return bnbfast.available() and n <= bnbfast.MAX_N
+
+
+@dataclass(frozen=True)
+class Split:
+    """How the tree is split with ``threads ≥ 2``: the one split configuration of both
+    searches.  The compiled search (:func:`kvopt.exact.bnbfast.run_compiled`) splits between
+    two threads that claim the tasks one by one, the subtrees of the nodes with
+    ``compiled_depth`` jobs placed, from ``compiled_min_n`` jobs on (``models/bnb.md`` §7);
+    the Python search (:mod:`kvopt.exact.bnbsplit`) between this process and a forked one,
+    at ``python_depth``, from ``python_min_n`` jobs on (a fork costs milliseconds, so it
+    pays from smaller trees; deeper cuts even out the two halves, ``models/bnb.md`` §4)."""
+
+    compiled_depth: int = 2
+    compiled_min_n: int = 12
+    python_depth: int = 3
+    python_min_n: int = 6
+
+
+#: the default split
+SPLIT = Split()
 
 
 class _Stopped(Exception):
@@ -85,6 +105,9 @@ def bnb_version() -> str:
 
 class _Search:
     """The depth-first search (see the module doc); plain Python lists for speed."""
+
+    #: states remembered at most (``BranchAndBound.memo_limit`` sets it per search)
+    memo_limit: int = MEMO_LIMIT
 
     def __init__(
         self, inst: Instance, objective: str, lo, hi, ub: int, warm, deadline, stop, nodes, outside
@@ -196,7 +219,7 @@ class _Search:
         memo = self.memo
         seen = memo.get(key)
         if seen is None:
-            if len(memo) >= MEMO_LIMIT:
+            if len(memo) >= self.memo_limit:
                 memo.clear()  # forgetting states only weakens the pruning
             memo[key] = [(t, last, cost)]
             return False
@@ -647,6 +670,12 @@ class BranchAndBound:
     #: to its end proves its threshold a lower bound; the last rung, the incumbent's value,
     #: proves it optimal.  For the bound, when the search cannot finish in time
     ladder: bool = False
+    #: how the tree is split with ``threads ≥ 2`` (:class:`Split`)
+    splitting: Split = SPLIT
+    #: the compiled search from this many jobs on (:func:`uses_compiled`)
+    compiled_min_n: int = COMPILED_MIN_N
+    #: states remembered at most (then the memo starts afresh)
+    memo_limit: int = MEMO_LIMIT
 
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
         t0 = time.monotonic()
@@ -680,22 +709,27 @@ class BranchAndBound:
                 pass  # no duals: the combinatorial bound alone
         root = search.root_bound()
         done = interrupted = False
-        split = self.split and limits.threads >= 2 and inst.n >= bnbsplit.SPLIT_MIN_N
-        fast = self.compiled and search.lag and uses_compiled(inst.n)
+        search.memo_limit = self.memo_limit
+        split = self.split and limits.threads >= 2 and inst.n >= self.splitting.python_min_n
+        fast = self.compiled and search.lag and uses_compiled(inst.n, self.compiled_min_n)
         threads = limits.threads if self.split else 1
         climb = _Climb(int(root), value_of(inst, warm, objective) if warm is not None else ub)
         laddered = fast and self.ladder and warm is not None
         try:
             if laddered:
-                done = climb.run(search, problem, threads, hooks)
+                done = climb.run(search, problem, threads, hooks, self)
                 if climb.found is not None:
                     search = climb.found
             elif fast:
                 from . import bnbfast
 
-                done = bnbfast.run_compiled(search, MEMO_LIMIT, _CHECK_EVERY, threads=threads)
+                done = bnbfast.run_compiled(
+                    search, self.memo_limit, _CHECK_EVERY, threads=threads, split=self.splitting
+                )
             elif split and bnbsplit.can_split():
-                done = bnbsplit.search_split(search, hooks.stop, hooks.outside)
+                done = bnbsplit.search_split(
+                    search, hooks.stop, hooks.outside, self.splitting.python_depth
+                )
             else:
                 search.run()
                 done = True
@@ -733,6 +767,7 @@ class BranchAndBound:
             bound=bound,
             native_status=native,
             solver="bnb-ladder" if climb.rungs else "bnb",
+            status=status_of(starts, proven=done),
             solver_version=bnb_version(),
             interrupted=interrupted,
             stats={
@@ -762,7 +797,9 @@ class _Climb:
         self.rungs: list[list] = []
         self.nodes = 0
 
-    def run(self, first: _Search, problem: Problem, threads: int, hooks: Hooks) -> bool:
+    def run(
+        self, first: _Search, problem: Problem, threads: int, hooks: Hooks, bb: BranchAndBound
+    ) -> bool:
         """Climb until the time, the stop event or the incumbent ends it; ``True`` when a rung
         proved a schedule optimal (the incumbent's value reached, or a schedule found below a
         rung and the search ended)."""
@@ -793,7 +830,9 @@ class _Climb:
             rung = [v, 0.0, False]
             self.rungs.append(rung)
             try:
-                ended = bnbfast.run_compiled(s, MEMO_LIMIT, _CHECK_EVERY, threads=threads)
+                ended = bnbfast.run_compiled(
+                    s, bb.memo_limit, _CHECK_EVERY, threads=threads, split=bb.splitting
+                )
             finally:
                 rung[1] = round(time.monotonic() - t, 3)
                 self.nodes += s.nodes

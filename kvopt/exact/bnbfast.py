@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from . import workers
+from .bnb import SPLIT, Split
 
 try:  # the optional ``fast`` extra
     import numba as _numba
@@ -33,12 +34,8 @@ except ImportError:  # pragma: no cover - exercised where numba is not installed
 #: (two threads), then one slot per thread: the value of its best leaf, then one per thread:
 #: the task it searches (the number of tasks once it took the last)
 _STOP, _OUTSIDE, _NODES, _CLAIM, _BEST0 = range(5)
-#: with two threads, the tree is cut into the subtrees of the nodes with this many jobs
-#: placed (the tasks), which the threads claim in the serial order
-SPLIT_DEPTH = 2
-#: … from this many jobs on (below, one thread searches the tree)
-SPLIT_MIN_N = 12
-#: … and, when true, the threads take the tasks in the order of their bounds (the serial order
+#: with two threads (``bnb.Split``: the tree cut at ``compiled_depth`` placed jobs, from
+#: ``compiled_min_n`` jobs on), when true, the threads take the tasks in the order of their bounds (the serial order
 #: among equal ones), so that the smallest bound of a task not finished (``_unfinished_bound``)
 #: rises as the search goes; off: no faster, and that bound stayed at the root's
 #: (``models/bnb.md`` §8)
@@ -661,15 +658,17 @@ def prepare() -> None:
     run_compiled(search, MEMO_LIMIT, _CHECK_EVERY)
 
 
-def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) -> bool:
+def run_compiled(
+    search, memo_limit: int, check_every: int, threads: int = 1, split: Split = SPLIT
+) -> bool:
     """Run ``search`` (a ``bnb._Search`` with its duals set) compiled; ``True`` when the tree
     was searched to the end, ``False`` when the clock, the stop flag or the node limit stopped
     it.  Afterwards ``search.best``, ``search.best_starts`` and ``search.nodes`` are what the
     Python search would hold (one thread; split, the optimum only).  A ``KeyboardInterrupt``
     stops the search and is raised again.
 
-    With ``threads ≥ 2`` and at least ``SPLIT_MIN_N`` jobs, two threads share the tree
-    (``models/bnb.md`` §7): the serial search cut at ``SPLIT_DEPTH`` lists the tasks, then
+    With ``threads ≥ 2`` and at least ``split.compiled_min_n`` jobs, two threads share the tree
+    (``models/bnb.md`` §7): the serial search cut at ``split.compiled_depth`` lists the tasks, then
     both threads claim them in that order (or by bound, ``TASKS_BY_BOUND``), each with its
     own memo, pruning with the better of the two incumbents; stopped, it sets
     ``search.task_lower``, the smallest bound of a task not searched to its end.  The tree
@@ -684,7 +683,8 @@ def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) ->
         for t, delta in enumerate(search.dd[j]):
             if delta:
                 dd[j, t, : len(delta)] = delta
-    split = threads >= 2 and n >= SPLIT_MIN_N
+    depth = split.compiled_depth
+    split = threads >= 2 and n >= split.compiled_min_n
     nthreads = 2 if split else 1
     outside = search.outside
     ctl = np.array([0, 2**62, 0, 0] + [2**62] * nthreads + [0] * nthreads, np.int64)
@@ -727,7 +727,7 @@ def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) ->
             ctl,
             int(check_every),
             mode,
-            SPLIT_DEPTH,
+            depth,
             paths,
             n_paths,
             tid,
@@ -741,7 +741,7 @@ def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) ->
         code, nodes, best, n_keys = out[:4]
         owner = best_starts if best_starts[0] >= 0 else None
     else:
-        stride = 2 * SPLIT_DEPTH + 1
+        stride = 2 * depth + 1
         args, starts0 = call(1, 0, search.best, np.zeros(64 * stride, np.int64), 0)
         (first,), interrupted = _supervise([args], ctl, search)
         code, nodes, best, n_keys, paths, n_paths = first
@@ -769,7 +769,7 @@ def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) ->
                     owner, own_best = starts, int(ctl[_BEST0 + tid])
         search.split_stats = {
             "threads": nthreads,
-            "depth": SPLIT_DEPTH,
+            "depth": depth,
             "tasks": int(n_paths),
             "nodes": per_thread,
         }

@@ -17,24 +17,36 @@ import numpy as np
 
 from ..errors import SolverError
 from . import workers
-from .common import stdout_to_stderr
+from .common import SolveStatus, status_of, stdout_to_stderr
 
 if TYPE_CHECKING:
     from .highs_matrix import MatrixModel
 
-#: HiGHS model statuses (``h.modelStatusToString``) → how kvopt reads them.
-#: ``finish()`` decides optimal/feasible from the checked objective and the bound;
-#: this table only says whether the model was proven infeasible.
+#: HiGHS model statuses (``h.modelStatusToString``) → kvopt's reading: proven optimal
+#: (within the gap asked for), proven infeasible, or stopped (any other status: a schedule
+#: then is feasible, none is unknown; :func:`highs_status`).  ``finish()`` still decides
+#: optimal/feasible for the user from the checked objective and the bound.
 HIGHS_STATUS = {
-    "Optimal": "optimal",
-    "Infeasible": "infeasible",
-    "Time limit reached": "stopped",
-    "Interrupted by user": "stopped",
-    "Solution limit reached": "stopped",
-    "Iteration limit reached": "stopped",
-    "Objective bound": "stopped",
-    "Unknown": "unknown",
+    "Optimal": SolveStatus.OPTIMAL,
+    "Infeasible": SolveStatus.INFEASIBLE,
+    "Time limit reached": SolveStatus.FEASIBLE,
+    "Interrupted by user": SolveStatus.FEASIBLE,
+    "Solution limit reached": SolveStatus.FEASIBLE,
+    "Iteration limit reached": SolveStatus.FEASIBLE,
+    "Objective bound": SolveStatus.FEASIBLE,
+    "Unknown": SolveStatus.FEASIBLE,
 }
+
+
+def highs_status(native: str, starts, *, trusted: bool = True) -> SolveStatus:
+    """kvopt's status of a HiGHS result: :data:`HIGHS_STATUS` of its native status, read
+    with the schedule it has (``trusted=False``: its objective did not match, not proven)."""
+    s = HIGHS_STATUS.get(native, SolveStatus.FEASIBLE)
+    return status_of(
+        starts,
+        proven=s is SolveStatus.OPTIMAL and trusted,
+        infeasible=s is SolveStatus.INFEASIBLE,
+    )
 
 
 @functools.cache

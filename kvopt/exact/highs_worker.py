@@ -19,13 +19,14 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from ..errors import SolverError
 from ..instance import Instance
 from .backend import Hooks, Limits, Problem
-from .common import RawResult
+from .common import RawResult, SolveStatus
 from .highs_glue import highs_version
 
 
@@ -185,10 +186,11 @@ def solve_in_worker(
             "Terminated (did not stop when asked)",
             "highs",
             highs_version(),
+            SolveStatus.UNKNOWN,
             interrupted=interrupted,
         )
     if interrupted:
-        result.interrupted = True
+        result = replace(result, interrupted=True)
     return result
 
 
