@@ -796,12 +796,23 @@ def _unfinished_bound(tbounds: np.ndarray, ctl: np.ndarray, nthreads: int) -> fl
     return lb
 
 
+def _ready(args: tuple) -> None:
+    """Compile the kernel for these argument types, or load it from Numba's cache, here in
+    the calling thread, before any search thread starts.  The lost Ctrl-C of issue 34: the
+    kernel used to be compiled on its first call, inside the search thread, while this
+    thread, interrupted, waited for it without a limit; on a fresh clone (no cache: about
+    15 s, far more under load) the interrupted solve ran on past the test's 60 s.  A Ctrl-C
+    during the compilation now interrupts this thread at once.  Already compiled: a lookup."""
+    _kernel.compile(tuple(_numba.typeof(a) for a in args))
+
+
 def _supervise(calls: list[tuple], ctl: np.ndarray, search) -> tuple[list, bool]:
     """Run the kernel once per argument tuple, each in a thread of its own (without the
     interpreter lock), while this thread keeps the clock, the stop flag and a racing
     solver's value (every ``_POLL`` seconds); returns the kernels' results and whether
     Ctrl-C came (it then stops them)."""
     outs: list = [None] * len(calls)
+    _ready(calls[0])
 
     def ask_stop() -> None:
         ctl[_STOP] = 1

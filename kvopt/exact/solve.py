@@ -34,8 +34,16 @@ from ..instance import Instance
 from ..logs import progress_logger
 from ..schedule import Schedule, check_schedule
 from .backend import Limits, Problem
-from .common import SolveResult, check_objective, finish, start_windows, value_of
-from .heuristic import heuristic_starts
+from .common import (
+    RawResult,
+    SolveResult,
+    SolveStatus,
+    check_objective,
+    finish,
+    start_windows,
+    value_of,
+)
+from .heuristic import LocalSearchInterrupted, heuristic_starts
 from .portfolio import DEFAULT, SMALL_HEURISTIC, Portfolio, Route, RouteReport
 from .portfolio.execute import run_plan
 from .portfolio.report import source_dict
@@ -155,30 +163,44 @@ def solve(
     case = portfolio.case(instance, objective, time_limit, threads, solver)
     route = portfolio.route(instance, objective, time_limit, threads, solver)
     heur_seconds = heuristic_seconds(route, time_limit)
-    warm = heuristic_starts(
-        instance,
-        objective,
-        seed=seed,
-        seconds=heur_seconds,
-        moves=min(16 * n, DETERMINISTIC_MOVES) if deterministic else None,
-    )
+    user = None if warm_start is None else _warm_starts(instance, warm_start)
+    # Ctrl-C before the plan ran (in the heuristic's local search, the LP windows, or a
+    # plan whose first phase had found nothing yet) is not lost: the best schedule so far
+    # is reported, interrupted (under load a Ctrl-C 1.5 s after the start landed in the
+    # heuristic and was raised instead, tests/test_exact_workers.py)
+    raw, runs, lp, cut = None, (), False, False
+    try:
+        warm = heuristic_starts(
+            instance,
+            objective,
+            seed=seed,
+            seconds=heur_seconds,
+            moves=min(16 * n, DETERMINISTIC_MOVES) if deterministic else None,
+        )
+    except LocalSearchInterrupted as e:
+        warm, cut = e.starts, True
     ub = value_of(instance, warm, objective)
-    if warm_start is not None:
-        user = _warm_starts(instance, warm_start)
-        if value_of(instance, user, objective) < ub:
-            warm, ub = user, value_of(instance, user, objective)
-    lo, hi = start_windows(instance, objective, ub)
-    lp = objective == "total" and n >= 2 and route.lp_windows
-    if lp:
-        lo, hi = tightened(instance, lo, hi, ub, min(0.1 * time_limit, 10.0))
-    say(
-        f"n={n} M={instance.memory} objective={objective} heuristic UB={ub} "
-        f"horizon={int((hi + instance.responses).max())} route={route.name}"
-    )
-    remaining = max(time_limit - (time.monotonic() - t0), 0.05)
-    problem = Problem(instance, objective, lo, hi, warm=warm, ub=ub)
-    limits = Limits(time_limit=remaining, threads=threads, seed=seed, gap=gap)
-    raw, runs = run_plan(route, problem, limits, portfolio.backend, tightened)
+    if user is not None and value_of(instance, user, objective) < ub:
+        warm, ub = user, value_of(instance, user, objective)
+    try:
+        if not cut:
+            lo, hi = start_windows(instance, objective, ub)
+            lp = objective == "total" and n >= 2 and route.lp_windows
+            if lp:
+                lo, hi = tightened(instance, lo, hi, ub, min(0.1 * time_limit, 10.0))
+            say(
+                f"n={n} M={instance.memory} objective={objective} heuristic UB={ub} "
+                f"horizon={int((hi + instance.responses).max())} route={route.name}"
+            )
+            remaining = max(time_limit - (time.monotonic() - t0), 0.05)
+            problem = Problem(instance, objective, lo, hi, warm=warm, ub=ub)
+            limits = Limits(time_limit=remaining, threads=threads, seed=seed, gap=gap)
+            raw, runs = run_plan(route, problem, limits, portfolio.backend, tightened)
+    except KeyboardInterrupt:
+        cut = True
+    if raw is None:  # interrupted before any backend reported
+        raw = RawResult(warm, None, "interrupted", "warm start", "", SolveStatus.FEASIBLE,
+                        interrupted=True)  # fmt: skip
     if raw.infeasible:
         raise SolverError(
             f"{raw.solver} reports the model infeasible although a schedule of value {ub} "
@@ -209,7 +231,7 @@ def solve(
         solver=raw.solver,
         solver_version=raw.solver_version,
         native_status=raw.native_status,
-        interrupted=raw.interrupted,
+        interrupted=raw.interrupted or cut,
         stats=dict(raw.stats, heuristic_ub=ub, incumbent_from=source),
         route=report,
     )
