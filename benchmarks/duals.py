@@ -16,19 +16,17 @@ schedule value ``--ub``, and a threshold ``--threshold`` (a rung of the ladder),
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 import numpy as np
 from exact import instance
 
-from kvopt.exact import bnbfast, bnbsplit
 from kvopt.exact.bnb import _CHECK_EVERY, MEMO_LIMIT, SPLIT, _Search
+from kvopt.exact.bnb import compiled as bnbfast
+from kvopt.exact.bnb import split as bnbsplit
+from kvopt.exact.bounds.relax import lp_duals
 from kvopt.exact.common import start_windows
-from kvopt.exact.relax import lp_duals
-from kvopt.exact.solve import solve
-
-SOLVE = sys.modules[solve.__module__]  # the module (``kvopt.exact.solve`` is also the function)
+from kvopt.exact.solve import tightened
 
 
 def _search(inst, lo, hi, v: int, duals) -> _Search:
@@ -56,7 +54,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     inst, v = instance(args.n, args.seed), args.threshold
     lo, hi = start_windows(inst, "total", args.ub)
-    lo, hi = SOLVE._tightened(inst, lo, hi, args.ub, seconds=10.0)
+    lo, hi = tightened(inst, lo, hi, args.ub, 10.0)
     root = lp_duals(inst, lo, hi, 30.0)
     print(f"n = {args.n} seed {args.seed}, windows of {args.ub}, threshold {v}")
     if "ipm" in args.parts:

@@ -44,9 +44,9 @@ import numpy as np
 from kvopt.errors import InputError, SolverError
 from kvopt.exact import lp_bound, solve
 from kvopt.exact.backend import Limits, Problem
+from kvopt.exact.backends.highs import Highs
 from kvopt.exact.bnb import BranchAndBound
 from kvopt.exact.common import finish, start_windows
-from kvopt.exact.highs import Highs
 from kvopt.exact.portfolio import Portfolio, load_variant
 from kvopt.generators import generate
 

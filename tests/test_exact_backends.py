@@ -311,7 +311,7 @@ def test_compiled_mid_plan_proves_what_highs_proves(share):
     """The compiled-mid plan (the branch and bound, then CP-SAT) with the real solvers, moved
     down to n = 7: the optimum HiGHS proves, a bound not above it; with a tiny first phase
     CP-SAT runs too."""
-    from kvopt.exact import bnbfast
+    from kvopt.exact.bnb import compiled as bnbfast
     from kvopt.generators import generate
 
     r = _down_to_7("compiled-mid", compiled=None)
@@ -430,7 +430,7 @@ def test_auto_beyond_race_n_gives_cpsat_its_bound_workers(monkeypatch):
     """``bound_focus`` reaches CP-SAT's parameters (two full bound workers, models/cpsat.md)."""
     from ortools.sat.python import cp_model
 
-    from kvopt.exact.cpsat import BOUND_SUBSOLVERS
+    from kvopt.exact.backends.cpsat import BOUND_SUBSOLVERS
 
     seen = []
 
@@ -446,11 +446,11 @@ def test_auto_beyond_race_n_gives_cpsat_its_bound_workers(monkeypatch):
 
 
 def test_highs_worker_process_agrees_with_this_process():
-    """``Highs(isolate=True)`` solves in ``python -m kvopt.exact.highs_worker``."""
+    """``Highs(isolate=True)`` solves in ``python -m kvopt.exact.backends.highs_worker``."""
     from kvopt.exact.backend import Problem
+    from kvopt.exact.backends.highs import Highs
     from kvopt.exact.common import start_windows
     from kvopt.exact.heuristic import heuristic_starts
-    from kvopt.exact.highs import Highs
     from kvopt.generators import generate
 
     inst = generate("random", 3, n=7, memory=40, max_response=6)

@@ -198,7 +198,7 @@ def test_every_optimal_schedule_survives_the_rules(inst, data):
     """Each optimal schedule (identical jobs in index order, rule 1) is followed alone down
     the search tree: no bound, no active-rule test and no blocking limit may prune it."""
     from kvopt.exact.bnb import _Search
-    from kvopt.exact.relax import lp_duals
+    from kvopt.exact.bounds.relax import lp_duals
 
     opt = brute_force(inst, "total")
     all_opt = [starts.tolist() for starts, value in schedules(inst, opt) if value == opt]

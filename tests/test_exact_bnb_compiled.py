@@ -1,4 +1,4 @@
-"""The compiled branch and bound (:mod:`kvopt.exact.bnbfast`, the ``fast`` extra).
+"""The compiled branch and bound (:mod:`kvopt.exact.bnb.compiled`, the ``fast`` extra).
 
 It must search exactly the tree of the Python search: the same node count, the
 same optimum and the same optimal schedule, on random instances with arrivals,
@@ -23,12 +23,12 @@ from test_exact_bnb import SETTINGS, instances
 from kvopt.exact import SolveStatus, bnb, solve
 from kvopt.exact.backend import Hooks, Limits, Problem
 from kvopt.exact.bnb import BranchAndBound, Split, _Search
+from kvopt.exact.bounds.relax import lp_duals
 from kvopt.exact.common import start_windows, value_of
 from kvopt.exact.heuristic import heuristic_starts
 from kvopt.exact.portfolio import Portfolio
-from kvopt.exact.relax import lp_duals
 
-bnbfast = pytest.importorskip("kvopt.exact.bnbfast")
+bnbfast = pytest.importorskip("kvopt.exact.bnb.compiled")
 pytestmark = pytest.mark.skipif(not bnbfast.available(), reason="numba is not installed")
 
 

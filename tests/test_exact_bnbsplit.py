@@ -1,4 +1,4 @@
-"""The branch and bound's tree split between two processes (``kvopt.exact.bnbsplit``)."""
+"""The branch and bound's tree split between two processes (``kvopt.exact.bnb.split``)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from test_exact import assert_certified, brute_force
 from test_exact_bnb import SETTINGS, instances
 
-from kvopt.exact import bnbsplit, solve
+from kvopt.exact import solve
 from kvopt.exact.backend import Hooks, Limits, Problem
 from kvopt.exact.bnb import SPLIT, BranchAndBound
+from kvopt.exact.bnb import split as bnbsplit
 from kvopt.exact.common import start_windows, value_of
 from kvopt.exact.heuristic import heuristic_starts
 from kvopt.exact.portfolio import Portfolio

@@ -7,8 +7,8 @@ when a backend runs).  The formulations are written out in ``models/``.
 
 from __future__ import annotations
 
+from .bounds.relax import typed_bound
 from .common import SolveResult, SolveStatus
-from .relax import typed_bound
 from .solve import SOLVERS, solve
 from .tools import export_model, lp_bound
 

@@ -73,14 +73,14 @@ def _warm_starts(inst: Instance, warm: Schedule) -> np.ndarray:
 
 def tightened(inst: Instance, lo, hi, ub: int, seconds: float):
     """The windows beyond the quick routes (total completion): the LP value of the other
-    jobs (:func:`~kvopt.exact.highs_matrix.lp_windows`), then reduced-cost fixing
-    (:func:`kvopt.exact.relax.lagrange_fix`: exact, it drops only starts that no schedule of
+    jobs (:func:`~kvopt.exact.backends.highs_matrix.lp_windows`), then reduced-cost fixing
+    (:func:`kvopt.exact.bounds.relax.lagrange_fix`: exact, it drops only starts that no schedule of
     value ``≤ ub`` uses; ``models/time-indexed.md`` §9), each within ``seconds``; both keep
     every schedule of value ``≤ ub``.  The fixing is skipped when its LP is not solved in
     time; Ctrl-C is raised again (it used to be swallowed there, and the solve then ran on
     to its time limit)."""
-    from .highs_matrix import lp_windows
-    from .relax import lagrange_fix
+    from .backends.highs_matrix import lp_windows
+    from .bounds.relax import lagrange_fix
 
     hi = lp_windows(inst, ub, lo, hi, seconds=seconds)
     try:

@@ -59,7 +59,7 @@ class LocalSearch:
 
 @dataclass(frozen=True)
 class BlockBound:
-    """The time-block column generation's lower bound (:func:`kvopt.exact.blocks.block_bound`,
+    """The time-block column generation's lower bound (:func:`kvopt.exact.bounds.blocks.block_bound`,
     total completion) over the problem's windows, from its warm start and ``ub``, with
     blocks of ``share`` of the largest response (half: every pricing round finished on the
     typed benchmark instances; the whole response did not on two of four,
@@ -72,7 +72,7 @@ class BlockBound:
     share: float = 0.5
 
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
-        from ..blocks import block_bound, block_length
+        from ..bounds.blocks import block_bound, block_length
 
         inst = problem.instance
         monitor = hooks.monitor

@@ -1,7 +1,7 @@
 """The time-indexed IP of SPEC §5 in Pyomo, solved with HiGHS — the readable reference.
 
 It states ``models/time-indexed.md`` line by line and builds the same model as
-:func:`kvopt.exact.highs_matrix.build_matrix` (same groups of identical jobs,
+:func:`kvopt.exact.backends.highs_matrix.build_matrix` (same groups of identical jobs,
 same windows, same rounded rows); ``tests/test_exact_models.py`` checks that
 both reach the same optimum.  Pyomo's model construction is slow for large
 horizons, which is why the numpy → highspy path is the default.
@@ -15,10 +15,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..errors import SolverError
-from ..instance import Instance
-from .backend import NO_HOOKS, Hooks, Limits, Problem
-from .common import RawResult, SolveStatus, status_of, stdout_to_stderr
+from ...errors import SolverError
+from ...instance import Instance
+from ..backend import NO_HOOKS, Hooks, Limits, Problem
+from ..common import RawResult, SolveStatus, status_of, stdout_to_stderr
 from .highs_matrix import DEFAULT_CUTS, job_groups
 
 #: Pyomo termination conditions → kvopt's status (read with the schedule: ``FEASIBLE`` here

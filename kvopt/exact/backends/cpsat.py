@@ -23,10 +23,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..instance import Instance
-from . import workers
-from .backend import NO_HOOKS, Hooks, Limits, Problem
-from .common import RawResult, SolveStatus, lower_bound, status_of
+from ...instance import Instance
+from .. import workers
+from ..backend import NO_HOOKS, Hooks, Limits, Problem
+from ..common import RawResult, SolveStatus, lower_bound, status_of
 
 #: Largest number of memory-row terms for which the time-indexed rows are added to CP-SAT.
 TIME_INDEXED_TERMS = 400_000
@@ -275,7 +275,7 @@ class CpSat:
         st = np.array([solver.value(S) for S in starts], dtype=np.int64) if found else None
         bound = float(solver.best_objective_bound) if found or status == cp_model.UNKNOWN else None
         if status == cp_model.MODEL_INVALID:
-            from ..errors import SolverError
+            from ...errors import SolverError
 
             raise SolverError(f"CP-SAT rejected the model: {m.validate()}")
         return RawResult(

@@ -1,9 +1,9 @@
-"""HiGHS glue (``highspy``): hand a :class:`~kvopt.exact.highs_matrix.MatrixModel` to HiGHS,
+"""HiGHS glue (``highspy``): hand a :class:`~kvopt.exact.backends.highs_matrix.MatrixModel` to HiGHS,
 run it under a time limit and a stop event, read its answer.
 
 ``highspy`` is imported inside the functions only.  The model itself is built
-in :mod:`kvopt.exact.highs_matrix`; the backend that builds, runs, checks and
-decodes is :mod:`kvopt.exact.highs`.
+in :mod:`kvopt.exact.backends.highs_matrix`; the backend that builds, runs, checks and
+decodes is :mod:`kvopt.exact.backends.highs`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import SolverError
-from . import workers
-from .common import SolveStatus, status_of, stdout_to_stderr
+from ...errors import SolverError
+from .. import workers
+from ..common import SolveStatus, status_of, stdout_to_stderr
 
 if TYPE_CHECKING:
     from .highs_matrix import MatrixModel

@@ -30,7 +30,7 @@ import signal
 import time
 import warnings
 
-from .bnb import SPLIT, _Search, _Stopped
+from .search import SPLIT, _Search, _Stopped
 
 # shared slots: [best value with starts, racing solver's value, next task, stop, worker nodes,
 # worker finished, starts stored] then the n starts

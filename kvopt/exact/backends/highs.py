@@ -1,6 +1,6 @@
-"""The HiGHS backend: the time-indexed IP of :mod:`kvopt.exact.highs_matrix` solved with
-``highspy`` (the glue is :mod:`kvopt.exact.highs_glue`), in this process or, for large
-models, in the worker process of :mod:`kvopt.exact.highs_worker`.
+"""The HiGHS backend: the time-indexed IP of :mod:`kvopt.exact.backends.highs_matrix` solved with
+``highspy`` (the glue is :mod:`kvopt.exact.backends.highs_glue`), in this process or, for large
+models, in the worker process of :mod:`kvopt.exact.backends.highs_worker`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from .backend import NO_HOOKS, Hooks, Limits, Problem
-from .common import RawResult, SolveStatus
+from ..backend import NO_HOOKS, Hooks, Limits, Problem
+from ..common import RawResult, SolveStatus
 from .highs_glue import (
     highs_status,
     highs_version,
