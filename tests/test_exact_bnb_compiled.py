@@ -339,3 +339,24 @@ def test_stopped_split_search_reports_its_unfinished_tasks_bound(limit):
     if not done:
         assert b.task_lower is not None
         assert min(b.best, b.task_lower) <= ref.best
+
+
+def test_both_searches_tag_the_same_rules():
+    """Every pruning rule of :data:`kvopt.exact.bnb.search.RULES` is tagged (``[rule <ID>]``) in
+    the Python search, and the compiled kernel tags the same set but the Python-only ones: a
+    rule added to one search and not the other fails here (the node-for-node tests above
+    would catch a different tree only on instances that reach it)."""
+    import inspect
+    import re
+
+    from kvopt.exact.bnb import kernel
+    from kvopt.exact.bnb.search import PYTHON_ONLY, RULES
+
+    def tags(fn) -> set[str]:
+        return set(re.findall(r"\[rule ([a-z-]+)\]", inspect.getsource(fn)))
+
+    python = tags(_Search.dfs)
+    compiled = tags(kernel._kernel_source)
+    assert python == set(RULES), sorted(python ^ set(RULES))
+    assert compiled == set(RULES) - PYTHON_ONLY, sorted(compiled ^ (set(RULES) - PYTHON_ONLY))
+    assert PYTHON_ONLY <= set(RULES)

@@ -1,8 +1,8 @@
 """The compiled kernel of the branch and bound (Numba, the ``fast`` extra): the search of
 :mod:`kvopt.exact.bnb.search` as one loop over an explicit stack (see
 :mod:`kvopt.exact.bnb.compiled`, which runs it), its helpers, and the slots it shares
-with the calling thread.  The rule tags (``# rule R…``) name the same rules as the
-Python search's (:data:`kvopt.exact.bnb.search.RULES`).
+with the calling thread.  Comments ``[rule <ID>]`` tag each pruning rule with the ID it has in
+the Python search (:data:`kvopt.exact.bnb.search.RULES`).
 """
 
 from __future__ import annotations
@@ -218,7 +218,7 @@ def _kernel_source(
             pend_k[npend] = last
             pend_p[npend] = -1
             npend += 1
-        if placed == full:
+        if placed == full:  # [rule leaf-active]
             moved = False
             for q in range(npend):
                 if _first_move(pend_k[q], pend_p[q], start, gm, o, lims, a, M) >= 0:
@@ -268,7 +268,7 @@ def _kernel_source(
             lag += cost + (ssum + bsuf[end])
         else:
             lag += cost + bsuf[t0]
-        if lag > bm1:
+        if lag > bm1:  # [rule lagrange-node]
             d -= 1
             continue
         tmin = t0
@@ -276,7 +276,7 @@ def _kernel_source(
         for q in range(ntodo - 1, -1, -1):
             j = todo[q]
             t2 = _first_fit(gm, e_[j], o[j], lims[j], hi[j] + 1)
-            if t2 > hi[j]:
+            if t2 > hi[j]:  # [rule window]
                 dead = True
                 break
             if t2 > e_[j]:
@@ -319,7 +319,7 @@ def _kernel_source(
             n_paths += 1
             d -= 1
             continue
-        # the active rule for the jobs left
+        # the active rule for the jobs left [rule active-left]
         limit = H + 1
         pa = past[d]
         for q in range(n):
@@ -342,7 +342,7 @@ def _kernel_source(
         if dead:
             d -= 1
             continue
-        # ---- memo (not at a task's path nodes: entered again for each task) ----
+        # ---- memo, [rule memo] (not at a task's path nodes: entered again for each task) ----
         if not path:
             plen = end - tmin if end > tmin else 0
             h = np.uint64(placed) * np.uint64(0x9E3779B97F4A7C15)
@@ -434,7 +434,7 @@ def _kernel_source(
             r_next[n_rec] = e_rec[found]
             e_rec[found] = n_rec
             n_rec += 1
-        # ---- the active rule for the jobs placed earlier ----
+        # ---- the active rule for the jobs placed earlier [rule active-placed] ----
         nka = 0
         for q in range(npend):
             k = pend_k[q]
@@ -470,7 +470,7 @@ def _kernel_source(
             if path and j != pj:
                 continue
             p = pred[j]
-            if p >= 0 and not ((placed >> p) & 1):
+            if p >= 0 and not ((placed >> p) & 1):  # [rule identical]
                 continue
             ej = e_[j]
             top = hi[j] if hi[j] < limit else limit - 1
@@ -497,7 +497,7 @@ def _kernel_source(
                     if ek < t2:
                         quick += t2 - ek
                         lq += sufmin[k, t2] - sufmin[k, ek]
-                if quick >= best:
+                if quick >= best:  # [rule child-quick]
                     break
                 if lq <= bm1:
                     if t2 != ej:

@@ -90,6 +90,26 @@ class Split:
 SPLIT = Split()
 
 
+#: the pruning rules of the search (each proved in ``models/bnb.md``), by ID.  Both searches
+#: tag the code of each rule with ``[rule <ID>]`` in a comment: the Python one here
+#: (``_Search.dfs``), the compiled one in :mod:`kvopt.exact.bnb.kernel`;
+#: ``tests/test_exact_bnb_compiled.py`` checks that they name the same set (the compiled search
+#: runs total completion with the Lagrangian bound only: not the rules of ``PYTHON_ONLY``)
+RULES = {
+    "leaf-active": "a complete schedule counts only if no placed job could start earlier",
+    "lagrange-node": "the node's Lagrangian bound reaches the incumbent",
+    "window": "a job left cannot start in its window on top of the placed jobs",
+    "combinatorial": "the combinatorial (or makespan) bound reaches the incumbent",
+    "active-left": "a job left fits wholly before t (prune), else it bounds the children's starts",
+    "memo": "a state reached before at no higher cost, from no later (t, last)",
+    "active-placed": "a placed job that could move earlier bounds the children's starts",
+    "identical": "identical jobs (prompt, response, arrival) are placed in index order",
+    "child-quick": "a child's quick bound, or its Lagrangian estimate, reaches the incumbent",
+}
+#: the rules only the Python search has (without duals, or makespan)
+PYTHON_ONLY = frozenset({"combinatorial"})
+
+
 class _Stopped(Exception):
     pass
 
@@ -406,7 +426,7 @@ class _Search:
         if not self.nodes % _CHECK_EVERY:
             self.check()
         o, start, total = self.o, self.start, self.total
-        if placed == self.full:
+        if placed == self.full:  # [rule leaf-active]
             if total and any(self.first_move(k, p0) >= 0 for k, p0 in pending):
                 return
             if cost < self.best:
@@ -443,7 +463,7 @@ class _Search:
             # bounds on the starts, a lower bound on the node's Lagrangian value
             dslack = self.dslack
             lag += cost + (sum(dslack[t0:end]) + self.bsuf[end] if t0 < end else self.bsuf[t0])
-            if lag > bm1:
+            if lag > bm1:  # [rule lagrange-node]
                 return
         tmin = t0
         for j in reversed(todo):
@@ -462,7 +482,7 @@ class _Search:
                 tau = t2 + w.index(m) + 1
                 t2 = m - lim if m - lim < tau else tau
             else:
-                return  # some job cannot start in its window
+                return  # some job cannot start in its window [rule window]
             if t2 > est[j]:
                 if lagged:
                     lag += sufmin[j][t2] - sufmin[j][est[j]]
@@ -479,11 +499,11 @@ class _Search:
                     return
         # with the Lagrangian bound the combinatorial one prunes few more nodes (~5 %) and
         # costs more than they do (models/bnb.md, round 3): only without duals
-        if not lagged and self.bound(rest, t, cost, est) >= best:
+        if not lagged and self.bound(rest, t, cost, est) >= best:  # [rule combinatorial]
             return
         # the active rule for the jobs left: a job that fits at p < t now (memory only grows)
         # is movable to p wherever it starts (at >= t) unless a job starting by p's last
-        # round blocks it; past[j]: no start of j before it fitted at the parent
+        # round blocks it; past[j]: no start of j before it fitted at the parent [rule active-left]
         limit = self.H + 1  # children start before this round
         if total:
             past = list(past)
@@ -508,11 +528,11 @@ class _Search:
                     if e < limit:
                         limit = e
         # memo: the same jobs left, the same profile from the earliest start left on, and
-        # an earlier (t, last): every completion here is one there (models/bnb.md §4, rule 3)
+        # an earlier (t, last): every completion here is one there (models/bnb.md §4) [rule memo]
         if self.memo_drops(placed, tmin, gm[tmin:end], t, last, cost):
             return
         # the active rule for jobs placed earlier: decided by rounds before their last one,
-        # which are final in every child starting at or after that last round
+        # which are final in every child starting at or after that last round [rule active-placed]
         keep_after: list[tuple[int, int]] = []
         if total:
             first_move = self.first_move
@@ -539,7 +559,7 @@ class _Search:
         for i, j in enumerate(rest):
             p = pred[j]
             if p >= 0 and not placed >> p & 1:
-                continue  # identical jobs in index order
+                continue  # identical jobs in index order [rule identical]
             ej = est[j]  # (> t below the last index: the tie rule holds)
             top = hi[j] if hi[j] < limit else limit - 1
             if not total:
@@ -571,7 +591,7 @@ class _Search:
                     for k in rest:
                         if est[k] < t2 and k != j:
                             quick += t2 - est[k]
-                if quick >= best:
+                if quick >= best:  # [rule child-quick]
                     break  # the quick bound only grows with t2
                 if lq <= bm1 and (t2 == ej and plain or fits_at(j, t2, None)):
                     kids.append((quick, t2, j))
