@@ -156,3 +156,27 @@ def test_text_table_renderer():
         "  fcfs         12     0",
         "  rect     not applicable: x",
     ]
+
+
+def test_demo_is_a_library_function_with_a_typed_report(tmp_path, monkeypatch):
+    """``kvopt demo``'s work is :func:`kvopt.demo.run_demo`, which returns a typed report;
+    the command line only renders it (text here, JSON above)."""
+    import dataclasses
+
+    from kvopt.cli.demo import _print_report
+    from kvopt.demo import BundledInstance, DemoReport, SearchSummary, run_demo
+
+    rep = run_demo(out=tmp_path, time_limit=20, search_budget=6, validate_budget=4)
+    assert isinstance(rep, DemoReport) and isinstance(rep.search, SearchSummary)
+    assert all(isinstance(b, BundledInstance) for b in rep.instances) and rep.all_reproducible
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rep.worst = None
+    d = rep.to_dict()
+    assert set(d) == {"instances", "all_reproducible", "comparisons", "traces", "worst",
+                      "search", "validation", "pictures"}  # fmt: skip
+    assert d["search"]["evaluations"] == rep.search.evaluations
+    lines = []
+    monkeypatch.setattr("builtins.print", lambda *a, **k: lines.append(" ".join(map(str, a))))
+    _print_report(rep)
+    text = "\n".join(lines)
+    assert "Worst ratio to Opt" in text and rep.worst.policy in text and "Pictures:" in text
