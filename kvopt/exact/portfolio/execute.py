@@ -149,7 +149,6 @@ def run_phases(
     interrupted = False
     for k, phase in enumerate(route.plan):
         if k and left() < phase.min_seconds:
-            runs.append(PhaseRun(phase.backend, _share(phase), phase.thread_count(limits.threads)))
             break
         start = time.monotonic() - t0
         try:
@@ -175,6 +174,8 @@ def run_phases(
         )
         if r.interrupted or proven(inst, objective, r) or left() <= 0.1:
             break
+    for phase in route.plan[len(runs) :]:  # not run: the plan ended before them
+        runs.append(PhaseRun(phase.backend, _share(phase), phase.thread_count(limits.threads)))
     raw = merge(problem, results, interrupted=interrupted, label=route.label_auto)
     return raw, tuple(runs)
 
