@@ -88,12 +88,30 @@ def test_stop_event_stops_both_processes():
     assert not multiprocessing.active_children()
 
 
-def test_a_dead_worker_leaves_the_result_unproven(monkeypatch):
-    """The worker's share of the tree was not searched: no claim of optimality."""
-    monkeypatch.setattr(bnbsplit, "_child", lambda *args: os._exit(3))
+def test_a_dead_worker_leaves_the_result_unproven():
+    """The worker's share of the tree was not searched: no claim of optimality.  (The worker
+    process is killed as soon as it exists, from a thread of this one.)"""
+    import signal
+
+    done, killed = threading.Event(), []
+
+    def kill_the_worker():
+        while not done.is_set() and not killed:
+            for child in multiprocessing.active_children():
+                os.kill(child.pid, signal.SIGKILL)
+                killed.append(child.pid)
+            time.sleep(0.0005)
+
     inst = generate("random", 1003, n=12, memory=50, max_response=10)
     problem = _problem(inst)
-    raw = BranchAndBound(compiled=False).solve(problem, Limits(time_limit=60, threads=2))
+    watcher = threading.Thread(target=kill_the_worker, daemon=True)
+    watcher.start()
+    try:
+        raw = BranchAndBound(compiled=False).solve(problem, Limits(time_limit=60, threads=2))
+    finally:
+        done.set()
+        watcher.join()
+    assert killed
     assert raw.native_status == "stopped"
     assert raw.bound < value_of(inst, raw.starts, "total")
     assert value_of(inst, raw.starts, "total") <= problem.ub

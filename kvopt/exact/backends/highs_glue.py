@@ -38,6 +38,12 @@ HIGHS_STATUS = {
 }
 
 
+def lp_solved(native: str) -> bool:
+    """Did HiGHS solve an LP to optimality (its native status read through
+    :data:`HIGHS_STATUS`, for the LP relaxations of :mod:`kvopt.exact.bounds`)?"""
+    return HIGHS_STATUS.get(native) is SolveStatus.OPTIMAL
+
+
 def highs_status(native: str, starts, *, trusted: bool = True) -> SolveStatus:
     """kvopt's status of a HiGHS result: :data:`HIGHS_STATUS` of its native status, read
     with the schedule it has (``trusted=False``: its objective did not match, not proven)."""

@@ -56,7 +56,7 @@ import numpy as np
 
 from ...errors import SolverError
 from ...instance import Instance
-from ..backends.highs_glue import run_highs
+from ..backends.highs_glue import lp_solved, run_highs
 from ..backends.highs_matrix import job_groups
 from ..common import start_windows, value_of
 
@@ -389,7 +389,7 @@ def block_bound(
             )
             if interrupted:
                 raise KeyboardInterrupt
-            if native != "Optimal":
+            if not lp_solved(native):
                 break
             lp_value = float(h.getInfo().objective_function_value)
             y = np.asarray(h.getSolution().row_dual, dtype=np.float64)

@@ -31,7 +31,7 @@ import numpy as np
 
 from ...errors import SolverError
 from ...instance import Instance
-from ..backends.highs_glue import run_highs, to_highs
+from ..backends.highs_glue import lp_solved, run_highs, to_highs
 from ..backends.highs_matrix import DEFAULT_CUTS, MatrixModel, build_matrix
 
 
@@ -62,7 +62,7 @@ def _resolve(model: MatrixModel, h, time_limit: float) -> RootLP:
     )
     if interrupted:
         raise KeyboardInterrupt
-    if native != "Optimal":
+    if not lp_solved(native):
         raise SolverError(f"LP relaxation not solved (HiGHS: {native})")
     sol = h.getSolution()
     return RootLP(
