@@ -22,8 +22,8 @@ import time
 import numpy as np
 
 from .. import workers
-from .kernel import _BEST0, _CLAIM, _DONE, _OUTSIDE, _STOP, MAX_N, _kernel, _numba
-from .search import SPLIT, Split
+from .kernel import _BEST0, _CLAIM, _DONE, _OUTSIDE, _STOP, _kernel, _numba
+from .search import MAX_N, SPLIT, Split
 
 __all__ = ["MAX_N", "available", "prepare", "run_compiled"]
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .search import MAX_N  # noqa: F401  (the kernel's bound on n: its placed set is one int64)
+
 try:  # the optional ``fast`` extra
     import numba as _numba
 except ImportError:  # pragma: no cover - exercised where numba is not installed
@@ -19,8 +21,6 @@ except ImportError:  # pragma: no cover - exercised where numba is not installed
 #: (two threads), then one slot per thread: the value of its best leaf, then one per thread:
 #: the task it searches (the number of tasks once it took the last)
 _STOP, _OUTSIDE, _NODES, _CLAIM, _BEST0 = range(5)
-#: the compiled search keeps its placed set in one int64
-MAX_N = 62
 
 # return codes of the kernel
 _DONE, _STOPPED = 0, 1

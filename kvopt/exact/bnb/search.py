@@ -37,7 +37,9 @@ extra) it runs the same search compiled (:mod:`kvopt.exact.bnb.compiled`, ``mode
 
 from __future__ import annotations
 
+import functools
 import heapq
+import importlib.util
 import math
 import time
 from dataclasses import dataclass
@@ -60,14 +62,23 @@ _CHECK_EVERY = 256
 COMPILED_MIN_N = 10
 
 
+#: the compiled search keeps its placed set in one int64: at most this many jobs
+MAX_N = 62
+
+
+@functools.cache
+def numba_installed() -> bool:
+    """Is Numba installed (the ``fast`` extra)?  Asked without importing it: ``solve()``
+    routes with this before anything is computed, and importing Numba takes a second or
+    more under load (a Ctrl-C landing in that import had nothing to report; the import
+    now happens in the branch and bound, where Ctrl-C is reported)."""
+    return importlib.util.find_spec("numba") is not None
+
+
 def uses_compiled(n: int, min_n: int = COMPILED_MIN_N) -> bool:
     """Does the branch and bound run compiled on ``n`` jobs (Numba installed, ``n`` from
-    ``min_n`` (``COMPILED_MIN_N``) to ``bnbfast.MAX_N``)?  Total completion with duals only."""
-    if n < min_n:
-        return False
-    from . import compiled as bnbfast
-
-    return bnbfast.available() and n <= bnbfast.MAX_N
+    ``min_n`` (``COMPILED_MIN_N``) to ``MAX_N``)?  Total completion with duals only."""
+    return min_n <= n <= MAX_N and numba_installed()
 
 
 @dataclass(frozen=True)
