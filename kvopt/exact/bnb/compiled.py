@@ -201,8 +201,12 @@ def _ready(args: tuple) -> None:
     kernel used to be compiled on its first call, inside the search thread, while this
     thread, interrupted, waited for it without a limit; on a fresh clone (no cache: about
     15 s, far more under load) the interrupted solve ran on past the test's 60 s.  A Ctrl-C
-    during the compilation now interrupts this thread at once.  Already compiled: a lookup."""
-    _kernel.compile(tuple(_numba.typeof(a) for a in args))
+    during the compilation now interrupts this thread at once.  :func:`run_compiled` builds
+    every argument with a fixed type (int64 and float64 arrays, Python ints), so the kernel
+    has one signature: once it has one, this returns at once (asking Numba again cost about
+    2 ms per call, a few per cent of an n = 12 solve)."""
+    if not _kernel.signatures:
+        _kernel.compile(tuple(_numba.typeof(a) for a in args))
 
 
 def _supervise(calls: list[tuple], ctl: np.ndarray, search) -> tuple[list, bool]:
