@@ -22,9 +22,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from exact import throughput_instances  # noqa: E402
 
-from kvopt.exact import bnb, bnbfast  # noqa: E402
+from kvopt.exact import bnb  # noqa: E402
+from kvopt.exact.bnb import compiled as bnbfast  # noqa: E402
+from kvopt.exact.bounds.relax import lp_duals  # noqa: E402
 from kvopt.exact.common import start_windows  # noqa: E402
-from kvopt.exact.relax import lp_duals  # noqa: E402
 
 
 def _search(inst):

@@ -5,7 +5,7 @@ schedule value ``--ub``, and a threshold ``--threshold`` (a rung of the ladder),
 
 * ``ipm``: the rung searched to its end (compiled, one thread) with the root LP's simplex
   duals and with interior-point duals (HiGHS ``ipm``, no crossover);
-* ``tasks``: each task of the split search (the nodes with ``SPLIT_DEPTH`` jobs placed that
+* ``tasks``: each task of the split search (the nodes with ``Split.compiled_depth`` jobs placed that
   the root duals do not prune) searched to its end, over windows that fix those jobs and
   start the others no earlier, with the root LP's duals and with the task's own LP's duals
   (whose Lagrangian value at the task is that LP's value)::
@@ -16,19 +16,17 @@ schedule value ``--ub``, and a threshold ``--threshold`` (a rung of the ladder),
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 import numpy as np
 from exact import instance
 
-from kvopt.exact import bnbfast, bnbsplit
-from kvopt.exact.bnb import _CHECK_EVERY, MEMO_LIMIT, _Search
+from kvopt.exact.bnb import _CHECK_EVERY, MEMO_LIMIT, SPLIT, _Search
+from kvopt.exact.bnb import compiled as bnbfast
+from kvopt.exact.bnb import split as bnbsplit
+from kvopt.exact.bounds.relax import lp_duals
 from kvopt.exact.common import start_windows
-from kvopt.exact.relax import lp_duals
-from kvopt.exact.solve import solve
-
-SOLVE = sys.modules[solve.__module__]  # the module (``kvopt.exact.solve`` is also the function)
+from kvopt.exact.solve import tightened
 
 
 def _search(inst, lo, hi, v: int, duals) -> _Search:
@@ -56,7 +54,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     inst, v = instance(args.n, args.seed), args.threshold
     lo, hi = start_windows(inst, "total", args.ub)
-    lo, hi = SOLVE._tightened(inst, lo, hi, args.ub, seconds=10.0)
+    lo, hi = tightened(inst, lo, hi, args.ub, 10.0)
     root = lp_duals(inst, lo, hi, 30.0)
     print(f"n = {args.n} seed {args.seed}, windows of {args.ub}, threshold {v}")
     if "ipm" in args.parts:
@@ -67,7 +65,7 @@ def main(argv=None) -> int:
             nodes, sec = _rung(inst, lo, hi, v, duals)
             print(f"  {name:>7} duals: {nodes:,} nodes, {sec:.1f} s")
     if "tasks" in args.parts:
-        tasks = bnbsplit._collect(_search(inst, lo, hi, v, root), bnbfast.SPLIT_DEPTH)
+        tasks = bnbsplit._collect(_search(inst, lo, hi, v, root), SPLIT.compiled_depth)
         totals = {"root": [0, 0.0], "own": [0, 0.0, 0.0]}
         big = []  # (nodes with the root duals, the task's bound with its own LP's duals)
         for placements, _ in tasks:
@@ -89,7 +87,7 @@ def main(argv=None) -> int:
                 totals[key][1] += sec
                 if key == "own":
                     totals[key][2] += lp_sec
-        print(f"  {len(tasks)} tasks of {bnbfast.SPLIT_DEPTH} jobs")
+        print(f"  {len(tasks)} tasks of {SPLIT.compiled_depth} jobs")
         print(f"  root duals: {totals['root'][0]:,} nodes, {totals['root'][1]:.1f} s")
         print(
             f"  own duals:  {totals['own'][0]:,} nodes, {totals['own'][1]:.1f} s "

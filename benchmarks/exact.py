@@ -27,6 +27,8 @@ largest ``seconds`` as ``solve`` reports them, and how many were proven.
 ``--typed K`` runs the table on ``K`` typed instances instead (those of
 ``benchmarks/relaxations.py --typed K``; the ``seed`` column is their index).
 ``--deterministic`` solves as the search does (``deterministic=True``).
+``--variant FILE`` measures a variant of ``auto``'s routes (a JSON file of edits,
+:func:`kvopt.exact.portfolio.load_variant`; ``benchmarks/variants/`` holds the rejected ones).
 """
 
 from __future__ import annotations
@@ -35,14 +37,17 @@ import argparse
 import math
 import sys
 import time
+from dataclasses import replace
 
 import numpy as np
 
-from kvopt.errors import SolverError
+from kvopt.errors import InputError, SolverError
 from kvopt.exact import lp_bound, solve
 from kvopt.exact.backend import Limits, Problem
+from kvopt.exact.backends.highs import Highs
+from kvopt.exact.bnb import BranchAndBound
 from kvopt.exact.common import finish, start_windows
-from kvopt.exact.highs import Highs
+from kvopt.exact.portfolio import Portfolio, load_variant
 from kvopt.generators import generate
 
 SIZES = (12, 15, 18, 20, 22, 25, 30)
@@ -75,32 +80,33 @@ def textbook(inst, time_limit: float, threads: int):
 DETERMINISTIC = False
 
 
-def _solve(inst, solver: str, tl: float, th: int):
-    return solve(inst, solver=solver, time_limit=tl, threads=th, deterministic=DETERMINISTIC)
+#: the portfolio every mode runs with (``--variant FILE`` replaces its routes)
+PORTFOLIO = Portfolio()
+
+
+def _solve(inst, solver: str, tl: float, th: int, portfolio: Portfolio | None = None):
+    return solve(
+        inst,
+        solver=solver,
+        time_limit=tl,
+        threads=th,
+        deterministic=DETERMINISTIC,
+        portfolio=portfolio or PORTFOLIO,
+    )
 
 
 def _python_bnb(inst, tl: float, th: int):
     """``--solver bnb`` with the Python search (as without Numba): the compiled one's baseline."""
-    from kvopt.exact import bnb
-
-    old, bnb.COMPILED_MIN_N = bnb.COMPILED_MIN_N, 10**6
-    try:
-        return _solve(inst, "bnb", tl, th)
-    finally:
-        bnb.COMPILED_MIN_N = old
+    python = replace(PORTFOLIO, backends={"bnb": BranchAndBound(compiled=False)}, compiled=False)
+    return _solve(inst, "bnb", tl, th, python)
 
 
 def _ladder(inst, tl: float, th: int):
     """``--solver bnb`` climbing the ladder alone (``BranchAndBound(ladder=True)``,
     ``models/bnb.md`` §8): its proven thresholds from the heuristic's schedule up."""
-    from kvopt.exact.bnb import BranchAndBound
-    from kvopt.exact.registry import BACKENDS
-
-    old, BACKENDS["bnb"] = BACKENDS["bnb"], BranchAndBound(ladder=True)
-    try:
-        return _solve(inst, "bnb", tl, th)
-    finally:
-        BACKENDS["bnb"] = old
+    return _solve(
+        inst, "bnb", tl, th, replace(PORTFOLIO, backends={"bnb": BranchAndBound(ladder=True)})
+    )
 
 
 MODES = {
@@ -172,20 +178,6 @@ def throughput(
     return 0
 
 
-def _set_constant(ap: argparse.ArgumentParser, item: str) -> None:
-    """``--set NAME=VALUE``: an upper-case constant of ``kvopt.exact.solve``, its type kept."""
-    module = sys.modules[solve.__module__]  # ``kvopt.exact.solve`` is also the function's name
-    name, _, value = item.partition("=")
-    old = getattr(module, name, None)
-    if not name.isupper() or not isinstance(old, (int, float)) or isinstance(old, bool):
-        ap.error(f"--set {item}: {name!r} is not a numeric constant of {module.__name__}")
-    try:
-        setattr(module, name, type(old)(value))
-    except ValueError:
-        ap.error(f"--set {item}: {value!r} is not a {type(old).__name__}")
-    print(f"{module.__name__}.{name} = {getattr(module, name)}", file=sys.stderr)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="n <= 18, 20 s limit")
@@ -211,11 +203,11 @@ def main(argv=None) -> int:
     ap.add_argument("--max-response", type=int, default=None, help="default n")
     ap.add_argument("--deterministic", action="store_true", help="solve(deterministic=True)")
     ap.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="set a constant of kvopt.exact.solve (e.g. SPLIT_ILS_SHARE=0.05), to measure a variant",
+        "--variant",
+        metavar="FILE",
+        default=None,
+        help="a variant of the routes (kvopt.exact.portfolio.load_variant: JSON edits of "
+        "rows' plans), e.g. benchmarks/variants/split-ils.json, to measure it",
     )
     ap.add_argument(
         "--per-instance",
@@ -223,9 +215,13 @@ def main(argv=None) -> int:
         help="--throughput: a line per instance (status, seconds, branch-and-bound nodes)",
     )
     args = ap.parse_args(argv)
-    for item in args.set:
-        _set_constant(ap, item)
-    global DETERMINISTIC
+    global DETERMINISTIC, PORTFOLIO
+    if args.variant:
+        try:
+            PORTFOLIO = Portfolio(routes=load_variant(args.variant))
+        except InputError as e:
+            ap.error(f"--variant: {e}")
+        print(f"routes: {args.variant}", file=sys.stderr)
     DETERMINISTIC = args.deterministic
     modes = args.modes.split(",")
     for m in modes:

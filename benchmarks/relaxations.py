@@ -10,12 +10,12 @@ memory_max=64, max_response=16)`` from ``default_rng(seed)``), prints
   for the benchmark set, else the heuristic and ``--best-seconds`` of ``solve``);
 * per candidate the bound, the share of the root gap ``(best − rootLP)`` it
   closes and its seconds:
-  ``cliques`` (LP + cross-round conflict cliques, :func:`kvopt.exact.relax.clique_lp`),
+  ``cliques`` (LP + cross-round conflict cliques, :func:`kvopt.exact.bounds.relax.clique_lp`),
   ``hroot`` (HiGHS's root node with its own cuts, one thread), ``area`` (the
   area/processing bound); and ``fix%``, the share of start columns that
-  reduced-cost fixing (:func:`kvopt.exact.relax.lagrange_fix`) removes with
+  reduced-cost fixing (:func:`kvopt.exact.bounds.relax.lagrange_fix`) removes with
   ``best`` as the upper bound (it moves no bound; it shrinks the model);
-  ``blocks`` (time-block column generation, :func:`kvopt.exact.blocks.block_bound`,
+  ``blocks`` (time-block column generation, :func:`kvopt.exact.bounds.blocks.block_bound`,
   one column per block length of ``--block-len``; ``L`` = block length, ``it``
   pricing rounds, ``c`` = ``y`` if it converged) — ``--candidates blocks`` runs it alone.
 """
@@ -28,11 +28,11 @@ import time
 import numpy as np
 
 from kvopt.exact import solve
-from kvopt.exact.blocks import block_bound
+from kvopt.exact.backends.highs_matrix import build_matrix
+from kvopt.exact.bounds.blocks import block_bound
+from kvopt.exact.bounds.relax import clique_lp, highs_root, lagrange_fix, solve_lp
 from kvopt.exact.common import lower_bound, start_windows, value_of
 from kvopt.exact.heuristic import heuristic_starts
-from kvopt.exact.highs_matrix import build_matrix
-from kvopt.exact.relax import clique_lp, highs_root, lagrange_fix, solve_lp
 from kvopt.generators import generate
 
 SIZES = (12, 15, 18, 20, 22, 25, 30)

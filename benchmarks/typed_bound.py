@@ -17,9 +17,9 @@ from relaxations import typed_instances
 
 from kvopt.errors import SolverError
 from kvopt.exact import typed_bound
+from kvopt.exact.bounds.relax import clique_lp, highs_root
 from kvopt.exact.common import lower_bound, start_windows, value_of
 from kvopt.exact.heuristic import heuristic_starts
-from kvopt.exact.relax import clique_lp, highs_root
 
 
 def root_bound(instance, time_limit: float) -> tuple[int, int]:

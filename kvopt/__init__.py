@@ -13,9 +13,12 @@ The public API (:mod:`kvopt.api`) is what a notebook needs::
     verdicts = kvopt.validate(quick=True)      # the papers' claims
 
 Solver packages are imported only when something is solved.  ``bounds``,
-``claims``, ``compare``, ``policies``, ``search`` and ``validate`` are modules
-that can be called (:mod:`kvopt._callable`): ``kvopt.search(...)`` runs a
-search and ``kvopt.campaign.shrink`` is still the module's function.
+``claims``, ``compare``, ``policies``, ``search``, ``validate`` and the others
+above are plain functions of :mod:`kvopt.api` (``help()`` and
+``inspect.signature()`` show their real parameters); the modules that do the
+work have other names (``kvopt.bound``, ``kvopt.claim``, ``kvopt.comparison``,
+``kvopt.policy``, ``kvopt.campaign``, ``kvopt.validation``), so no function
+hides a module.
 """
 
 from . import api  # noqa: F401  (kvopt.api: the documented module of the public functions)

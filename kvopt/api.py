@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the result types, for signatures only (their modules load o
     from .comparison import Comparison
     from .engine import Adversary, SimulationResult
     from .exact import SolveResult
+    from .exact.portfolio import Portfolio
     from .record import Record
     from .schedule import Schedule
     from .space import Space, TypedSpace
@@ -136,6 +137,7 @@ def solve(
     gap: float = 0.0,
     progress: bool = False,
     deterministic: bool = False,
+    portfolio: Portfolio | None = None,
 ) -> SolveResult:
     """Exact clairvoyant Opt (SPEC §5) with its proven bound and a checked schedule.
 
@@ -143,6 +145,8 @@ def solve(
     ``solver`` one of ``auto``, ``highs``, ``cpsat``, ``race``, ``bnb``,
     ``pyomo`` (:func:`kvopt.exact.solve`).  A run stopped by ``time_limit``
     reports ``feasible`` (or ``unknown``) with its bound, never ``optimal``.
+    ``res.route`` says which route of the portfolio ran (``kvopt solve --explain``);
+    ``portfolio`` (:class:`kvopt.exact.portfolio.Portfolio`) replaces its routes or backends.
 
     >>> res = solve(generate("random", seed=1, n=5, memory=24), time_limit=20)
     >>> res.status.value, res.objective == res.bound
@@ -161,6 +165,7 @@ def solve(
         gap=gap,
         progress=progress,
         deterministic=deterministic,
+        portfolio=portfolio,
     )
 
 

@@ -50,7 +50,7 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
     3: ("policies by name, adversaries", ("simulation", "adversary")),
     4: ("comparison, records, search", ("claimchecks", "comparison", "record", "campaign")),
     5: ("validation", ("validation",)),
-    6: ("API and command line", ("api", "cli", "__init__", "__main__", "layers")),
+    6: ("API and command line", ("api", "demo", "cli", "__init__", "__main__", "layers")),
 }
 
 #: Narrow doors: modules under the key import the package of the value only through

@@ -27,7 +27,7 @@ class CliResult:
 def _compiled_search_ready():
     """Compile the branch and bound (the ``fast`` extra) once, before any test's time limit
     runs: on a machine without Numba's cache that takes about 15 s."""
-    from kvopt.exact import bnbfast
+    from kvopt.exact.bnb import compiled as bnbfast
 
     if bnbfast.available():
         bnbfast.prepare()

@@ -1,4 +1,4 @@
-"""Time-block column generation (kvopt/exact/blocks.py, models/time-indexed.md §9.6)."""
+"""Time-block column generation (kvopt/exact/bounds/blocks.py, models/time-indexed.md §9.6)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import pytest
 from test_exact import brute_force
 from test_exact_relax import schedules, small
 
-from kvopt.exact.blocks import SCALE, block_bound, build_blocks, column_of
+from kvopt.exact.backends.highs_matrix import build_matrix, job_groups
+from kvopt.exact.bounds.blocks import SCALE, block_bound, build_blocks, column_of
+from kvopt.exact.bounds.relax import solve_lp
 from kvopt.exact.common import start_windows
-from kvopt.exact.highs_matrix import build_matrix, job_groups
-from kvopt.exact.relax import solve_lp
 from kvopt.instance import Instance
 
 
@@ -82,7 +82,7 @@ def test_linking_rows_matter():
 def test_pricing_stopped_early_is_still_a_bound():
     """A pricing call stopped before CP-SAT has any solution must not report 0 (CP-SAT's bound
     then): its value stays ≤ the reduced cost of a column found by a longer call."""
-    from kvopt.exact.blocks import _Pricer, _reduced, _ti_duals
+    from kvopt.exact.bounds.blocks import _Pricer, _reduced, _ti_duals
     from kvopt.generators import generate
 
     inst = generate("random", 1, n=20, memory=120, max_response=20)

@@ -156,3 +156,33 @@ def test_text_table_renderer():
         "  fcfs         12     0",
         "  rect     not applicable: x",
     ]
+
+
+def test_demo_is_a_library_function_with_a_typed_report(tmp_path, monkeypatch):
+    """``kvopt demo``'s work is :func:`kvopt.demo.run_demo`, which returns a typed report;
+    the command line only renders it (text here, JSON above)."""
+    import dataclasses
+    import shutil
+
+    from kvopt.cli.demo import _print_report
+    from kvopt.demo import BundledInstance, DemoReport, SearchSummary, run_demo
+
+    bundled = tmp_path / "instances"  # two bundled instances: the work, not the whole demo
+    for rel in ("random/mixed-n10.json", "random/large-n8.json"):
+        (bundled / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / "instances" / rel, bundled / rel)
+    rep = run_demo(bundled, tmp_path / "out", time_limit=20, search_budget=6, validate_budget=4)
+    assert [b.file for b in rep.instances] == ["random/large-n8.json", "random/mixed-n10.json"]
+    assert isinstance(rep, DemoReport) and isinstance(rep.search, SearchSummary)
+    assert all(isinstance(b, BundledInstance) for b in rep.instances) and rep.all_reproducible
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rep.worst = None
+    d = rep.to_dict()
+    assert set(d) == {"instances", "all_reproducible", "comparisons", "traces", "worst",
+                      "search", "validation", "pictures"}  # fmt: skip
+    assert d["search"]["evaluations"] == rep.search.evaluations
+    lines = []
+    monkeypatch.setattr("builtins.print", lambda *a, **k: lines.append(" ".join(map(str, a))))
+    _print_report(rep)
+    text = "\n".join(lines)
+    assert "Worst ratio to Opt" in text and rep.worst.policy in text and "Pictures:" in text

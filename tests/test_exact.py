@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from kvopt.bound import area_bound_fraction, lower_bounds
 from kvopt.errors import InputError
 from kvopt.exact import SolveStatus, lp_bound, solve
+from kvopt.exact.backends.highs_matrix import lp_windows
 from kvopt.exact.common import spec_horizon, start_windows
 from kvopt.exact.heuristic import heuristic_schedule
-from kvopt.exact.highs_matrix import lp_windows
 from kvopt.instance import Instance
 from kvopt.schedule import Attempt, Schedule, check_schedule
 
@@ -142,9 +142,9 @@ def test_pyomo_and_matrix_same_lp():
     import pyomo.environ as pyo
     from pyomo.contrib.solver.solvers.highs import Highs
 
-    from kvopt.exact.highs_glue import run_highs, to_highs
-    from kvopt.exact.highs_matrix import build_matrix
-    from kvopt.exact.pyomo_model import build_pyomo
+    from kvopt.exact.backends.highs_glue import run_highs, to_highs
+    from kvopt.exact.backends.highs_matrix import build_matrix
+    from kvopt.exact.backends.pyomo_model import build_pyomo
 
     rng = np.random.default_rng(7)
     for _ in range(5):

@@ -1,37 +1,57 @@
-"""The backend protocol of ``kvopt.exact``: what each route of ``solve()`` hands the backends.
+"""The backend protocol of ``kvopt.exact`` and the routes of ``solve()``.
 
-Fake backends replace the registry's entries and record the
-:class:`~kvopt.exact.backend.Problem`, :class:`~kvopt.exact.backend.Limits`
-and :class:`~kvopt.exact.backend.Hooks` they receive.  Round 2's bug —
-``auto`` beyond ``RACE_N`` jobs never gave CP-SAT its bound workers, because a
-positional ``_backend`` dropped ``bound_focus`` — fails
-:func:`test_auto_beyond_race_n_passes_every_limit`; the last test follows
-``bound_focus`` into the real CP-SAT's parameters.
+The routes are a table (:data:`kvopt.exact.portfolio.ROUTES`); :func:`route_for` is checked
+against a table of cases here, and every route's plan is followed into the backends:
+fake backends, given as data in a :class:`~kvopt.exact.portfolio.Portfolio` (no patched
+module), record the :class:`~kvopt.exact.backend.Problem`,
+:class:`~kvopt.exact.backend.Limits` and :class:`~kvopt.exact.backend.Hooks` they receive.
+Round 2's bug — ``auto`` beyond ``RACE_N`` jobs never gave CP-SAT its bound workers,
+because a positional ``_backend`` dropped ``bound_focus`` — fails
+:func:`test_auto_beyond_race_n_passes_every_limit`; a later test follows ``bound_focus``
+into the real CP-SAT's parameters.
 """
 
 from __future__ import annotations
 
-import importlib
+import json
 import math
 import threading
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import pytest
 
+from kvopt.errors import InputError
 from kvopt.exact import SolveStatus, solve
 from kvopt.exact.backend import NO_HOOKS, Limits
-from kvopt.exact.common import RawResult, value_of
+from kvopt.exact.bnb import BranchAndBound, Split
+from kvopt.exact.common import RawResult, start_windows, value_of
+from kvopt.exact.portfolio import (
+    ROUTES,
+    Case,
+    Phase,
+    Portfolio,
+    Race,
+    groups,
+    load_variant,
+    route_for,
+)
+from kvopt.exact.portfolio.variants import VARIANTS, BlockBound
 from kvopt.exact.registry import BACKENDS
+from kvopt.exact.solve import SOLVERS
 from kvopt.instance import Instance
-
-solve_mod = importlib.import_module("kvopt.exact.solve")
 
 #: the knobs these tests expect; a new Limits field must be added here (and routed)
 KNOBS = {"time_limit", "threads", "seed", "gap", "bound_focus"}
 
 
+def row(name: str, solver: str = "auto"):
+    """The route of that name (for ``solver``)."""
+    return next(r for r in ROUTES if r.name == name and r.when.solver == solver)
+
+
 class Recorder:
-    """A backend that records its arguments and returns the warm start, without a bound."""
+    """A backend that records its arguments and returns the warm start, without a bound (the
+    block bound, which finds no schedules, returns nothing)."""
 
     def __init__(self, name: str, calls: list):
         self.name = name
@@ -39,20 +59,22 @@ class Recorder:
 
     def solve(self, problem, limits, hooks=NO_HOOKS):
         self.calls.append((self.name, problem, limits, hooks))
-        return RawResult(problem.warm, None, "recorded", self.name, "fake")
+        starts = None if self.name == "blocks" else problem.warm
+        status = SolveStatus.FEASIBLE if starts is not None else SolveStatus.UNKNOWN
+        return RawResult(starts, None, "recorded", self.name, "fake", status)
 
 
 @pytest.fixture
-def calls(monkeypatch):
-    # the routes of a pure-Python install; with the compiled branch and bound (Numba) the
-    # small path reaches further (test_compiled_search_extends_the_small_path)
-    monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: False)
-    out: list = []
-    for name in list(BACKENDS):
-        monkeypatch.setitem(BACKENDS, name, Recorder(name, out))
-    for name in list(solve_mod._VARIANTS):
-        monkeypatch.setitem(solve_mod._VARIANTS, name, Recorder(name, out))
-    return out
+def calls():
+    return []
+
+
+def fake(calls: list, *, compiled: bool = False, routes=ROUTES, **extra) -> Portfolio:
+    """Every backend a recorder; the routes of a pure-Python install unless ``compiled``."""
+    names = {*BACKENDS, *VARIANTS}
+    backends = {name: Recorder(name, calls) for name in names}
+    backends.update(extra)
+    return Portfolio(routes=routes, backends=backends, compiled=compiled)
 
 
 def jobs(n: int) -> Instance:
@@ -72,14 +94,128 @@ def check_limits(limits: Limits, time_limit: float, **want) -> None:
 
 
 def test_registry_names_the_solvers():
-    assert solve_mod.SOLVERS == ("auto", "race", "highs", "cpsat", "bnb", "pyomo")
+    assert SOLVERS == ("auto", "race", "highs", "cpsat", "bnb", "pyomo")
     for name, backend in BACKENDS.items():
         assert backend.name == name and callable(backend.solve)
+    for name, backend in VARIANTS.items():  # the ladder is the branch and bound's ("bnb")
+        assert backend.name == ("bnb" if name == "ladder" else name) and callable(backend.solve)
+
+
+def case(n, objective="total", threads=2, time_limit=60.0, compiled=True, typed=False,
+         rounds=100, solver="auto") -> Case:  # fmt: skip
+    return Case(solver, n, objective, threads, time_limit, compiled, typed, rounds)
+
+
+#: (case, route name): the routing of ``auto`` and the other ``solver=`` values, row by row
+TABLE = [
+    (case(8), "small-race"),
+    (case(16, rounds=400), "small-race"),
+    (case(16, compiled=False, typed=True), "small-race"),
+    (case(12, threads=1), "small-one-thread"),
+    (case(12, objective="makespan"), "small-makespan"),
+    (case(16, objective="makespan", threads=1), "small-makespan"),
+    (case(17), "compiled-mid"),
+    (case(18, time_limit=1000), "compiled-mid"),
+    (case(19), "compiled-split"),
+    (case(20), "compiled-split"),
+    (case(17, threads=1), "compiled-one-thread"),
+    (case(18, threads=1, time_limit=1e4), "compiled-one-thread"),
+    (case(17, compiled=False, time_limit=160), "long-limit-17"),
+    (case(17, compiled=False, time_limit=159), "cpsat"),
+    (case(17, compiled=False, threads=1, time_limit=320), "long-limit-17-one-thread"),
+    (case(17, compiled=False, threads=1, time_limit=319), "cpsat"),
+    (case(18, compiled=False, time_limit=400), "long-limit-18"),
+    (case(18, compiled=False, threads=1, time_limit=800), "long-limit-18-one-thread"),
+    (case(19, compiled=False, time_limit=1e6), "cpsat"),
+    (case(17, rounds=401), "cpsat"),
+    (case(17, typed=True, time_limit=1e6), "typed-race"),
+    (case(12, typed=True, rounds=401), "typed-race"),
+    (case(40, typed=True, threads=1, time_limit=30), "typed-serial-blocks"),
+    (case(40, typed=True, threads=1, time_limit=29), "typed-serial"),
+    (case(40, objective="makespan", typed=True), "cpsat"),
+    (case(21), "ladder"),
+    (case(30, rounds=1000), "ladder"),
+    (case(30, compiled=False), "cpsat"),
+    (case(25, threads=1), "cpsat"),
+    (case(30, objective="makespan"), "cpsat"),
+    (case(13, rounds=401), "race"),
+    (case(13, rounds=401, threads=1), "race-one-thread"),
+    (case(13, rounds=401, objective="makespan"), "race"),
+    (case(31), "ils-cpsat"),
+    (case(60, compiled=False), "ils-cpsat"),
+    (case(60, threads=1), "cpsat"),
+    (case(61), "cpsat"),
+    (case(40, objective="makespan"), "cpsat"),
+    (case(5, solver="race"), "race"),
+    (case(50, solver="race", threads=1), "race-one-thread"),
+    (case(20, solver="bnb"), "bnb"),
+    (case(8, solver="highs"), "highs"),
+    (case(8, solver="cpsat"), "cpsat"),
+    (case(8, solver="pyomo"), "pyomo"),
+]
+
+
+@pytest.mark.parametrize("c, name", TABLE)
+def test_route_for_takes_the_first_row_that_holds(c, name):
+    r = route_for(c)
+    assert r.name == name and r.when.solver == c.solver
+    assert r.when.holds(c)
+    assert not any(q.when.holds(c) for q in ROUTES[: ROUTES.index(r)])
+
+
+def test_every_row_is_reached_and_has_its_provenance():
+    """Each row of ``auto`` is the answer for some case of TABLE, and says where its numbers
+    come from; the race rows join at once or after a delay, and share the threads."""
+    reached = {(route_for(c).name, c.solver) for c, _ in TABLE}
+    for r in ROUTES:
+        assert (r.name, r.when.solver) in reached or r.name == "bnb", r.name
+        if r.when.solver == "auto":
+            assert r.source is not None and r.source.section.startswith("models/"), r.name
+        for p in r.phases:
+            assert p.backend in {*BACKENDS, *VARIANTS}, (r.name, p.backend)
+    assert row("small-race").plan.join_at(60.0) == 15.0
+    assert row("small-race").plan.join_at(2.0) == 1.0
+
+
+def test_the_quick_routes_of_solver_bnb_follow_auto_s_small_path():
+    """``solver="bnb"`` gets the small path's short heuristic where ``auto`` would take a
+    quick route; beyond, the longer one."""
+    for c in (case(16, solver="bnb"), case(20, solver="bnb"), case(18, threads=1, solver="bnb")):
+        assert route_for(c).quick
+    for c in (case(21, solver="bnb"), case(19, threads=1, solver="bnb"),
+              case(17, compiled=False, solver="bnb"), case(17, objective="makespan", solver="bnb")):  # fmt: skip
+        assert not route_for(c).quick
+
+
+def test_phase_and_variant_files_are_checked(tmp_path):
+    with pytest.raises(InputError, match="threads"):
+        Phase("bnb", threads="two")
+    with pytest.raises(InputError, match="share"):
+        Phase("bnb", share=0)
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps([{"route": "compiled-split", "plan": [
+        {"backend": "ils", "share": 0.05}, {"backend": "bnb", "share": 0.65, "windows": "tighten"},
+        {"backend": "ladder", "share": None, "windows": "tighten"}]}]))  # fmt: skip
+    routes = load_variant(path)
+    changed = next(r for r in routes if r.name == "compiled-split")
+    assert [p.backend for p in changed.phases] == ["ils", "bnb", "ladder"]
+    assert math.isinf(changed.phases[-1].share)
+    assert [r.name for r in routes] == [r.name for r in ROUTES]
+    path.write_text(json.dumps([{"route": "small-race", "plan": {
+        "lead": {"backend": "bnb", "threads": "one"}, "others": [{"backend": "cpsat", "threads": "rest"}],
+        "join_after": 1.0, "join_share": 0.25}}]))  # fmt: skip
+    race = next(r for r in load_variant(path) if r.name == "small-race").plan
+    assert isinstance(race, Race) and race.lead.threads == "one"
+    for bad in ([{"route": "nope", "plan": []}], {"route": "cpsat"},
+                [{"route": "cpsat", "plan": [{"backend": "cpsat", "speed": 2}]}]):  # fmt: skip
+        path.write_text(json.dumps(bad))
+        with pytest.raises(InputError):
+            load_variant(path)
 
 
 def test_auto_beyond_race_n_passes_every_limit(calls):
-    inst = jobs(solve_mod.RACE_N + 1)
-    res = solve(inst, time_limit=5, threads=2, seed=7, gap=0.25)
+    inst = jobs(17)
+    res = solve(inst, time_limit=5, threads=2, seed=7, gap=0.25, portfolio=fake(calls))
     assert [c[0] for c in calls] == ["cpsat"]
     _, problem, limits, hooks = calls[0]
     check_limits(limits, 5, threads=2, seed=7, gap=0.25, bound_focus=True)
@@ -87,210 +223,148 @@ def test_auto_beyond_race_n_passes_every_limit(calls):
     assert problem.ub == value_of(inst, problem.warm, "total")
     assert hooks == NO_HOOKS
     assert res.solver == "auto(cpsat)" and res.objective == problem.ub
+    assert res.route.name == "cpsat" and [p.backend for p in res.route.phases] == ["cpsat"]
 
 
-def test_long_limits_route_n17_n18_to_the_long_path(calls):
-    """Mixed instances of n = 17, 18 jobs take the long-limit path (CP-SAT, the branch and
-    bound, CP-SAT) only when the time limit reaches ``SMALL_LONG[n]`` (one thread:
-    ``SMALL_LONG_ONE_THREAD`` times it); makespan, typed instances and n = 19 never do."""
-    for n, need in solve_mod.SMALL_LONG.items():
-        inst = jobs(n)
-        assert n > solve_mod.SMALL_N and solve_mod._groups(inst) > solve_mod.TYPED_GROUPS
-        for threads, factor in ((2, 1.0), (1, solve_mod.SMALL_LONG_ONE_THREAD)):
-            short = need * factor - 1
-            assert not solve_mod.takes_small_path(inst, "total", short, threads)
-            assert solve_mod.takes_small_path(inst, "total", need * factor, threads)
-            assert not solve_mod.takes_small_path(inst, "makespan", 10 * need, threads)
-    assert solve_mod.takes_small_path(jobs(solve_mod.SMALL_N), "total", 1.0, 1)
-    assert max(solve_mod.SMALL_LONG) + 1 not in solve_mod.SMALL_LONG
-    assert not solve_mod.takes_small_path(jobs(max(solve_mod.SMALL_LONG) + 1), "total", 1e6, 2)
-    typed = Instance.from_arrays(40, [2] * 9 + [5] * 8, [2] * 9 + [1] * 8)
-    assert typed.n == 17 and not solve_mod.takes_small_path(typed, "total", 1e6, 2)
-    # the routing itself: CP-SAT (bound workers) for LONG_CPSAT_FIRST of the limit, the branch
-    # and bound for LONG_BNB_SHARE, CP-SAT again (the recorder proves nothing), each
-    # warm-started with the best schedule over windows no wider than the first ones
+def _shares(route) -> list[float]:
+    return [1.0 if math.isinf(p.share) else p.share for p in route.phases]
+
+
+@pytest.mark.parametrize("threads", [2, 1])
+def test_long_limit_route_runs_its_phases_in_turn(calls, threads):
+    """n = 17 without Numba and a long limit: CP-SAT (bound workers with two threads), the
+    branch and bound, CP-SAT, each for its share, warm-started with the best schedule over
+    windows no wider than the first ones."""
+    name = "long-limit-17" + ("" if threads == 2 else "-one-thread")
+    route = row(name)
+    tl = route.when.time_limit_min
     inst = jobs(17)
-    tl = solve_mod.SMALL_LONG[17]
-    solve(inst, time_limit=tl, threads=2, seed=5, gap=0.0)
-    assert [c[0] for c in calls] == ["cpsat", "bnb", "cpsat"]
-    share = (solve_mod.LONG_CPSAT_FIRST, solve_mod.LONG_BNB_SHARE, 1.0)
-    for (name, problem, limits, _), part in zip(calls, share):
-        check_limits(limits, part * tl, threads=2, seed=5, gap=0.0, bound_focus=name == "cpsat")
+    res = solve(inst, time_limit=tl, threads=threads, seed=5, portfolio=fake(calls))
+    assert res.route.name == name
+    assert [c[0] for c in calls] == [p.backend for p in route.phases] == ["cpsat", "bnb", "cpsat"]
+    for (name_, problem, limits, _), p, part in zip(calls, route.phases, _shares(route)):
+        check_limits(limits, part * tl, threads=threads, seed=5, gap=0.0,
+                     bound_focus=p.bound_focus)  # fmt: skip
+        assert p.bound_focus == (threads == 2 and name_ == "cpsat")
         assert problem.ub == value_of(inst, problem.warm, "total")
         assert (problem.lo >= calls[0][1].lo).all() and (problem.hi <= calls[0][1].hi).all()
-    first = solve_mod.start_windows(inst, "total", calls[0][1].ub)
+    first = start_windows(inst, "total", calls[0][1].ub)
     assert (calls[0][1].lo >= first[0]).all() and (calls[0][1].hi <= first[1]).all()
-    calls.clear()
-    tl1 = tl * solve_mod.SMALL_LONG_ONE_THREAD
-    solve(inst, time_limit=tl1, threads=1, seed=5, gap=0.0)
-    assert [c[0] for c in calls] == ["cpsat", "bnb", "cpsat"]
-    for (_, _, limits, _), part in zip(calls, share):
-        check_limits(limits, part * tl1, threads=1, seed=5, gap=0.0, bound_focus=False)
-    calls.clear()
-    # … and below the limit CP-SAT with its bound workers, as beyond the small path
-    solve(inst, time_limit=solve_mod.SMALL_LONG[17] - 1, threads=2)
-    assert [c[0] for c in calls] == ["cpsat"] and calls[0][2].bound_focus
+    assert [p.backend for p in res.route.phases] == ["cpsat", "bnb", "cpsat"]
+    assert all(p.seconds is not None and p.status is SolveStatus.FEASIBLE for p in res.route.phases)
 
 
-def test_compiled_search_extends_the_small_path(calls, monkeypatch):
-    """With the compiled branch and bound, mixed instances up to ``SMALL_N_COMPILED`` jobs
-    (one thread) or ``SMALL_N_SPLIT`` (two: the search split between them) take the small
-    path (total completion) at any time limit; makespan, typed instances and larger ones do
-    not.  Beyond ``SMALL_N`` with 2 threads it runs the branch and bound, then CP-SAT; the
-    long-limit path is not taken."""
-    monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: True)
-    big, split = solve_mod.SMALL_N_COMPILED, solve_mod.SMALL_N_SPLIT
-    assert split >= big > solve_mod.SMALL_N
-    for n in range(solve_mod.SMALL_N + 1, split + 1):
-        assert solve_mod.takes_small_path(jobs(n), "total", 1.0, 2)
-        assert solve_mod.takes_small_path(jobs(n), "total", 1.0, 1) == (n <= big)
-        assert not solve_mod.takes_small_path(jobs(n), "makespan", 1e6, 2)
-    assert not solve_mod.takes_small_path(jobs(split + 1), "total", 1.0, 2)
-    assert not solve_mod.takes_small_path(jobs(big + 1), "total", 1.0, 1)
-    typed = Instance.from_arrays(40, [2] * 9 + [5] * 8, [2] * 9 + [1] * 8)
-    assert not solve_mod.takes_small_path(typed, "total", 1e6, 2)
-    # 2 threads: the branch and bound alone for MID_BNB_SHARE of the limit, then CP-SAT with
-    # its bound workers (beyond SMALL_N_COMPILED: SPLIT_BNB_SHARE, then the ladder), each
-    # from the best schedule over windows no wider than the first
-    for n, share in ((17, solve_mod.MID_BNB_SHARE), (split, solve_mod.SPLIT_BNB_SHARE)):
+@pytest.mark.parametrize("n, name, after", [(17, "compiled-mid", "cpsat"),
+                                            (20, "compiled-split", "ladder")])  # fmt: skip
+def test_compiled_search_extends_the_small_path(calls, n, name, after):
+    """With the compiled branch and bound and 2 threads: it alone for its share, then
+    CP-SAT with its bound workers (n = 17, 18) or the ladder (19, 20), each from the best
+    schedule over windows no wider than the first."""
+    inst = jobs(n)
+    res = solve(inst, time_limit=60, threads=2, seed=3, portfolio=fake(calls, compiled=True))
+    assert res.route.name == name and res.route.heuristic_seconds <= 0.02
+    assert [c[0] for c in calls] == ["bnb", after]
+    for (c, problem, limits, _), _p, part in zip(calls, row(name).phases, _shares(row(name))):
+        check_limits(limits, part * 60, threads=2, seed=3, gap=0.0, bound_focus=c == "cpsat")
+        assert problem.ub == value_of(inst, problem.warm, "total")
+        assert (problem.lo >= calls[0][1].lo).all() and (problem.hi <= calls[0][1].hi).all()
+    assert calls[0][2].time_limit > 0.99 * row(name).phases[0].share * 60 - 1
+
+
+def test_ladder_beyond_the_small_path(calls):
+    """n = 21-30, compiled, 2 threads: the local search for its share, then the ladder from
+    its best schedule over windows no wider."""
+    route = row("ladder")
+    for n in (21, 30):
         calls.clear()
         inst = jobs(n)
-        solve(inst, time_limit=60, threads=2, seed=3, gap=0.0)
-        assert [c[0] for c in calls] == ["bnb", "cpsat" if n <= big else "ladder"]
-        for (name, problem, limits, _), part in zip(calls, (share, 1.0)):
-            focus = name == "cpsat"
-            check_limits(limits, part * 60, threads=2, seed=3, gap=0.0, bound_focus=focus)
-            assert problem.ub == value_of(inst, problem.warm, "total")
-            assert (problem.lo >= calls[0][1].lo).all() and (problem.hi <= calls[0][1].hi).all()
-        first = solve_mod.start_windows(inst, "total", calls[0][1].ub)
-        assert (calls[0][1].lo >= first[0]).all() and (calls[0][1].hi <= first[1]).all()
-        if n > 17:  # the first phase's limit is SPLIT_BNB_SHARE's, not MID_BNB_SHARE's
-            assert calls[0][2].time_limit > solve_mod.MID_BNB_SHARE * 60
-    # one thread: the small path's branch and bound first (then CP-SAT), even with the
-    # long path's limit
-    calls.clear()
-    inst = jobs(17)
-    solve(inst, time_limit=solve_mod.SMALL_LONG[17], threads=1, seed=3)
-    assert [c[0] for c in calls] == ["bnb", "cpsat"]
-    assert calls[0][2].time_limit <= solve_mod.BNB_ALONE * solve_mod.SMALL_LONG[17]
-
-
-def test_ladder_beyond_the_small_path(calls, monkeypatch):
-    """With the compiled search and 2 threads, mixed instances beyond the small path up to
-    ``LADDER_N`` jobs (total completion) get the iterated local search for
-    ``LADDER_ILS_SHARE`` of the limit, then the ladder from its best schedule over windows
-    no wider; one thread, makespan, typed, larger instances and smaller ones off the small
-    path (long responses) do not take it."""
-    monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: True)
-    top = solve_mod.LADDER_N
-    assert top > solve_mod.SMALL_N_SPLIT
-    for n in (solve_mod.SMALL_N_SPLIT + 1, top):
-        calls.clear()
-        inst = jobs(n)
-        solve(inst, time_limit=60, threads=2, seed=4, gap=0.0)
+        solve(inst, time_limit=60, threads=2, seed=4, portfolio=fake(calls, compiled=True))
         assert [c[0] for c in calls] == ["ils", "ladder"]
-        for (_, problem, limits, _), part in zip(calls, (solve_mod.LADDER_ILS_SHARE, 1.0)):
+        for (_, problem, limits, _), part in zip(calls, _shares(route)):
             check_limits(limits, part * 60, threads=2, seed=4, gap=0.0, bound_focus=False)
             assert problem.ub == value_of(inst, problem.warm, "total")
             assert (problem.lo >= calls[0][1].lo).all() and (problem.hi <= calls[0][1].hi).all()
-    long = Instance.from_arrays(200, list(range(1, 19)), [30] * 18)  # off the small path
-    assert not solve_mod.takes_small_path(long, "total", 5, 2)
-    for inst, objective, threads in (
-        (jobs(top + 1), "total", 2),
-        (long, "total", 2),
-        (jobs(top), "total", 1),
-        (jobs(top), "makespan", 2),
-        (Instance.from_arrays(60, [2] * 12 + [5] * 12, [2] * 12 + [1] * 12), "total", 2),
-    ):
-        calls.clear()
-        solve(inst, objective=objective, time_limit=5, threads=threads)
-        assert "ladder" not in [c[0] for c in calls]
 
 
 def test_local_search_before_cpsat_beyond_the_ladder(calls):
-    """Mixed instances of ``LADDER_N`` < n ≤ ``ILS_N`` jobs, total completion, 2 threads: the
-    local search for ``LADDER_ILS_SHARE`` of the limit, then CP-SAT with its bound workers
-    from its schedule; one thread, makespan and larger instances: CP-SAT alone."""
-    for n in (solve_mod.LADDER_N + 1, solve_mod.ILS_N):
+    for n in (31, 60):
         calls.clear()
         inst = jobs(n)
-        solve(inst, time_limit=60, threads=2, seed=1)
+        solve(inst, time_limit=60, threads=2, seed=1, portfolio=fake(calls))
         assert [c[0] for c in calls] == ["ils", "cpsat"]
         (_, p0, l0, _), (_, p1, l1, _) = calls
-        check_limits(
-            l0, solve_mod.LADDER_ILS_SHARE * 60, threads=2, seed=1, gap=0.0, bound_focus=False
-        )
+        check_limits(l0, row("ils-cpsat").phases[0].share * 60, threads=2, seed=1, gap=0.0,
+                     bound_focus=False)  # fmt: skip
         check_limits(l1, 60, threads=2, seed=1, gap=0.0, bound_focus=True)
         assert p1.ub == value_of(inst, p1.warm, "total") <= p0.ub
-    for inst, objective, threads in (
-        (jobs(solve_mod.ILS_N + 1), "total", 2),
-        (jobs(solve_mod.ILS_N), "total", 1),
-        (jobs(solve_mod.ILS_N), "makespan", 2),
-    ):
-        calls.clear()
-        solve(inst, objective=objective, time_limit=5, threads=threads)
-        assert [c[0] for c in calls] == ["cpsat"]
+
+
+def _down_to_7(name: str, **when) -> Portfolio:
+    """The routes with ``name``'s plan moved down to n = 7 (a first row that serves it)."""
+    r = row(name)
+    moved = replace(r, when=replace(r.when, n_min=7, n_max=7, **when))
+    return moved
 
 
 @pytest.mark.parametrize("share", [0.4, 0.001])
-def test_compiled_mid_path_proves_what_highs_proves(monkeypatch, share):
-    """The branch and bound, then CP-SAT (the path of n = 17, 18 with the compiled search),
-    with the real solvers, moved down to n = 7: the optimum HiGHS proves, a bound not
-    above it; with a tiny first phase CP-SAT runs too."""
+def test_compiled_mid_plan_proves_what_highs_proves(share):
+    """The compiled-mid plan (the branch and bound, then CP-SAT) with the real solvers, moved
+    down to n = 7: the optimum HiGHS proves, a bound not above it; with a tiny first phase
+    CP-SAT runs too."""
+    from kvopt.exact.bnb import compiled as bnbfast
     from kvopt.generators import generate
 
-    monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: True)
-    monkeypatch.setattr(solve_mod, "SMALL_N", 5)
-    monkeypatch.setattr(solve_mod, "SMALL_N_COMPILED", 7)
-    monkeypatch.setattr(solve_mod, "MID_BNB_SHARE", share)
-    from kvopt.exact import bnb, bnbfast
-
+    r = _down_to_7("compiled-mid", compiled=None)
+    r = replace(r, plan=(replace(r.plan[0], share=share), *r.plan[1:]))
+    backends = {}
     if bnbfast.available() and share > 0.01:  # compiled and split between two threads (the
         # tiny share keeps the Python search, which does not finish within it at n = 7)
-        monkeypatch.setattr(bnb, "COMPILED_MIN_N", 1)
-        monkeypatch.setattr(bnbfast, "SPLIT_MIN_N", 1)
+        backends["bnb"] = BranchAndBound(compiled_min_n=1, splitting=Split(compiled_min_n=1))
+    portfolio = Portfolio(routes=(r, *ROUTES), backends=backends)
     phases = set()
     for seed in range(3):
         inst = generate("random", 50 + seed, n=7, memory=30, max_response=7)
-        assert solve_mod._small_n(inst, "total") == 7
         ref = solve(inst, solver="highs", time_limit=30, threads=1)
-        res = solve(inst, time_limit=20, threads=2, seed=seed)
+        res = solve(inst, time_limit=20, threads=2, seed=seed, portfolio=portfolio)
+        assert res.route.name == "compiled-mid"
         assert ref.status is SolveStatus.OPTIMAL and res.status is SolveStatus.OPTIMAL
         assert res.objective == ref.objective and res.bound <= ref.objective + 1e-6
-        phases.add(res.native_status.count(";") + 1)
+        phases.add(sum(p.status is not None for p in res.route.phases))
     if share < 0.01:
         assert 2 in phases  # the branch and bound stopped, CP-SAT proved
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("first, bnb", [(0.2, 0.5), (0.001, 0.5), (0.001, 0.001)])
-def test_long_path_proves_what_highs_proves(monkeypatch, threads, first, bnb):
-    """The long-limit path with the real solvers (moved down to n = 7): its phases end
-    with the optimum HiGHS proves, and a bound that does not pass it; with tiny first
-    phases the branch and bound, then the second CP-SAT phase, run too."""
+def test_long_plan_proves_what_highs_proves(threads, first, bnb):
+    """The long-limit plan with the real solvers (moved down to n = 7): its phases end with
+    the optimum HiGHS proves, and a bound that does not pass it; with tiny first phases the
+    branch and bound, then the second CP-SAT phase, run too."""
     from kvopt.generators import generate
 
-    monkeypatch.setattr(solve_mod, "SMALL_N", 5)
-    monkeypatch.setattr(solve_mod, "SMALL_LONG", {7: 1.0})
-    monkeypatch.setattr(solve_mod, "LONG_CPSAT_FIRST", first)
-    monkeypatch.setattr(solve_mod, "LONG_BNB_SHARE", bnb)
+    name = "long-limit-17" + ("" if threads == 2 else "-one-thread")
+    r = _down_to_7(name, compiled=None, time_limit_min=1.0)
+    a, b, c = r.plan
+    r = replace(r, plan=(replace(a, share=first), replace(b, share=bnb), c))
+    portfolio = Portfolio(routes=(r, *ROUTES))
     for seed in range(3):
         inst = generate("random", 40 + seed, n=7, memory=30, max_response=7)
-        assert solve_mod.takes_small_path(inst, "total", 20.0, threads)
         ref = solve(inst, solver="highs", time_limit=30, threads=1)
-        res = solve(inst, time_limit=20, threads=threads, seed=seed)
+        res = solve(inst, time_limit=20, threads=threads, seed=seed, portfolio=portfolio)
+        assert res.route.name == name
         assert ref.status is SolveStatus.OPTIMAL and res.status is SolveStatus.OPTIMAL
         assert res.objective == ref.objective and res.bound <= ref.objective
 
 
 def test_race_splits_the_threads(calls):
-    # up to RACE_N jobs, beyond the small path by the rounds of its responses
+    # up to 16 jobs, off the small path by the rounds of its responses
     n = 13
     inst = Instance.from_arrays(
         8 * n, [1 + i // 3 for i in range(n)], [40 + i % 3 for i in range(n)]
     )
-    assert n <= solve_mod.RACE_N and inst.responses.sum() > solve_mod.SMALL_ROUNDS
-    solve(inst, time_limit=5, threads=3, seed=4, gap=0.1)
+    assert inst.responses.sum() > row("small-race").when.rounds_max
+    res = solve(inst, time_limit=5, threads=3, seed=4, gap=0.1, portfolio=fake(calls))
+    assert res.route.name == "race" and res.route.kind == "race"
     got = {c[0]: c for c in calls}
     assert sorted(got) == ["cpsat", "highs"]
     check_limits(got["highs"][2], 5, threads=1, seed=4, gap=0.1, bound_focus=False)
@@ -302,43 +376,31 @@ def test_race_splits_the_threads(calls):
 
 @pytest.mark.parametrize("solver", ["highs", "cpsat", "bnb", "pyomo"])
 def test_named_backend_gets_the_caller_limits(calls, solver):
-    inst = jobs(solve_mod.RACE_N + 1)
-    res = solve(inst, solver=solver, time_limit=5, threads=3, seed=9, gap=0.5, objective="makespan")
+    inst = jobs(17)
+    res = solve(inst, solver=solver, time_limit=5, threads=3, seed=9, gap=0.5,
+                objective="makespan", portfolio=fake(calls))  # fmt: skip
     assert [c[0] for c in calls] == [solver]
     _, problem, limits, hooks = calls[0]
     check_limits(limits, 5, threads=3, seed=9, gap=0.5, bound_focus=False)
     assert problem.objective == "makespan" and hooks == NO_HOOKS
-    assert res.solver == solver
-
-
-def test_small_path_one_thread_three_phases(calls, monkeypatch):
-    """SERIAL_PHASES: branch and bound for BNB_FIRST s, CP-SAT, then the branch and bound again."""
-    monkeypatch.setattr(solve_mod, "SERIAL_PHASES", True)
-    inst = jobs(6)
-    solve(inst, time_limit=4, threads=1, seed=3, gap=0.2)
-    assert [c[0] for c in calls] == ["bnb", "cpsat", "bnb"]
-    check_limits(calls[0][2], solve_mod.BNB_FIRST, threads=1, seed=3, gap=0.2, bound_focus=False)
-    for _, problem, limits, _ in calls[1:]:
-        check_limits(limits, 4, threads=1, seed=3, gap=0.2, bound_focus=False)
-        assert problem.ub == value_of(inst, problem.warm, "total")
-    assert calls[1][2].time_limit <= solve_mod.CPSAT_SHARE * 4
+    assert res.solver == solver and res.route.name == solver
 
 
 def test_small_path_one_thread_splits_the_time(calls):
     inst = jobs(6)
-    solve(inst, time_limit=4, threads=1, seed=3, gap=0.2)
+    res = solve(inst, time_limit=4, threads=1, seed=3, gap=0.2, portfolio=fake(calls))
+    assert res.route.name == "small-one-thread"
     assert [c[0] for c in calls] == ["bnb", "cpsat"]
-    check_limits(
-        calls[0][2], solve_mod.BNB_ALONE * 4, threads=1, seed=3, gap=0.2, bound_focus=False
-    )
+    share = row("small-one-thread").phases[0].share
+    check_limits(calls[0][2], share * 4, threads=1, seed=3, gap=0.2, bound_focus=False)
     check_limits(calls[1][2], 4, threads=1, seed=3, gap=0.2, bound_focus=False)
     assert calls[1][1].ub == value_of(inst, calls[1][1].warm, "total")
 
 
-def test_small_path_two_threads_races_cpsat(calls, monkeypatch):
-    """The branch and bound asks ``outside()``: CP-SAT starts only after ``cpsat_delay`` (a
-    quarter of the time limit here)."""
-    delay = solve_mod.cpsat_delay(6)
+def test_small_path_two_threads_races_cpsat(calls):
+    """The branch and bound asks ``outside()``: CP-SAT starts only after the race's join
+    time (a quarter of the time limit here)."""
+    delay = row("small-race").plan.join_at(6)
     assert delay == 1.5
     started = []
 
@@ -351,22 +413,24 @@ def test_small_path_two_threads_races_cpsat(calls, monkeypatch):
             assert hooks.outside() == problem.ub
             return super().solve(problem, limits, hooks)
 
-    monkeypatch.setitem(BACKENDS, "bnb", SlowBnb("bnb", calls))
-    solve(jobs(6), time_limit=6, threads=2, seed=1, gap=0.0)
+    res = solve(jobs(6), time_limit=6, threads=2, seed=1,
+                portfolio=fake(calls, bnb=SlowBnb("bnb", calls)))  # fmt: skip
     assert started == [0]
     got = {c[0]: c for c in calls}
     assert sorted(got) == ["bnb", "cpsat"]
     check_limits(got["bnb"][2], 6, threads=2, seed=1, gap=0.0, bound_focus=False)
     check_limits(got["cpsat"][2], 6, threads=1, seed=1, gap=0.0, bound_focus=False)
     assert got["bnb"][3].stop is got["cpsat"][3].stop
-    assert got["cpsat"][3].monitor is not None and got["cpsat"][3].outside is None
+    assert got["cpsat"][3].monitor is not None
+    lead, joined = res.route.phases
+    assert lead.started == 0.0 and joined.started >= delay - 0.1
 
 
 def test_auto_beyond_race_n_gives_cpsat_its_bound_workers(monkeypatch):
     """``bound_focus`` reaches CP-SAT's parameters (two full bound workers, models/cpsat.md)."""
     from ortools.sat.python import cp_model
 
-    from kvopt.exact.cpsat import BOUND_SUBSOLVERS
+    from kvopt.exact.backends.cpsat import BOUND_SUBSOLVERS
 
     seen = []
 
@@ -375,19 +439,18 @@ def test_auto_beyond_race_n_gives_cpsat_its_bound_workers(monkeypatch):
             seen.append((self.parameters.num_full_subsolvers, list(self.parameters.subsolvers)))
             return super().solve(*args, **kw)
 
-    monkeypatch.setattr(cp_model, "CpSolver", Solver)
-    monkeypatch.setattr(solve_mod, "uses_compiled", lambda n: False)  # the Python routes
-    res = solve(jobs(solve_mod.RACE_N + 1), time_limit=20, threads=2)
+    monkeypatch.setattr(cp_model, "CpSolver", Solver)  # OR-Tools' class, not a kvopt module
+    res = solve(jobs(17), time_limit=20, threads=2, portfolio=Portfolio(compiled=False))
     assert seen == [(2, list(BOUND_SUBSOLVERS))]
     assert res.solver == "auto(cpsat)" and res.status is SolveStatus.OPTIMAL
 
 
 def test_highs_worker_process_agrees_with_this_process():
-    """``Highs(isolate=True)`` solves in ``python -m kvopt.exact.highs_worker``."""
+    """``Highs(isolate=True)`` solves in ``python -m kvopt.exact.backends.highs_worker``."""
     from kvopt.exact.backend import Problem
+    from kvopt.exact.backends.highs import Highs
     from kvopt.exact.common import start_windows
     from kvopt.exact.heuristic import heuristic_starts
-    from kvopt.exact.highs import Highs
     from kvopt.generators import generate
 
     inst = generate("random", 3, n=7, memory=40, max_response=6)
@@ -397,40 +460,38 @@ def test_highs_worker_process_agrees_with_this_process():
     problem = Problem(inst, "total", lo, hi, warm, ub)
     a = Highs(isolate=True).solve(problem, Limits(time_limit=30))
     b = Highs(isolate=False).solve(problem, Limits(time_limit=30))
-    assert a.native_status == b.native_status == "Optimal"
+    assert a.status is b.status is SolveStatus.OPTIMAL
     assert value_of(inst, a.starts, "total") == value_of(inst, b.starts, "total")
     assert a.stats["columns"] == b.stats["columns"]
 
 
-def test_auto_sends_typed_instances_to_highs(calls, monkeypatch):
+def test_auto_sends_typed_instances_to_highs(calls):
     """Few distinct jobs beyond the small path: HiGHS (aggregated model) with every limit."""
     inst = Instance.from_arrays(20, [2] * 10 + [5] * 10, [2] * 10 + [1] * 10)
-    assert inst.n > solve_mod.SMALL_N and solve_mod._groups(inst) == 2
-    res = solve(inst, time_limit=5, threads=2, seed=4, gap=0.0)
-    assert [c[0] for c in calls] == ["highs"]
+    assert inst.n > 16 and groups(inst) == 2
+    res = solve(inst, time_limit=5, threads=2, seed=4, portfolio=fake(calls))
+    assert res.route.name == "typed-race"
+    assert sorted(c[0] for c in calls) == ["blocks", "highs"]
+    got = {c[0]: c for c in calls}
     # two threads: HiGHS gets one, the block column generation runs beside it
-    check_limits(calls[0][2], 5, threads=1, seed=4, gap=0.0, bound_focus=False)
-    assert res.solver == "auto(highs)"
-    assert "blocks" in res.stats
+    check_limits(got["highs"][2], 5, threads=1, seed=4, gap=0.0, bound_focus=False)
+    assert res.solver == "auto(highs)" and "blocks" in res.stats
     calls.clear()
-    # one thread, 5 s: too short for the block bound (TYPED_BLOCK_MIN), HiGHS alone
-    res = solve(inst, time_limit=5, threads=1, seed=4, gap=0.0)
-    assert [c[0] for c in calls] == ["highs"]
+    # one thread, 5 s: too short for the block bound, HiGHS alone
+    res = solve(inst, time_limit=5, threads=1, seed=4, portfolio=fake(calls))
+    assert res.route.name == "typed-serial" and [c[0] for c in calls] == ["highs"]
     check_limits(calls[0][2], 5, threads=1, seed=4, gap=0.0, bound_focus=False)
-    assert calls[0][2].time_limit > 5 * solve_mod.TYPED_HIGHS_SHARE
-    assert "blocks" not in res.stats
     calls.clear()
-    # … and when it is long enough: HiGHS for TYPED_HIGHS_SHARE of the time, then the block
-    # bound (HiGHS proved nothing here: the recorder returns no bound)
-    monkeypatch.setattr(solve_mod, "TYPED_BLOCK_MIN", 1.0)
-    res = solve(inst, time_limit=5, threads=1, seed=4, gap=0.0)
-    assert [c[0] for c in calls] == ["highs"]
-    check_limits(calls[0][2], 5 * solve_mod.TYPED_HIGHS_SHARE, threads=1, seed=4, gap=0.0,
-                 bound_focus=False)  # fmt: skip
-    assert "blocks" in res.stats
+    # … and from 30 s: HiGHS for half the time, then the block bound (HiGHS proved nothing
+    # here: the recorder returns no bound) over windows no wider
+    res = solve(inst, time_limit=30, threads=1, seed=4, portfolio=fake(calls))
+    assert res.route.name == "typed-serial-blocks"
+    assert [c[0] for c in calls] == ["highs", "blocks"]
+    check_limits(calls[0][2], 15, threads=1, seed=4, gap=0.0, bound_focus=False)
+    assert (calls[1][1].hi <= calls[0][1].hi).all()
     calls.clear()
     mixed = Instance.from_arrays(60, list(range(1, 21)), [1 + i % 3 for i in range(20)])
-    solve(mixed, time_limit=5, threads=2)
+    solve(mixed, time_limit=5, threads=2, portfolio=fake(calls))
     assert [c[0] for c in calls] == ["cpsat"]
 
 
@@ -439,7 +500,7 @@ def test_auto_on_typed_instances_agrees_with_highs_alone(threads):
     """The typed path (HiGHS with the block bound beside it, or after it with one thread)
     proves the optimum HiGHS alone proves, and its bound never passes it."""
     inst = Instance.from_arrays(30, [9] * 9 + [3] * 9, [3] * 9 + [6] * 9, [0] * 9 + [2] * 9)
-    assert inst.n > solve_mod.SMALL_N and solve_mod._groups(inst) == 2
+    assert inst.n > 16 and groups(inst) == 2
     ref = solve(inst, solver="highs", time_limit=30, threads=1)
     res = solve(inst, time_limit=30, threads=threads)
     assert ref.status is SolveStatus.OPTIMAL and res.status is SolveStatus.OPTIMAL
@@ -450,11 +511,40 @@ def test_block_results_are_json_safe():
     """No NaN or infinity from the block bound reaches a result (kvopt writes no NaN)."""
     from kvopt.fileio import dumps_json
 
-    raw = solve_mod._blocks_result(-math.inf, {"lp": math.nan, "trace": [(0.1, math.nan)], "it": 1})
-    assert raw.bound is None and raw.starts is None
+    raw = BlockBound._result(-math.inf, {"lp": math.nan, "trace": [(0.1, math.nan)], "it": 1})
+    assert raw.bound is None and raw.starts is None and raw.status is SolveStatus.UNKNOWN
     assert raw.stats == {"lp": None, "it": 1}
     dumps_json(raw.stats)
-    assert solve_mod._blocks_result(12.5, {"lp": 13.0}).bound == 12.5
+    assert BlockBound._result(12.5, {"lp": 13.0}).bound == 12.5
+
+
+def test_raw_results_are_frozen_and_their_status_fits_their_schedule():
+    import dataclasses
+
+    import numpy as np
+
+    raw = RawResult(np.zeros(2, np.int64), 3.0, "x", "fake", "1", SolveStatus.FEASIBLE)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        raw.solver = "auto(fake)"
+    with pytest.raises(ValueError):
+        RawResult(None, None, "x", "fake", "1", SolveStatus.OPTIMAL)
+    with pytest.raises(ValueError):
+        RawResult(np.zeros(2, np.int64), None, "x", "fake", "1", SolveStatus.UNKNOWN)
+
+
+def test_explain_reports_the_route_taken(calls):
+    """``SolveResult.route`` (``kvopt solve --explain``): the row, the case, each phase."""
+    inst = jobs(31)
+    res = solve(inst, time_limit=10, threads=2, portfolio=fake(calls))
+    d = res.to_dict()["route"]
+    assert d["name"] == "ils-cpsat" and d["kind"] == "phases"
+    assert d["case"]["n"] == 31 and d["case"]["threads"] == 2
+    assert [p["backend"] for p in d["phases"]] == [c[0] for c in calls] == ["ils", "cpsat"]
+    assert d["phases"][0]["share"] == 0.2 and d["phases"][1]["share"] is None
+    assert d["source"]["section"] == "models/bnb.md §9"
+    json.dumps(d)
+    text = "\n".join(res.route.lines())
+    assert "ils-cpsat" in text and "phase 2   cpsat" in text
 
 
 def test_overlapping_redirections_restore_stdout():

@@ -141,13 +141,14 @@ def test_identical_jobs_only():
 
 
 def test_long_responses_take_the_general_path():
-    """Beyond ``SMALL_ROUNDS`` rounds of responses ``auto`` skips the branch and bound."""
-    from kvopt.exact.solve import SMALL_ROUNDS
+    """Beyond the small routes' rounds of responses ``auto`` skips the branch and bound."""
+    from kvopt.exact.portfolio import ROUTES
 
+    SMALL_ROUNDS = int(next(r for r in ROUTES if r.name == "small-race").when.rounds_max)
     o = [SMALL_ROUNDS // 2 + 1, SMALL_ROUNDS // 2 + 1, 3]
     inst = Instance.from_arrays(2 * SMALL_ROUNDS, [1, 1, 5], o)
     res = solve(inst, time_limit=30, threads=2)
-    assert res.optimal and "bnb" not in res.solver
+    assert res.optimal and "bnb" not in res.solver and res.route.name == "typed-race"
     assert res.objective == int(np.sum(o))
 
 
@@ -197,7 +198,7 @@ def test_every_optimal_schedule_survives_the_rules(inst, data):
     """Each optimal schedule (identical jobs in index order, rule 1) is followed alone down
     the search tree: no bound, no active-rule test and no blocking limit may prune it."""
     from kvopt.exact.bnb import _Search
-    from kvopt.exact.relax import lp_duals
+    from kvopt.exact.bounds.relax import lp_duals
 
     opt = brute_force(inst, "total")
     all_opt = [starts.tolist() for starts, value in schedules(inst, opt) if value == opt]

@@ -1,4 +1,4 @@
-"""The compiled branch and bound (:mod:`kvopt.exact.bnbfast`, the ``fast`` extra).
+"""The compiled branch and bound (:mod:`kvopt.exact.bnb.compiled`, the ``fast`` extra).
 
 It must search exactly the tree of the Python search: the same node count, the
 same optimum and the same optimal schedule, on random instances with arrivals,
@@ -8,10 +8,10 @@ and through ``solve`` it must agree with brute force like the Python search.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -22,12 +22,13 @@ from test_exact_bnb import SETTINGS, instances
 
 from kvopt.exact import SolveStatus, bnb, solve
 from kvopt.exact.backend import Hooks, Limits, Problem
-from kvopt.exact.bnb import BranchAndBound, _Search
+from kvopt.exact.bnb import BranchAndBound, Split, _Search
+from kvopt.exact.bounds.relax import lp_duals
 from kvopt.exact.common import start_windows, value_of
 from kvopt.exact.heuristic import heuristic_starts
-from kvopt.exact.relax import lp_duals
+from kvopt.exact.portfolio import Portfolio
 
-bnbfast = pytest.importorskip("kvopt.exact.bnbfast")
+bnbfast = pytest.importorskip("kvopt.exact.bnb.compiled")
 pytestmark = pytest.mark.skipif(not bnbfast.available(), reason="numba is not installed")
 
 
@@ -40,16 +41,17 @@ def _search(inst, lo, hi, ub, *, node_limit=None, outside=None, stop=None, deadl
     return s
 
 
-def _both(inst, lo, hi, ub, **kw):
+def _both(inst, lo, hi, ub, memo_limit=bnb.MEMO_LIMIT, **kw):
     """The Python search and the compiled one, run on the same problem."""
     a = _search(inst, lo, hi, ub, **kw)
+    a.memo_limit = memo_limit
     try:
         a.run()
         a_done = True
     except bnb._Stopped:
         a_done = False
     b = _search(inst, lo, hi, ub, **kw)
-    b_done = bnbfast.run_compiled(b, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
+    b_done = bnbfast.run_compiled(b, memo_limit, bnb._CHECK_EVERY)
     return (a, a_done), (b, b_done)
 
 
@@ -90,12 +92,11 @@ def test_same_tree_as_python_mixed(seed):
     assert a.nodes > 100  # a real tree, not a root that is pruned at once
 
 
-def test_memo_cleared_when_full(monkeypatch):
+def test_memo_cleared_when_full():
     """A memo that fills up is cleared, in the same node, by both searches."""
-    monkeypatch.setattr(bnb, "MEMO_LIMIT", 40)
     inst = _mixed(10, 3)
     lo, hi = start_windows(inst, "total", None)
-    a = _same_tree(inst, lo, hi, 10**9)
+    a = _same_tree(inst, lo, hi, 10**9, memo_limit=40)
     assert a.nodes > 400
 
 
@@ -137,12 +138,9 @@ def test_stop_flag_and_clock_stop_the_compiled_search():
 @given(inst=instances(max_n=5, max_o=4))
 @settings(max_examples=40, **SETTINGS)
 def test_compiled_bnb_agrees_with_brute_force(inst, objective):
-    old = bnb.COMPILED_MIN_N
-    bnb.COMPILED_MIN_N = 1  # every size compiled (makespan stays in Python)
-    try:
-        res = solve(inst, objective=objective, solver="bnb", time_limit=20, threads=1)
-    finally:
-        bnb.COMPILED_MIN_N = old
+    # every size compiled (makespan stays in Python)
+    res = solve(inst, objective=objective, solver="bnb", time_limit=20, threads=1,
+                portfolio=Portfolio(backends={"bnb": BranchAndBound(compiled_min_n=1)}))  # fmt: skip
     assert res.status is SolveStatus.OPTIMAL, res.native_status
     assert res.objective == brute_force(inst, objective)
     assert_certified(inst, res, objective)
@@ -199,24 +197,18 @@ def test_split_search_proves_the_serial_optimum(seed):
     assert sum(stats["nodes"]) > 0
 
 
-@contextlib.contextmanager
-def _every_size():
-    """The compiled search, split with two threads, from one job on (Hypothesis examples run
-    inside one test call, so a context manager rather than ``monkeypatch``)."""
-    old = bnb.COMPILED_MIN_N, bnbfast.SPLIT_MIN_N
-    bnb.COMPILED_MIN_N = bnbfast.SPLIT_MIN_N = 1
-    try:
-        yield
-    finally:
-        bnb.COMPILED_MIN_N, bnbfast.SPLIT_MIN_N = old
+#: the compiled search, split with two threads, from one job on
+EVERY_SIZE = Portfolio(
+    backends={"bnb": BranchAndBound(compiled_min_n=1, splitting=Split(compiled_min_n=1))}
+)
 
 
 @given(inst=instances(max_n=7, max_o=5, max_memory=20))
 @settings(max_examples=60, **SETTINGS)
 def test_split_search_agrees_with_brute_force(inst):
     """Every size split (down to trees shallower than the split depth)."""
-    with _every_size():
-        res = solve(inst, objective="total", solver="bnb", time_limit=20, threads=2)
+    res = solve(inst, objective="total", solver="bnb", time_limit=20, threads=2,
+                portfolio=EVERY_SIZE)  # fmt: skip
     assert res.status is SolveStatus.OPTIMAL, res.native_status
     assert res.objective == brute_force(inst, "total")
     assert_certified(inst, res, "total")
@@ -285,12 +277,14 @@ def test_a_rung_at_opt_finds_nothing_one_above_finds_opt(seed):
         assert above.best == opt.best and value_of(inst, above.best_starts, "total") == opt.best
 
 
-def _ladder(inst, *, threads, time_limit=60.0, node_limit=None):
+def _ladder(inst, *, threads, time_limit=60.0, node_limit=None, every_size=False):
     ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01, seed=0), "total")
     warm = heuristic_starts(inst, "total", seconds=0.01, seed=0)
     lo, hi = start_windows(inst, "total", ub)
     problem = Problem(inst, "total", lo, hi, warm=warm, ub=ub)
     backend = BranchAndBound(ladder=True, node_limit=node_limit)
+    if every_size:  # compiled and split from one job on
+        backend = replace(backend, compiled_min_n=1, splitting=Split(compiled_min_n=1))
     return backend.solve(problem, Limits(time_limit=time_limit, threads=threads))
 
 
@@ -326,11 +320,10 @@ def test_ladder_proves_the_optimum_and_its_rungs_are_bounds(seed):
 def test_ladder_agrees_with_brute_force(inst):
     """Every rung on every size (the split down to trees shallower than the split depth)."""
     opt = brute_force(inst, "total")
-    with _every_size():
-        for threads in (1, 2):
-            r = _ladder(inst, threads=threads, time_limit=20.0)
-            assert r.native_status == "optimal", r.native_status
-            assert r.bound == opt == value_of(inst, r.starts, "total")
+    for threads in (1, 2):
+        r = _ladder(inst, threads=threads, time_limit=20.0, every_size=True)
+        assert r.status is SolveStatus.OPTIMAL, r.native_status
+        assert r.bound == opt == value_of(inst, r.starts, "total")
 
 
 @pytest.mark.parametrize("limit", [2000, 20000, 200000])
@@ -346,3 +339,24 @@ def test_stopped_split_search_reports_its_unfinished_tasks_bound(limit):
     if not done:
         assert b.task_lower is not None
         assert min(b.best, b.task_lower) <= ref.best
+
+
+def test_both_searches_tag_the_same_rules():
+    """Every pruning rule of :data:`kvopt.exact.bnb.search.RULES` is tagged (``[rule <ID>]``) in
+    the Python search, and the compiled kernel tags the same set but the Python-only ones: a
+    rule added to one search and not the other fails here (the node-for-node tests above
+    would catch a different tree only on instances that reach it)."""
+    import inspect
+    import re
+
+    from kvopt.exact.bnb import kernel
+    from kvopt.exact.bnb.search import PYTHON_ONLY, RULES
+
+    def tags(fn) -> set[str]:
+        return set(re.findall(r"\[rule ([a-z-]+)\]", inspect.getsource(fn)))
+
+    python = tags(_Search.dfs)
+    compiled = tags(kernel._kernel_source)
+    assert python == set(RULES), sorted(python ^ set(RULES))
+    assert compiled == set(RULES) - PYTHON_ONLY, sorted(compiled ^ (set(RULES) - PYTHON_ONLY))
+    assert PYTHON_ONLY <= set(RULES)

@@ -1,4 +1,4 @@
-"""The branch and bound's tree split between two processes (``kvopt.exact.bnbsplit``)."""
+"""The branch and bound's tree split between two processes (``kvopt.exact.bnb.split``)."""
 
 from __future__ import annotations
 
@@ -12,21 +12,21 @@ from hypothesis import given, settings
 from test_exact import assert_certified, brute_force
 from test_exact_bnb import SETTINGS, instances
 
-from kvopt.exact import bnb, bnbsplit, solve
+from kvopt.exact import solve
 from kvopt.exact.backend import Hooks, Limits, Problem
-from kvopt.exact.bnb import BranchAndBound
+from kvopt.exact.bnb import SPLIT, BranchAndBound
+from kvopt.exact.bnb import split as bnbsplit
 from kvopt.exact.common import start_windows, value_of
 from kvopt.exact.heuristic import heuristic_starts
+from kvopt.exact.portfolio import Portfolio
 from kvopt.generators import generate
 
 pytestmark = pytest.mark.skipif(not bnbsplit.can_split(), reason="no fork start method")
 
 
-@pytest.fixture(autouse=True)
-def _python_search(monkeypatch):
-    """The split is the Python search's: with Numba installed the branch and bound runs
-    compiled from ``COMPILED_MIN_N`` jobs on, so that path is switched off here."""
-    monkeypatch.setattr(bnb, "COMPILED_MIN_N", 10**6)
+#: the split is the Python search's: with Numba installed the branch and bound runs compiled
+#: from ``COMPILED_MIN_N`` jobs on, so that path is switched off here
+PYTHON = Portfolio(backends={"bnb": BranchAndBound(compiled=False)})
 
 
 def _problem(inst, objective="total"):
@@ -41,24 +41,24 @@ def _problem(inst, objective="total"):
 @settings(max_examples=25, **SETTINGS)
 def test_split_search_finds_the_serial_optimum(inst, objective):
     problem = _problem(inst, objective)
-    serial = BranchAndBound().solve(problem, Limits(threads=1))
-    split = BranchAndBound().solve(problem, Limits(threads=2))
+    serial = BranchAndBound(compiled=False).solve(problem, Limits(threads=1))
+    split = BranchAndBound(compiled=False).solve(problem, Limits(threads=2))
     assert serial.native_status == split.native_status
     assert split.bound == serial.bound
     assert value_of(inst, split.starts, objective) == value_of(inst, serial.starts, objective)
-    assert ("split" in split.stats) == (inst.n >= bnbsplit.SPLIT_MIN_N)
+    assert ("split" in split.stats) == (inst.n >= SPLIT.python_min_n)
     assert "split" not in serial.stats
 
 
 def test_split_search_agrees_with_brute_force_and_uses_both_processes():
     for seed in range(4):
         inst = generate("random", 40 + seed, n=7, memory=30, max_response=5)
-        res = solve(inst, solver="bnb", time_limit=30, threads=2)
+        res = solve(inst, solver="bnb", time_limit=30, threads=2, portfolio=PYTHON)
         assert res.optimal and res.objective == brute_force(inst, "total")
         assert_certified(inst, res, "total")
     inst = generate("random", 1003, n=12, memory=50, max_response=10)
-    res = solve(inst, solver="bnb", time_limit=60, threads=2)
-    one = solve(inst, solver="bnb", time_limit=60, threads=1)
+    res = solve(inst, solver="bnb", time_limit=60, threads=2, portfolio=PYTHON)
+    one = solve(inst, solver="bnb", time_limit=60, threads=1, portfolio=PYTHON)
     assert res.optimal and one.optimal and res.objective == one.objective
     split = res.stats["split"]
     assert split["tasks"] > 10
@@ -69,7 +69,7 @@ def test_split_search_agrees_with_brute_force_and_uses_both_processes():
 def test_time_limit_stops_both_processes():
     inst = generate("random", 7, n=12, memory=72, max_response=12)
     t0 = time.monotonic()
-    raw = BranchAndBound().solve(_problem(inst), Limits(time_limit=0.3, threads=2))
+    raw = BranchAndBound(compiled=False).solve(_problem(inst), Limits(time_limit=0.3, threads=2))
     assert time.monotonic() - t0 < 1.5
     assert raw.native_status == "stopped"
     assert not multiprocessing.active_children()
@@ -80,18 +80,38 @@ def test_stop_event_stops_both_processes():
     stop = threading.Event()
     threading.Timer(0.3, stop.set).start()
     t0 = time.monotonic()
-    raw = BranchAndBound().solve(_problem(inst), Limits(time_limit=60, threads=2), Hooks(stop=stop))
+    raw = BranchAndBound(compiled=False).solve(
+        _problem(inst), Limits(time_limit=60, threads=2), Hooks(stop=stop)
+    )
     assert time.monotonic() - t0 < 1.5
     assert raw.native_status == "stopped"
     assert not multiprocessing.active_children()
 
 
-def test_a_dead_worker_leaves_the_result_unproven(monkeypatch):
-    """The worker's share of the tree was not searched: no claim of optimality."""
-    monkeypatch.setattr(bnbsplit, "_child", lambda *args: os._exit(3))
+def test_a_dead_worker_leaves_the_result_unproven():
+    """The worker's share of the tree was not searched: no claim of optimality.  (The worker
+    process is killed as soon as it exists, from a thread of this one.)"""
+    import signal
+
+    done, killed = threading.Event(), []
+
+    def kill_the_worker():
+        while not done.is_set() and not killed:
+            for child in multiprocessing.active_children():
+                os.kill(child.pid, signal.SIGKILL)
+                killed.append(child.pid)
+            time.sleep(0.0005)
+
     inst = generate("random", 1003, n=12, memory=50, max_response=10)
     problem = _problem(inst)
-    raw = BranchAndBound().solve(problem, Limits(time_limit=60, threads=2))
+    watcher = threading.Thread(target=kill_the_worker, daemon=True)
+    watcher.start()
+    try:
+        raw = BranchAndBound(compiled=False).solve(problem, Limits(time_limit=60, threads=2))
+    finally:
+        done.set()
+        watcher.join()
+    assert killed
     assert raw.native_status == "stopped"
     assert raw.bound < value_of(inst, raw.starts, "total")
     assert value_of(inst, raw.starts, "total") <= problem.ub
@@ -100,7 +120,9 @@ def test_a_dead_worker_leaves_the_result_unproven(monkeypatch):
 def test_outside_incumbent_is_proven_by_the_split_search():
     inst = generate("random", 2, n=7, memory=40, max_response=7)
     opt = brute_force(inst, "total")
-    raw = BranchAndBound().solve(_problem(inst), Limits(threads=2), Hooks(outside=lambda: opt))
+    raw = BranchAndBound(compiled=False).solve(
+        _problem(inst), Limits(threads=2), Hooks(outside=lambda: opt)
+    )
     assert raw.native_status in ("optimal", "exhausted")
     assert raw.bound == opt
     assert "split" in raw.stats
@@ -121,7 +143,7 @@ def test_no_worker_to_be_had_means_one_process_does_it_all(monkeypatch):
 
     monkeypatch.setattr(multiprocessing.get_context("fork").Process, "start", refuse)
     inst = generate("random", 1003, n=12, memory=50, max_response=10)
-    raw = BranchAndBound().solve(_problem(inst), Limits(time_limit=60, threads=2))
-    one = BranchAndBound().solve(_problem(inst), Limits(time_limit=60, threads=1))
+    raw = BranchAndBound(compiled=False).solve(_problem(inst), Limits(time_limit=60, threads=2))
+    one = BranchAndBound(compiled=False).solve(_problem(inst), Limits(time_limit=60, threads=1))
     assert raw.native_status == "optimal" and raw.bound == one.bound
     assert raw.stats["split"]["worker_nodes"] == 0

@@ -1,4 +1,4 @@
-"""Reduced-cost fixing and conflict cliques (kvopt/exact/relax.py, models/time-indexed.md §9)."""
+"""Reduced-cost fixing and conflict cliques (kvopt/exact/bounds/relax.py, models/time-indexed.md §9)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from test_exact import brute_force
 
 from kvopt.exact import solve, typed_bound
+from kvopt.exact.backends.highs_matrix import build_matrix
+from kvopt.exact.bounds.relax import clique_lp, conflicts, lagrange_fix, lagrange_value, solve_lp
 from kvopt.exact.common import spec_horizon, start_windows
-from kvopt.exact.highs_matrix import build_matrix
-from kvopt.exact.relax import clique_lp, conflicts, lagrange_fix, lagrange_value, solve_lp
 from kvopt.instance import Instance
 from kvopt.schedule import Schedule, check_schedule
 
@@ -124,7 +124,7 @@ def test_separated_cliques_are_pairwise_conflicting():
     and a column of a group of several jobs cannot run twice.  (Round 3's first extension
     step added columns that conflicted with the members but not with each other: a typed
     instance's clique LP exceeded Opt.)"""
-    from kvopt.exact.relax import separate_cliques
+    from kvopt.exact.bounds.relax import separate_cliques
 
     rng = np.random.default_rng(2)
     checked = 0

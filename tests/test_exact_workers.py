@@ -109,3 +109,24 @@ def test_ctrl_c_during_the_split_compiled_search_reports_what_it_found(delay):
         print("ok", res.objective, res.bound)
     """)
     assert r.returncode == 0 and r.stdout.startswith("ok"), r.stderr[-3000:]
+
+
+def test_ctrl_c_in_the_heuristic_reports_its_schedule():
+    """Ctrl-C while the heuristic's local search runs, before any backend: the solve reports
+    the best schedule so far, interrupted, with no phase run (it used to raise: under load
+    the Ctrl-C of the test above landed there, issue 34)."""
+    r = _run("""
+        import os, signal, threading
+        from kvopt.exact import bnb, solve
+        from kvopt.generators import generate
+        bnb.uses_compiled(60)  # Numba imported before the clock starts
+        inst = generate("random", 3, n=60, memory=200, max_response=30)
+        # the heuristic's local search runs 0.5 s off the quick routes: Ctrl-C lands in it
+        threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        res = solve(inst, solver="bnb", time_limit=100, threads=1)
+        assert res.interrupted and res.objective is not None, res
+        assert res.status.value == "feasible" and res.seconds < 5, res
+        assert all(p.status is None for p in res.route.phases), res.route
+        print("ok")
+    """)
+    assert r.returncode == 0 and r.stdout.startswith("ok"), r.stderr[-3000:]

@@ -332,6 +332,33 @@ def test_bad_input_exit_2_one_line(tmp_path, cli, argv, needle):
     assert needle in r.err and len(r.err.strip().splitlines()) == 1 and "Traceback" not in r.err
 
 
+@pytest.mark.parametrize(
+    "strategy, option, extra",
+    [
+        ("anneal", "t0=-1", []),
+        ("anneal", "cooling=1.5", []),
+        ("family", "seeds=0", ["--family", "prop1", "--param", "L=2,3"]),
+        ("family", "seeds=1.5", ["--family", "prop1", "--param", "L=2,3"]),
+        ("exhaustive", "ordered=2", []),
+        ("cma", "sigma0=0", []),
+        ("cma", "sigma0=-0.3", []),
+        ("trace", "delta=-0.1", []),
+        ("trace", "delta=2", []),
+        ("trace", "rounds_per_second=0", []),
+    ],
+)
+def test_every_strategy_option_is_range_checked(tmp_path, cli, strategy, option, extra):
+    """A strategy option out of its range (``--option t0=-1``: a negative annealing
+    temperature used to run) is one line on stderr naming ``--option``, exit 2."""
+    if strategy == "cma":
+        pytest.importorskip("cma")
+    r = cli("search", "--policy", "fcfs", "--strategy", strategy, "--option", option, *extra,
+            "--budget", "2", "--out", tmp_path / "o", "--no-progress")  # fmt: skip
+    assert r.code == 2, (r.out, r.err)
+    assert "--option" in r.err and option.split("=")[0] in r.err, r.err
+    assert len(r.err.strip().splitlines()) == 1 and "Traceback" not in r.err
+
+
 def test_out_is_a_file(tmp_path, cli):
     f = tmp_path / "file"
     f.write_text("x")

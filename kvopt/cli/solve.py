@@ -35,8 +35,8 @@ def add_parser(sub) -> None:
         "--solver",
         choices=["auto", "race", "highs", "cpsat", "bnb", "pyomo"],
         default="auto",
-        help="auto (default) picks by size: branch and bound raced with CP-SAT for small "
-        "instances, otherwise the HiGHS/CP-SAT race; race is round 1's default; bnb the "
+        help="auto (default) picks a route from a table by size, objective, threads, "
+        "Numba, typed or not (--explain shows it); race is round 1's default; bnb the "
         "branch and bound alone; pyomo the readable reference model (slow to build)",
     )
     p.add_argument(
@@ -62,6 +62,13 @@ def add_parser(sub) -> None:
         help="write the time-indexed model (kvopt's tightened form) and exit without solving",
     )
     p.add_argument("--progress", action="store_true", help="progress messages on stderr")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="print the route taken: the row of the routes table, why, the case it was "
+        "chosen for, the provenance of its numbers, each phase's backend, share and seconds "
+        "(--json always holds it, as 'route')",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -103,6 +110,12 @@ def run(args) -> int:
         print(f"gap       {'-' if res.gap is None else f'{100 * res.gap:.2f}%'}")
         print(f"solver    {res.solver} ({res.solver_version}); native: {res.native_status}")
         print(f"seconds   {res.seconds:.2f}")
+        if res.route is not None:
+            if args.explain:
+                for line in res.route.lines():
+                    print(line)
+            else:
+                print(f"route     {res.route.name} (--explain for the phases)")
         if args.out and res.schedule is not None:
             print(f"schedule  written to {args.out}")
     if res.interrupted:

@@ -22,7 +22,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from ..bound import area_bound, makespan_bounds, processing_bound
 from ..errors import InputError
 from ..instance import Instance
 from ..schedule import Schedule, checked
+
+if TYPE_CHECKING:
+    from .portfolio.report import RouteReport
 
 OBJECTIVES = ("total", "makespan")
 #: tolerance when rounding a floating-point dual bound up to the next integer
@@ -72,6 +75,9 @@ class SolveResult:
     n: int = 0
     interrupted: bool = False
     stats: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: the route :func:`kvopt.exact.solve` took (``kvopt solve --explain``); ``None`` for the
+    #: empty instance and for results built outside ``solve()``
+    route: RouteReport | None = field(default=None, compare=False)
 
     @property
     def optimal(self) -> bool:
@@ -98,6 +104,7 @@ class SolveResult:
             "seconds": round(self.seconds, 3),
             "interrupted": self.interrupted,
             "stats": dict(self.stats),
+            "route": None if self.route is None else self.route.to_dict(),
             "schedule": None if self.schedule is None else self.schedule.to_dict(self.n),
         }
 
@@ -191,6 +198,7 @@ def finish(
     infeasible: bool = False,
     interrupted: bool = False,
     stats: dict[str, Any] | None = None,
+    route: RouteReport | None = None,
 ) -> SolveResult:
     """Build a :class:`SolveResult`: check the schedule, round the bound, set the status.
 
@@ -236,6 +244,7 @@ def finish(
         n=inst.n,
         interrupted=interrupted,
         stats=dict(stats or {}),
+        route=route,
     )
 
 
@@ -285,15 +294,52 @@ def stdout_to_stderr(silence: bool = False):
                 _redirect["saved"] = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class RawResult:
-    """What one backend found, before checking: starts (or ``None``), dual bound, native status."""
+    """What one backend found, before checking: starts (or ``None``), dual bound, the native
+    status and its translation.
+
+    ``status`` is the backend's own verdict in kvopt's vocabulary, set inside the backend
+    from its native status (each backend keeps one table for that, STYLE: "translate
+    foreign vocabularies at the border"): ``OPTIMAL`` — ``starts`` is proven optimal within
+    the windows it was given (within ``limits.gap`` when that is above 0); ``FEASIBLE`` —
+    a schedule, not proven; ``INFEASIBLE`` — the backend proved its model has no solution;
+    ``UNKNOWN`` — no schedule.  Nothing downstream compares ``native_status`` (kept for the
+    user, in :class:`SolveResult`).  Frozen: the portfolio relabels a result with
+    :func:`dataclasses.replace`.
+    """
 
     starts: np.ndarray | None
     bound: float | None
     native_status: str
     solver: str
     solver_version: str
-    infeasible: bool = False
+    status: SolveStatus
     interrupted: bool = False
     stats: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        has = self.starts is not None
+        if self.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE) and not has:
+            raise ValueError(f"{self.solver}: status {self.status.value} without a schedule")
+        if self.status is SolveStatus.UNKNOWN and has:
+            raise ValueError(f"{self.solver}: status unknown with a schedule (feasible)")
+
+    @property
+    def infeasible(self) -> bool:
+        return self.status is SolveStatus.INFEASIBLE
+
+    @property
+    def proven(self) -> bool:
+        """Did the backend prove its schedule optimal (in its windows)?"""
+        return self.status is SolveStatus.OPTIMAL
+
+
+def status_of(starts, *, proven: bool = False, infeasible: bool = False) -> SolveStatus:
+    """kvopt's status of a backend's result: ``INFEASIBLE`` if it proved its model empty,
+    else ``OPTIMAL`` / ``FEASIBLE`` by ``proven`` when it has a schedule, else ``UNKNOWN``."""
+    if infeasible:
+        return SolveStatus.INFEASIBLE
+    if starts is None:
+        return SolveStatus.UNKNOWN
+    return SolveStatus.OPTIMAL if proven else SolveStatus.FEASIBLE

@@ -91,7 +91,9 @@ def heuristic_starts(
     """Best serial schedule found over fixed orders plus ``seconds`` of seeded local search.
 
     With ``moves`` the local search makes exactly that many moves and ignores the
-    clock, so the result depends only on the instance and the seed.
+    clock, so the result depends only on the instance and the seed.  Ctrl-C during the
+    local search raises :class:`LocalSearchInterrupted` with the best schedule so far
+    (``solve()`` then reports it, interrupted, instead of losing the Ctrl-C's work).
     """
     if inst.n == 0:
         return np.zeros(0, dtype=np.int64)
@@ -105,17 +107,22 @@ def heuristic_starts(
         if best_val is None or v < best_val:
             best_val, best_order, best_starts = v, order, st
     cap = 60 * inst.n * inst.n if moves is None else int(moves)
-    best_starts = _local_search(
-        run,
-        value,
-        best_order,
-        best_starts,
-        best_val,
-        seed=seed,
-        seconds=seconds,
-        cap=cap,
-        clock=moves is None,
-    )
+    found = [best_starts]
+    try:
+        best_starts = _local_search(
+            run,
+            value,
+            best_order,
+            best_starts,
+            best_val,
+            seed=seed,
+            seconds=seconds,
+            cap=cap,
+            clock=moves is None,
+            found=found,
+        )
+    except KeyboardInterrupt as e:
+        raise LocalSearchInterrupted(np.asarray(found[0], dtype=np.int64)) from e
     return np.asarray(best_starts, dtype=np.int64)
 
 

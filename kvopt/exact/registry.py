@@ -9,10 +9,10 @@ imports its own inside ``solve``).
 from __future__ import annotations
 
 from .backend import Backend
+from .backends.cpsat import CpSat
+from .backends.highs import Highs
+from .backends.pyomo_model import PyomoHighs
 from .bnb import BranchAndBound
-from .cpsat import CpSat
-from .highs import Highs
-from .pyomo_model import PyomoHighs
 
 #: name → backend (``solver=`` of :func:`kvopt.exact.solve`, after ``auto`` and ``race``)
 BACKENDS: dict[str, Backend] = {

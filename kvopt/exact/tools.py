@@ -20,7 +20,7 @@ def lp_bound(instance: Instance, time_limit: float = 60.0) -> float:
     """
     if instance.n == 0:
         return 0.0
-    from .highs_matrix import lp_value
+    from .backends.highs_matrix import lp_value
 
     st = heuristic_starts(instance, "total", seconds=min(0.2, 0.05 * time_limit))
     lo, hi = start_windows(instance, "total", value_of(instance, st, "total"))
@@ -42,8 +42,8 @@ def export_model(
     if not (p.endswith(".mps") or p.endswith(".lp")):
         raise InputError(f"must end in .mps or .lp, got {p!r}", source="--export")
     from ..errors import SolverError
-    from .highs_glue import to_highs
-    from .highs_matrix import build_matrix
+    from .backends.highs_glue import to_highs
+    from .backends.highs_matrix import build_matrix
 
     ub = None
     if tightened and instance.n:

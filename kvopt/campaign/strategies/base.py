@@ -120,4 +120,29 @@ def _options(name: str, options: Mapping[str, Any], defaults: dict[str, Any]) ->
     return out
 
 
+def _in_range(name: str, key: str, value: Any, low: float, high: float, *,
+              integer: bool = False, open_low: bool = False) -> None:  # fmt: skip
+    """Range-check one option of strategy ``name`` (as the annealing's own check): a number
+    (an integer when ``integer``) in ``[low, high]`` (``(low, high]`` when ``open_low``),
+    else :class:`InputError` naming ``--option``."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value == value
+    if ok and integer:
+        ok = float(value).is_integer()
+    if ok:
+        ok = (low < value if open_low else low <= value) and value <= high
+    if not ok:
+        what = "an integer" if integer else "a number"
+        span = f"{'(' if open_low else '['}{low}, {high}]"
+        raise InputError(f"{name} option {key} must be {what} in {span}, got {value!r}",
+                         source="--option")  # fmt: skip
+
+
+def _boolean(name: str, key: str, value: Any) -> bool:
+    """A boolean option of strategy ``name`` (``true``/``false``, 1/0), else :class:`InputError`."""
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return bool(value)
+    raise InputError(f"{name} option {key} must be true or false, got {value!r}",
+                     source="--option")  # fmt: skip
+
+
 __all__ = ["Proposal", "SearchContext", "Strategy", "probe", "score"]

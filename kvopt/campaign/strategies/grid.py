@@ -12,7 +12,7 @@ import numpy as np
 
 from ...errors import InputError
 from ..types import Evaluation, OptStatus
-from .base import Proposal, SearchContext, _options
+from .base import Proposal, SearchContext, _boolean, _in_range, _options
 
 
 @dataclass(frozen=True)
@@ -118,6 +118,7 @@ class FamilyStrategy:
         from ...generators import GENERATORS, generate
 
         opts = _options(self.name, options, {"seeds": 1})
+        _in_range(self.name, "seeds", opts["seeds"], 1, 10**6, integer=True)
         if not ctx.family:
             raise InputError(
                 "strategy family needs --family (e.g. prop1, two-point)", source="--family"
@@ -227,6 +228,7 @@ class ExhaustiveStrategy:
 
     def __init__(self, ctx: SearchContext, options: Mapping[str, Any]):
         opts = _options(self.name, options, {"ordered": True})
+        _boolean(self.name, "ordered", opts["ordered"])
         if ctx.family:
             raise InputError(
                 "strategy exhaustive enumerates the space, not a family", source="--family"

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...instance import Instance, Job
-from .base import Proposal, SearchContext, _no_options, _options, _sample, score
+from .base import Proposal, SearchContext, _in_range, _no_options, _options, _sample, score
 
 
 class RandomStrategy:
@@ -197,6 +197,8 @@ class CMAStrategy:
 
     def __init__(self, ctx: SearchContext, options: Mapping[str, Any]):
         opts = _options(self.name, options, {"sigma0": 0.3})
+        # the search runs in the unit cube (decode clips to it): a step above 1 means nothing
+        _in_range(self.name, "sigma0", opts["sigma0"], 0.0, 1.0, open_low=True)
         try:
             import cma
         except ImportError:

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...instance import Instance, Job
-from .base import Proposal, SearchContext, _options, probe, score
+from .base import Proposal, SearchContext, _in_range, _options, probe, score
 
 
 class TraceStrategy:
@@ -35,6 +35,14 @@ class TraceStrategy:
 
         opts = _options(self.name, options, {"path": "", "delta": 0.25,
                                               "rounds_per_second": DEFAULT_ROUNDS_PER_SECOND})  # fmt: skip
+        # delta: each move is at most this share of the value (a share above 1 could move a
+        # prompt to 0); rounds_per_second scales the trace's clock into rounds
+        _in_range(self.name, "delta", opts["delta"], 0.0, 1.0)
+        _in_range(self.name, "rounds_per_second", opts["rounds_per_second"], 0.0, 1e9,
+                  open_low=True)  # fmt: skip
+        if not isinstance(opts["path"], str):
+            raise InputError(f"trace option path must be a path, got {opts['path']!r}",
+                             source="--option")  # fmt: skip
         if ctx.family:
             raise InputError("strategy trace draws from the trace, not a family", source="--family")
         tr = load_trace(opts["path"] or bundled_trace_dir())

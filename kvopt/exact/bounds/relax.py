@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SolverError
-from ..instance import Instance
-from .highs_glue import run_highs, to_highs
-from .highs_matrix import DEFAULT_CUTS, MatrixModel, build_matrix
+from ...errors import SolverError
+from ...instance import Instance
+from ..backends.highs_glue import lp_solved, run_highs, to_highs
+from ..backends.highs_matrix import DEFAULT_CUTS, MatrixModel, build_matrix
 
 
 @dataclass
@@ -62,7 +62,7 @@ def _resolve(model: MatrixModel, h, time_limit: float) -> RootLP:
     )
     if interrupted:
         raise KeyboardInterrupt
-    if native != "Optimal":
+    if not lp_solved(native):
         raise SolverError(f"LP relaxation not solved (HiGHS: {native})")
     sol = h.getSolution()
     return RootLP(
@@ -289,7 +289,7 @@ def typed_bound(instance: Instance, time_limit: float = 10.0) -> int:
     aggregated time-indexed model (identical jobs as one integer column per
     start, ``models/time-indexed.md`` §4.3) with conflict cliques (:func:`clique_lp`,
     within 30 % of ``time_limit``), and the time-block column generation
-    (:func:`kvopt.exact.blocks.block_bound`, blocks of half the largest
+    (:func:`kvopt.exact.bounds.blocks.block_bound`, blocks of half the largest
     response) in the time left; one thread.  On typed instances the plain LP is
     far weaker: cliques closed 99.6 % of the root gap on one instance with jobs
     above ``M/2`` and nothing where the jobs are small against ``M``; there the
@@ -299,9 +299,9 @@ def typed_bound(instance: Instance, time_limit: float = 10.0) -> int:
     the value is ``≤ Opt``; a step that does not finish in time contributes
     what it has (or nothing).
     """
+    from ..common import lower_bound, start_windows, value_of
+    from ..heuristic import heuristic_starts
     from .blocks import block_bound, block_length
-    from .common import lower_bound, start_windows, value_of
-    from .heuristic import heuristic_starts
 
     if instance.n == 0:
         return 0

@@ -1,7 +1,7 @@
 """The time-indexed IP of SPEC §5 in Pyomo, solved with HiGHS — the readable reference.
 
 It states ``models/time-indexed.md`` line by line and builds the same model as
-:func:`kvopt.exact.highs_matrix.build_matrix` (same groups of identical jobs,
+:func:`kvopt.exact.backends.highs_matrix.build_matrix` (same groups of identical jobs,
 same windows, same rounded rows); ``tests/test_exact_models.py`` checks that
 both reach the same optimum.  Pyomo's model construction is slow for large
 horizons, which is why the numpy → highspy path is the default.
@@ -15,23 +15,24 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..errors import SolverError
-from ..instance import Instance
-from .backend import NO_HOOKS, Hooks, Limits, Problem
-from .common import RawResult, stdout_to_stderr
+from ...errors import SolverError
+from ...instance import Instance
+from ..backend import NO_HOOKS, Hooks, Limits, Problem
+from ..common import RawResult, SolveStatus, status_of, stdout_to_stderr
 from .highs_matrix import DEFAULT_CUTS, job_groups
 
-#: Pyomo termination conditions → kvopt reading (``finish()`` decides optimal vs feasible).
+#: Pyomo termination conditions → kvopt's status (read with the schedule: ``FEASIBLE`` here
+#: means "stopped"; ``finish()`` decides optimal vs feasible for the user).
 PYOMO_STATUS = {
-    "convergenceCriteriaSatisfied": "optimal",
-    "maxTimeLimit": "stopped",
-    "interrupted": "stopped",
-    "iterationLimit": "stopped",
-    "objectiveLimit": "stopped",
-    "provenInfeasible": "infeasible",
-    "infeasibleOrUnbounded": "infeasible",
-    "error": "error",
-    "unknown": "unknown",
+    "convergenceCriteriaSatisfied": SolveStatus.OPTIMAL,
+    "maxTimeLimit": SolveStatus.FEASIBLE,
+    "interrupted": SolveStatus.FEASIBLE,
+    "iterationLimit": SolveStatus.FEASIBLE,
+    "objectiveLimit": SolveStatus.FEASIBLE,
+    "provenInfeasible": SolveStatus.INFEASIBLE,
+    "infeasibleOrUnbounded": SolveStatus.INFEASIBLE,
+    "error": SolveStatus.FEASIBLE,
+    "unknown": SolveStatus.FEASIBLE,
 }
 
 
@@ -166,6 +167,10 @@ class PyomoHighs:
             native_status=native,
             solver="pyomo-highs",
             solver_version=f"pyomo {pyo.__version__ if hasattr(pyo, '__version__') else ''} / highs {version}",
-            infeasible=PYOMO_STATUS.get(native) == "infeasible",
+            status=status_of(
+                starts,
+                proven=PYOMO_STATUS.get(native) is SolveStatus.OPTIMAL,
+                infeasible=PYOMO_STATUS.get(native) is SolveStatus.INFEASIBLE,
+            ),
             stats={"build_seconds": round(build, 3), "variables": len(m.X)},
         )

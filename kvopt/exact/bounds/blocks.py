@@ -54,11 +54,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import SolverError
-from ..instance import Instance
-from .common import start_windows, value_of
-from .highs_glue import run_highs
-from .highs_matrix import job_groups
+from ...errors import SolverError
+from ...instance import Instance
+from ..backends.highs_glue import lp_solved, run_highs
+from ..backends.highs_matrix import job_groups
+from ..common import start_windows, value_of
 
 #: reduced costs are rounded down to multiples of 1/SCALE for CP-SAT (integer objective)
 SCALE = 10_000
@@ -304,7 +304,7 @@ def block_bound(
     (CP-SAT's bound of a call stopped early is still a bound;
     ``models/time-indexed.md`` §9.8).
     """
-    from .heuristic import heuristic_starts
+    from ..heuristic import heuristic_starts
 
     t0 = time.monotonic()
     deadline = t0 + time_limit
@@ -389,7 +389,7 @@ def block_bound(
             )
             if interrupted:
                 raise KeyboardInterrupt
-            if native != "Optimal":
+            if not lp_solved(native):
                 break
             lp_value = float(h.getInfo().objective_function_value)
             y = np.asarray(h.getSolution().row_dual, dtype=np.float64)
@@ -463,7 +463,7 @@ def _master_lp(master: Master):
     """An empty HiGHS LP with the master's rows (columns are added as they are generated)."""
     import highspy
 
-    from .common import stdout_to_stderr
+    from ..common import stdout_to_stderr
 
     with stdout_to_stderr(silence=True):
         h = highspy.Highs()
@@ -486,7 +486,7 @@ def _ti_duals(inst, lo, hi, master: Master, blocks: list[Block], seconds: float)
     the penalty of its memory in the block (``≤ Σ_τ (w_τ M + w¹_τ)``), so ``L(y) ≥`` the LP value.
     ``None`` if the LP is not solved in time.
     """
-    from .highs_matrix import build_matrix
+    from ..backends.highs_matrix import build_matrix
     from .relax import solve_lp
 
     try:

@@ -23,10 +23,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..instance import Instance
-from . import workers
-from .backend import NO_HOOKS, Hooks, Limits, Problem
-from .common import RawResult, lower_bound
+from ...instance import Instance
+from .. import workers
+from ..backend import NO_HOOKS, Hooks, Limits, Problem
+from ..common import RawResult, SolveStatus, lower_bound, status_of
 
 #: Largest number of memory-row terms for which the time-indexed rows are added to CP-SAT.
 TIME_INDEXED_TERMS = 400_000
@@ -148,6 +148,17 @@ def build_cpsat(
     return m, starts
 
 
+def cpsat_status(status: int, starts) -> SolveStatus:
+    """kvopt's status of a CP-SAT result, from CP-SAT's own (``cp_model.OPTIMAL``: proven
+    within the gap asked for; ``INFEASIBLE``; ``FEASIBLE`` / ``UNKNOWN``: stopped, with or
+    without a schedule).  ``MODEL_INVALID`` never gets here (it raises)."""
+    from ortools.sat.python import cp_model
+
+    return status_of(
+        starts, proven=status == cp_model.OPTIMAL, infeasible=status == cp_model.INFEASIBLE
+    )
+
+
 @dataclass(frozen=True)
 class CpSat:
     """OR-Tools CP-SAT on the model of :func:`build_cpsat` (``models/cpsat.md``).
@@ -192,7 +203,14 @@ class CpSat:
                 stop=hooks.stop,
             )
         except BuildCancelled:
-            return RawResult(None, None, "CANCELLED (before solving)", "cpsat", cpsat_version())
+            return RawResult(
+                None,
+                None,
+                "CANCELLED (before solving)",
+                "cpsat",
+                cpsat_version(),
+                SolveStatus.UNKNOWN,
+            )
         if problem.warm is not None:
             for S, v in zip(starts, problem.warm):
                 m.add_hint(S, int(v))
@@ -244,6 +262,7 @@ class CpSat:
                         "ABANDONED (did not stop when asked)",
                         "cpsat",
                         cpsat_version(),
+                        SolveStatus.UNKNOWN,
                         interrupted=interrupted,
                     )
             except KeyboardInterrupt:
@@ -256,7 +275,7 @@ class CpSat:
         st = np.array([solver.value(S) for S in starts], dtype=np.int64) if found else None
         bound = float(solver.best_objective_bound) if found or status == cp_model.UNKNOWN else None
         if status == cp_model.MODEL_INVALID:
-            from ..errors import SolverError
+            from ...errors import SolverError
 
             raise SolverError(f"CP-SAT rejected the model: {m.validate()}")
         return RawResult(
@@ -265,7 +284,7 @@ class CpSat:
             native_status=native + (" (cancelled)" if cancelled and native != "OPTIMAL" else ""),
             solver="cpsat",
             solver_version=cpsat_version(),
-            infeasible=status == cp_model.INFEASIBLE,
+            status=cpsat_status(status, st),
             interrupted=interrupted,
             stats={
                 "branches": int(solver.num_branches),

@@ -30,12 +30,7 @@ import signal
 import time
 import warnings
 
-from .bnb import _Search, _Stopped
-
-#: the tree is split into the nodes with this many jobs placed
-SPLIT_DEPTH = 3
-#: … when the instance has at least this many jobs (smaller ones finish in milliseconds)
-SPLIT_MIN_N = 6
+from .search import SPLIT, _Search, _Stopped
 
 # shared slots: [best value with starts, racing solver's value, next task, stop, worker nodes,
 # worker finished, starts stored] then the n starts
@@ -154,7 +149,7 @@ def search_split(search: _Search, stop, outside, depth: int | None = None) -> bo
     their nodes.  Raises ``_Stopped`` (after stopping the worker) when stopped.
     """
     n = search.n
-    tasks = _collect(search, SPLIT_DEPTH if depth is None else depth)
+    tasks = _collect(search, SPLIT.python_depth if depth is None else depth)
     if not tasks:
         return True  # the whole tree lay above the split depth
     ctx = multiprocessing.get_context("fork")

@@ -1,6 +1,6 @@
-"""The HiGHS backend: the time-indexed IP of :mod:`kvopt.exact.highs_matrix` solved with
-``highspy`` (the glue is :mod:`kvopt.exact.highs_glue`), in this process or, for large
-models, in the worker process of :mod:`kvopt.exact.highs_worker`.
+"""The HiGHS backend: the time-indexed IP of :mod:`kvopt.exact.backends.highs_matrix` solved with
+``highspy`` (the glue is :mod:`kvopt.exact.backends.highs_glue`), in this process or, for large
+models, in the worker process of :mod:`kvopt.exact.backends.highs_worker`.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from .backend import NO_HOOKS, Hooks, Limits, Problem
-from .common import RawResult
+from ..backend import NO_HOOKS, Hooks, Limits, Problem
+from ..common import RawResult, SolveStatus
 from .highs_glue import (
-    HIGHS_STATUS,
+    highs_status,
     highs_version,
     highspy_solution,
     option_value,
@@ -126,7 +126,14 @@ class Highs:
         )
         if native.startswith("Abandoned"):
             return RawResult(
-                None, None, native, "highs", highs_version(), interrupted=interrupted, stats=stats
+                None,
+                None,
+                native,
+                "highs",
+                highs_version(),
+                SolveStatus.UNKNOWN,
+                interrupted=interrupted,
+                stats=stats,
             )
         info = h.getInfo()
         starts = None
@@ -148,10 +155,8 @@ class Highs:
                     retry=False,
                     presolve=False,
                 )
-                again.stats["retried_without_presolve"] = (
-                    "solve error" if solve_error else "objective mismatch"
-                )
-                return again
+                why = "solve error" if solve_error else "objective mismatch"
+                return replace(again, stats={**again.stats, "retried_without_presolve": why})
         bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
         if mismatch:
             bound = None
@@ -171,7 +176,7 @@ class Highs:
             native_status=native + (" (cancelled)" if cancelled and native != "Optimal" else ""),
             solver="highs",
             solver_version=highs_version(),
-            infeasible=HIGHS_STATUS.get(native) == "infeasible",
+            status=highs_status(native, starts, trusted=not mismatch),
             interrupted=interrupted,
             stats=stats,
         )

@@ -1,4 +1,4 @@
-"""The HiGHS worker process (:func:`main`, started by :func:`solve_in_worker`) (see :class:`kvopt.exact.highs.Highs`).
+"""The HiGHS worker process (:func:`main`, started by :func:`solve_in_worker`) (see :class:`kvopt.exact.backends.highs.Highs`).
 
 :func:`solve_in_worker` (the parent) starts the worker, sends it one job —
 the instance's arrays, the rest of the :class:`~kvopt.exact.backend.Problem`,
@@ -19,13 +19,14 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 
-from ..errors import SolverError
-from ..instance import Instance
-from .backend import Hooks, Limits, Problem
-from .common import RawResult
+from ...errors import SolverError
+from ...instance import Instance
+from ..backend import Hooks, Limits, Problem
+from ..common import RawResult, SolveStatus
 from .highs_glue import highs_version
 
 
@@ -82,7 +83,7 @@ def solve_in_worker(
 ) -> RawResult:
     """``solver.solve_here(problem, limits, …)`` in a worker process (see module doc).
 
-    ``solver`` is pickled (a :class:`kvopt.exact.highs.Highs`); the worker gets
+    ``solver`` is pickled (a :class:`kvopt.exact.backends.highs.Highs`); the worker gets
     its own stop event and monitor, wired to ``hooks``.
     """
     inst = problem.instance
@@ -99,7 +100,7 @@ def solve_in_worker(
     data = pickle.dumps(job)
     proc = subprocess.Popen(
         # -c, not -m: the package imports this module, and runpy warns when it runs it again
-        [sys.executable, "-c", "from kvopt.exact.highs_worker import main; main()"],
+        [sys.executable, "-c", "from kvopt.exact.backends.highs_worker import main; main()"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         start_new_session=True,  # Ctrl-C reaches only us; we stop the worker
@@ -185,10 +186,11 @@ def solve_in_worker(
             "Terminated (did not stop when asked)",
             "highs",
             highs_version(),
+            SolveStatus.UNKNOWN,
             interrupted=interrupted,
         )
     if interrupted:
-        result.interrupted = True
+        result = replace(result, interrupted=True)
     return result
 
 

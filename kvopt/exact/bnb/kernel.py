@@ -1,27 +1,15 @@
-"""The branch and bound of :mod:`kvopt.exact.bnb`, compiled with Numba (the ``fast`` extra).
-
-:func:`run_compiled` searches exactly the tree of ``_Search.run`` (total
-completion with the Lagrangian bound, ``models/bnb.md``): the same nodes in the
-same order, the same pruning rules, the same memo, hence the same node count and
-the same incumbents (``tests/test_exact_bnb_compiled.py`` compares them node for node
-with the Python search).  Only the bookkeeping differs: the recursion of
-``_Search.dfs`` becomes an explicit stack of frames indexed by depth, the memo an
-open-addressing hash table over flat arrays, and the clock, the stop flag and a
-racing solver's value reach the search through a small shared array that the
-calling thread updates while the compiled loop runs, without the interpreter lock,
-in a thread of its own (so CP-SAT racing it gets the other core).  With two threads
-the tree is split between two such loops (:func:`run_compiled`, ``models/bnb.md`` §7).
-
-Without Numba :func:`available` is false and the branch and bound stays in Python.
+"""The compiled kernel of the branch and bound (Numba, the ``fast`` extra): the search of
+:mod:`kvopt.exact.bnb.search` as one loop over an explicit stack (see
+:mod:`kvopt.exact.bnb.compiled`, which runs it), its helpers, and the slots it shares
+with the calling thread.  Comments ``[rule <ID>]`` tag each pruning rule with the ID it has in
+the Python search (:data:`kvopt.exact.bnb.search.RULES`).
 """
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from . import workers
+from .search import MAX_N  # noqa: F401  (the kernel's bound on n: its placed set is one int64)
 
 try:  # the optional ``fast`` extra
     import numba as _numba
@@ -33,28 +21,9 @@ except ImportError:  # pragma: no cover - exercised where numba is not installed
 #: (two threads), then one slot per thread: the value of its best leaf, then one per thread:
 #: the task it searches (the number of tasks once it took the last)
 _STOP, _OUTSIDE, _NODES, _CLAIM, _BEST0 = range(5)
-#: with two threads, the tree is cut into the subtrees of the nodes with this many jobs
-#: placed (the tasks), which the threads claim in the serial order
-SPLIT_DEPTH = 2
-#: … from this many jobs on (below, one thread searches the tree)
-SPLIT_MIN_N = 12
-#: … and, when true, the threads take the tasks in the order of their bounds (the serial order
-#: among equal ones), so that the smallest bound of a task not finished (``_unfinished_bound``)
-#: rises as the search goes; off: no faster, and that bound stayed at the root's
-#: (``models/bnb.md`` §8)
-TASKS_BY_BOUND = False
-#: how often (seconds) the Python thread looks at the clock, the stop flag and the racing solver
-_POLL = 0.01
-#: the compiled search keeps its placed set in one int64
-MAX_N = 62
 
 # return codes of the kernel
 _DONE, _STOPPED = 0, 1
-
-
-def available() -> bool:
-    """Is Numba installed (``pip install kvopt[fast]``)?"""
-    return _numba is not None
 
 
 def _kernel_source(
@@ -249,7 +218,7 @@ def _kernel_source(
             pend_k[npend] = last
             pend_p[npend] = -1
             npend += 1
-        if placed == full:
+        if placed == full:  # [rule leaf-active]
             moved = False
             for q in range(npend):
                 if _first_move(pend_k[q], pend_p[q], start, gm, o, lims, a, M) >= 0:
@@ -299,7 +268,7 @@ def _kernel_source(
             lag += cost + (ssum + bsuf[end])
         else:
             lag += cost + bsuf[t0]
-        if lag > bm1:
+        if lag > bm1:  # [rule lagrange-node]
             d -= 1
             continue
         tmin = t0
@@ -307,7 +276,7 @@ def _kernel_source(
         for q in range(ntodo - 1, -1, -1):
             j = todo[q]
             t2 = _first_fit(gm, e_[j], o[j], lims[j], hi[j] + 1)
-            if t2 > hi[j]:
+            if t2 > hi[j]:  # [rule window]
                 dead = True
                 break
             if t2 > e_[j]:
@@ -350,7 +319,7 @@ def _kernel_source(
             n_paths += 1
             d -= 1
             continue
-        # the active rule for the jobs left
+        # the active rule for the jobs left [rule active-left]
         limit = H + 1
         pa = past[d]
         for q in range(n):
@@ -373,7 +342,7 @@ def _kernel_source(
         if dead:
             d -= 1
             continue
-        # ---- memo (not at a task's path nodes: entered again for each task) ----
+        # ---- memo, [rule memo] (not at a task's path nodes: entered again for each task) ----
         if not path:
             plen = end - tmin if end > tmin else 0
             h = np.uint64(placed) * np.uint64(0x9E3779B97F4A7C15)
@@ -465,7 +434,7 @@ def _kernel_source(
             r_next[n_rec] = e_rec[found]
             e_rec[found] = n_rec
             n_rec += 1
-        # ---- the active rule for the jobs placed earlier ----
+        # ---- the active rule for the jobs placed earlier [rule active-placed] ----
         nka = 0
         for q in range(npend):
             k = pend_k[q]
@@ -501,7 +470,7 @@ def _kernel_source(
             if path and j != pj:
                 continue
             p = pred[j]
-            if p >= 0 and not ((placed >> p) & 1):
+            if p >= 0 and not ((placed >> p) & 1):  # [rule identical]
                 continue
             ej = e_[j]
             top = hi[j] if hi[j] < limit else limit - 1
@@ -528,7 +497,7 @@ def _kernel_source(
                     if ek < t2:
                         quick += t2 - ek
                         lq += sufmin[k, t2] - sufmin[k, ek]
-                if quick >= best:
+                if quick >= best:  # [rule child-quick]
                     break
                 if lq <= bm1:
                     if t2 != ej:
@@ -644,191 +613,3 @@ if _numba is not None:
         _wmax, _first_fit, _first_move, _grow, _kernel = _compile(cache=False)
 else:  # pragma: no cover
     _kernel = None
-
-
-def prepare() -> None:
-    """Compile the search now (or load it from the cache): the first search of a process
-    otherwise pays for it inside its time limit (about 15 s on a machine without a cache,
-    0.3 s with one)."""
-    from ..instance import Instance
-    from .bnb import _CHECK_EVERY, MEMO_LIMIT, _Search
-
-    inst = Instance.from_arrays(4, [1, 1], [1, 1])
-    search = _Search(
-        inst, "total", [0, 0], [2, 2], 10**9, None, time.monotonic() + 600, None, None, None
-    )
-    search.set_duals([0.0] * 8, [0.0] * 8)
-    run_compiled(search, MEMO_LIMIT, _CHECK_EVERY)
-
-
-def run_compiled(search, memo_limit: int, check_every: int, threads: int = 1) -> bool:
-    """Run ``search`` (a ``bnb._Search`` with its duals set) compiled; ``True`` when the tree
-    was searched to the end, ``False`` when the clock, the stop flag or the node limit stopped
-    it.  Afterwards ``search.best``, ``search.best_starts`` and ``search.nodes`` are what the
-    Python search would hold (one thread; split, the optimum only).  A ``KeyboardInterrupt``
-    stops the search and is raised again.
-
-    With ``threads ≥ 2`` and at least ``SPLIT_MIN_N`` jobs, two threads share the tree
-    (``models/bnb.md`` §7): the serial search cut at ``SPLIT_DEPTH`` lists the tasks, then
-    both threads claim them in that order (or by bound, ``TASKS_BY_BOUND``), each with its
-    own memo, pruning with the better of the two incumbents; stopped, it sets
-    ``search.task_lower``, the smallest bound of a task not searched to its end.  The tree
-    is then not the serial one, but it is searched just as exhaustively: every rule prunes against the value of an existing schedule, and each
-    memo drops only states its own thread searched.  ``node_limit`` holds per thread."""
-    n, H = search.n, search.H
-    maxo = max(search.o)
-    stair = np.zeros((n, maxo), np.int64)
-    dd = np.zeros((n, H + 1, maxo), np.float64)
-    for j in range(n):
-        stair[j, : search.o[j]] = search.stair[j]
-        for t, delta in enumerate(search.dd[j]):
-            if delta:
-                dd[j, t, : len(delta)] = delta
-    split = threads >= 2 and n >= SPLIT_MIN_N
-    nthreads = 2 if split else 1
-    outside = search.outside
-    ctl = np.array([0, 2**62, 0, 0] + [2**62] * nthreads + [0] * nthreads, np.int64)
-    if outside is not None:
-        v = outside()
-        if v is not None:
-            ctl[_OUTSIDE] = int(v)
-    node_limit = -1 if search.node_limit is None else int(search.node_limit)
-    data = (
-        n,
-        search.M,
-        H,
-        np.asarray(search.o, np.int64),
-        np.asarray(search.lims, np.int64),
-        np.asarray(search.a, np.int64),
-        np.asarray(search.hi, np.int64),
-        np.asarray(search.pred, np.int64),
-        stair,
-    )
-    rest = (
-        np.asarray(search.bsuf, np.float64),
-        np.asarray(search.sufmin, np.float64),
-        np.asarray(search.rc, np.float64),
-        dd,
-    )
-
-    def call(mode: int, tid: int, best_in: int, paths: np.ndarray, n_paths: int):
-        """The kernel's arguments for one thread (its own profile, slack and starts)."""
-        best_starts = np.full(n, -1, np.int64)
-        args = (
-            *data,
-            np.asarray(search.gm, np.int64).copy(),
-            np.asarray(search.dslack, np.float64).copy(),
-            *rest,
-            np.asarray(search.start, np.int64).copy(),
-            best_starts,
-            int(best_in),
-            int(memo_limit),
-            node_limit,
-            ctl,
-            int(check_every),
-            mode,
-            SPLIT_DEPTH,
-            paths,
-            n_paths,
-            tid,
-            nthreads,
-        )
-        return args, best_starts
-
-    if not split:
-        args, best_starts = call(0, 0, search.best, np.zeros(2, np.int64), 0)
-        (out,), interrupted = _supervise([args], ctl, search)
-        code, nodes, best, n_keys = out[:4]
-        owner = best_starts if best_starts[0] >= 0 else None
-    else:
-        stride = 2 * SPLIT_DEPTH + 1
-        args, starts0 = call(1, 0, search.best, np.zeros(64 * stride, np.int64), 0)
-        (first,), interrupted = _supervise([args], ctl, search)
-        code, nodes, best, n_keys, paths, n_paths = first
-        owner = starts0 if starts0[0] >= 0 else None
-        own_best = int(ctl[_BEST0])
-        per_thread = [int(nodes)]
-        if code == _DONE and not interrupted:
-            ctl[_BEST0] = 2**62
-            table = paths[: n_paths * stride].reshape(n_paths, stride)
-            if TASKS_BY_BOUND:
-                table = table[np.argsort(table[:, -1], kind="stable")]
-            paths = np.ascontiguousarray(table).ravel()
-            tbounds = table[:, -1].copy()
-            ctl[_BEST0 + nthreads :] = n_paths
-            calls = [call(2, tid, best, paths, n_paths) for tid in range(nthreads)]
-            outs, interrupted = _supervise([c[0] for c in calls], ctl, search)
-            search.task_lower = _unfinished_bound(tbounds, ctl, nthreads)
-            code = max(o[0] for o in outs)  # _STOPPED if either stopped
-            per_thread = [int(nodes) + int(outs[0][1])] + [int(o[1]) for o in outs[1:]]
-            nodes = sum(int(o[1]) for o in outs) + int(nodes)
-            n_keys = sum(int(o[3]) for o in outs)
-            best = min([int(best)] + [int(o[2]) for o in outs])
-            for tid, (_, starts) in enumerate(calls):
-                if starts[0] >= 0 and int(ctl[_BEST0 + tid]) < own_best:
-                    owner, own_best = starts, int(ctl[_BEST0 + tid])
-        search.split_stats = {
-            "threads": nthreads,
-            "depth": SPLIT_DEPTH,
-            "tasks": int(n_paths),
-            "nodes": per_thread,
-        }
-    search.nodes = int(nodes)
-    search.memo_keys = int(n_keys)
-    if owner is not None:
-        search.best_starts = [int(x) for x in owner]
-    search.best = int(best)
-    if interrupted:
-        raise KeyboardInterrupt
-    return code == _DONE
-
-
-def _unfinished_bound(tbounds: np.ndarray, ctl: np.ndarray, nthreads: int) -> float:
-    """The smallest bound of a task not searched to its end (``inf``: none), read from the
-    claim counter and each thread's current task (exact once the kernels returned)."""
-    n_paths = len(tbounds)
-    claim = min(int(ctl[_CLAIM]), n_paths)
-    lb = float(tbounds[claim:].min()) if claim < n_paths else float("inf")
-    for tid in range(nthreads):
-        cur = int(ctl[_BEST0 + nthreads + tid])
-        if cur < n_paths:
-            lb = min(lb, float(tbounds[cur]))
-    return lb
-
-
-def _supervise(calls: list[tuple], ctl: np.ndarray, search) -> tuple[list, bool]:
-    """Run the kernel once per argument tuple, each in a thread of its own (without the
-    interpreter lock), while this thread keeps the clock, the stop flag and a racing
-    solver's value (every ``_POLL`` seconds); returns the kernels' results and whether
-    Ctrl-C came (it then stops them)."""
-    outs: list = [None] * len(calls)
-
-    def ask_stop() -> None:
-        ctl[_STOP] = 1
-
-    def work(k: int) -> None:
-        outs[k] = _kernel(*calls[k])
-
-    threads = [
-        workers.start(lambda k=k: work(k), name=f"kvopt-bnb-compiled-{k}", stop=ask_stop)
-        for k in range(len(calls))
-    ]
-    interrupted = False
-    try:
-        for th in threads:
-            while not th.finished():
-                th.wait(_POLL)
-                if time.monotonic() > search.deadline or (
-                    search.stop is not None and search.stop.is_set()
-                ):
-                    ctl[_STOP] = 1
-                if search.outside is not None:
-                    v = search.outside()
-                    if v is not None and v < ctl[_OUTSIDE]:
-                        ctl[_OUTSIDE] = int(v)
-    except KeyboardInterrupt:
-        interrupted = True
-        ctl[_STOP] = 1
-        for th in threads:
-            th.wait()
-    return outs, interrupted

@@ -1,9 +1,9 @@
-"""HiGHS glue (``highspy``): hand a :class:`~kvopt.exact.highs_matrix.MatrixModel` to HiGHS,
+"""HiGHS glue (``highspy``): hand a :class:`~kvopt.exact.backends.highs_matrix.MatrixModel` to HiGHS,
 run it under a time limit and a stop event, read its answer.
 
 ``highspy`` is imported inside the functions only.  The model itself is built
-in :mod:`kvopt.exact.highs_matrix`; the backend that builds, runs, checks and
-decodes is :mod:`kvopt.exact.highs`.
+in :mod:`kvopt.exact.backends.highs_matrix`; the backend that builds, runs, checks and
+decodes is :mod:`kvopt.exact.backends.highs`.
 """
 
 from __future__ import annotations
@@ -15,26 +15,44 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import SolverError
-from . import workers
-from .common import stdout_to_stderr
+from ...errors import SolverError
+from .. import workers
+from ..common import SolveStatus, status_of, stdout_to_stderr
 
 if TYPE_CHECKING:
     from .highs_matrix import MatrixModel
 
-#: HiGHS model statuses (``h.modelStatusToString``) → how kvopt reads them.
-#: ``finish()`` decides optimal/feasible from the checked objective and the bound;
-#: this table only says whether the model was proven infeasible.
+#: HiGHS model statuses (``h.modelStatusToString``) → kvopt's reading: proven optimal
+#: (within the gap asked for), proven infeasible, or stopped (any other status: a schedule
+#: then is feasible, none is unknown; :func:`highs_status`).  ``finish()`` still decides
+#: optimal/feasible for the user from the checked objective and the bound.
 HIGHS_STATUS = {
-    "Optimal": "optimal",
-    "Infeasible": "infeasible",
-    "Time limit reached": "stopped",
-    "Interrupted by user": "stopped",
-    "Solution limit reached": "stopped",
-    "Iteration limit reached": "stopped",
-    "Objective bound": "stopped",
-    "Unknown": "unknown",
+    "Optimal": SolveStatus.OPTIMAL,
+    "Infeasible": SolveStatus.INFEASIBLE,
+    "Time limit reached": SolveStatus.FEASIBLE,
+    "Interrupted by user": SolveStatus.FEASIBLE,
+    "Solution limit reached": SolveStatus.FEASIBLE,
+    "Iteration limit reached": SolveStatus.FEASIBLE,
+    "Objective bound": SolveStatus.FEASIBLE,
+    "Unknown": SolveStatus.FEASIBLE,
 }
+
+
+def lp_solved(native: str) -> bool:
+    """Did HiGHS solve an LP to optimality (its native status read through
+    :data:`HIGHS_STATUS`, for the LP relaxations of :mod:`kvopt.exact.bounds`)?"""
+    return HIGHS_STATUS.get(native) is SolveStatus.OPTIMAL
+
+
+def highs_status(native: str, starts, *, trusted: bool = True) -> SolveStatus:
+    """kvopt's status of a HiGHS result: :data:`HIGHS_STATUS` of its native status, read
+    with the schedule it has (``trusted=False``: its objective did not match, not proven)."""
+    s = HIGHS_STATUS.get(native, SolveStatus.FEASIBLE)
+    return status_of(
+        starts,
+        proven=s is SolveStatus.OPTIMAL and trusted,
+        infeasible=s is SolveStatus.INFEASIBLE,
+    )
 
 
 @functools.cache

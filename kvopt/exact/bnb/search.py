@@ -15,7 +15,7 @@ Pruning (each rule is proved in ``models/bnb.md``):
   completion, used only without the Lagrangian bound), or the analogous
   makespan bound;
 * total completion: a Lagrangian bound, the root LP's row duals ``y ≤ 0``
-  pricing the memory and "one job above M/2" rows (:func:`~kvopt.exact.relax.lp_duals`): the
+  pricing the memory and "one job above M/2" rows (:func:`~kvopt.exact.bounds.relax.lp_duals`): the
   placed cost, the priced slack of rounds from the earliest start left on and
   each job left's cheapest reduced cost from its earliest start on; a child is
   generated only if a lower estimate of its own Lagrangian bound (its reduced
@@ -32,26 +32,23 @@ Pruning (each rule is proved in ``models/bnb.md``):
 
 :class:`BranchAndBound` stops at a time or node limit; it then returns its incumbent
 with the root bound (never a claim of optimality).  With Numba installed (the ``fast``
-extra) it runs the same search compiled (:mod:`kvopt.exact.bnbfast`, ``models/bnb.md`` §7).
+extra) it runs the same search compiled (:mod:`kvopt.exact.bnb.compiled`, ``models/bnb.md`` §7).
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
+import importlib.util
 import math
 import time
 from dataclasses import dataclass
 from itertools import accumulate
 from operator import add as _add
 from operator import sub as _sub
-from typing import ClassVar
 
-import numpy as np
-
-from ..errors import SolverError
-from ..instance import Instance
-from .backend import NO_HOOKS, Hooks, Limits, Problem
-from .common import RawResult, first_fit, lower_bound, value_of
+from ...instance import Instance
+from ..common import first_fit
 
 #: states remembered at most (then the memo starts afresh)
 MEMO_LIMIT = 1_000_000
@@ -65,14 +62,63 @@ _CHECK_EVERY = 256
 COMPILED_MIN_N = 10
 
 
-def uses_compiled(n: int) -> bool:
-    """Does the branch and bound run compiled on ``n`` jobs (Numba installed, ``n`` from
-    ``COMPILED_MIN_N`` to ``bnbfast.MAX_N``)?  Total completion with duals only."""
-    if n < COMPILED_MIN_N:
-        return False
-    from . import bnbfast
+#: the compiled search keeps its placed set in one int64: at most this many jobs
+MAX_N = 62
 
-    return bnbfast.available() and n <= bnbfast.MAX_N
+
+@functools.cache
+def numba_installed() -> bool:
+    """Is Numba installed (the ``fast`` extra)?  Asked without importing it: ``solve()``
+    routes with this before anything is computed, and importing Numba takes a second or
+    more under load (a Ctrl-C landing in that import had nothing to report; the import
+    now happens in the branch and bound, where Ctrl-C is reported)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def uses_compiled(n: int, min_n: int = COMPILED_MIN_N) -> bool:
+    """Does the branch and bound run compiled on ``n`` jobs (Numba installed, ``n`` from
+    ``min_n`` (``COMPILED_MIN_N``) to ``MAX_N``)?  Total completion with duals only."""
+    return min_n <= n <= MAX_N and numba_installed()
+
+
+@dataclass(frozen=True)
+class Split:
+    """How the tree is split with ``threads ≥ 2``: the one split configuration of both
+    searches.  The compiled search (:func:`kvopt.exact.bnb.compiled.run_compiled`) splits between
+    two threads that claim the tasks one by one, the subtrees of the nodes with
+    ``compiled_depth`` jobs placed, from ``compiled_min_n`` jobs on (``models/bnb.md`` §7);
+    the Python search (:mod:`kvopt.exact.bnb.split`) between this process and a forked one,
+    at ``python_depth``, from ``python_min_n`` jobs on (a fork costs milliseconds, so it
+    pays from smaller trees; deeper cuts even out the two halves, ``models/bnb.md`` §4)."""
+
+    compiled_depth: int = 2
+    compiled_min_n: int = 12
+    python_depth: int = 3
+    python_min_n: int = 6
+
+
+#: the default split
+SPLIT = Split()
+
+
+#: the pruning rules of the search (each proved in ``models/bnb.md``), by ID.  Both searches
+#: tag the code of each rule with ``[rule <ID>]`` in a comment: the Python one here
+#: (``_Search.dfs``), the compiled one in :mod:`kvopt.exact.bnb.kernel`;
+#: ``tests/test_exact_bnb_compiled.py`` checks that they name the same set (the compiled search
+#: runs total completion with the Lagrangian bound only: not the rules of ``PYTHON_ONLY``)
+RULES = {
+    "leaf-active": "a complete schedule counts only if no placed job could start earlier",
+    "lagrange-node": "the node's Lagrangian bound reaches the incumbent",
+    "window": "a job left cannot start in its window on top of the placed jobs",
+    "combinatorial": "the combinatorial (or makespan) bound reaches the incumbent",
+    "active-left": "a job left fits wholly before t (prune), else it bounds the children's starts",
+    "memo": "a state reached before at no higher cost, from no later (t, last)",
+    "active-placed": "a placed job that could move earlier bounds the children's starts",
+    "identical": "identical jobs (prompt, response, arrival) are placed in index order",
+    "child-quick": "a child's quick bound, or its Lagrangian estimate, reaches the incumbent",
+}
+#: the rules only the Python search has (without duals, or makespan)
+PYTHON_ONLY = frozenset({"combinatorial"})
 
 
 class _Stopped(Exception):
@@ -85,6 +131,9 @@ def bnb_version() -> str:
 
 class _Search:
     """The depth-first search (see the module doc); plain Python lists for speed."""
+
+    #: states remembered at most (``BranchAndBound.memo_limit`` sets it per search)
+    memo_limit: int = MEMO_LIMIT
 
     def __init__(
         self, inst: Instance, objective: str, lo, hi, ub: int, warm, deadline, stop, nodes, outside
@@ -126,7 +175,7 @@ class _Search:
         self.lag = False  # the Lagrangian bound (set_duals)
         self.lims = [M - s - 1 for s in self.s]  # j fits at t iff max(gm[t:t + o_j]) <= lim + t
         self.plain = type(self).fits_at is _Search.fits_at  # a child at est_j fits
-        self.split_stats: dict | None = None  # set by kvopt.exact.bnbsplit
+        self.split_stats: dict | None = None  # set by kvopt.exact.bnb.split
         #: set by the compiled split search when it stops: no schedule is below it
         self.task_lower: float | None = None
 
@@ -196,7 +245,7 @@ class _Search:
         memo = self.memo
         seen = memo.get(key)
         if seen is None:
-            if len(memo) >= MEMO_LIMIT:
+            if len(memo) >= self.memo_limit:
                 memo.clear()  # forgetting states only weakens the pruning
             memo[key] = [(t, last, cost)]
             return False
@@ -388,7 +437,7 @@ class _Search:
         if not self.nodes % _CHECK_EVERY:
             self.check()
         o, start, total = self.o, self.start, self.total
-        if placed == self.full:
+        if placed == self.full:  # [rule leaf-active]
             if total and any(self.first_move(k, p0) >= 0 for k, p0 in pending):
                 return
             if cost < self.best:
@@ -425,7 +474,7 @@ class _Search:
             # bounds on the starts, a lower bound on the node's Lagrangian value
             dslack = self.dslack
             lag += cost + (sum(dslack[t0:end]) + self.bsuf[end] if t0 < end else self.bsuf[t0])
-            if lag > bm1:
+            if lag > bm1:  # [rule lagrange-node]
                 return
         tmin = t0
         for j in reversed(todo):
@@ -444,7 +493,7 @@ class _Search:
                 tau = t2 + w.index(m) + 1
                 t2 = m - lim if m - lim < tau else tau
             else:
-                return  # some job cannot start in its window
+                return  # some job cannot start in its window [rule window]
             if t2 > est[j]:
                 if lagged:
                     lag += sufmin[j][t2] - sufmin[j][est[j]]
@@ -461,11 +510,11 @@ class _Search:
                     return
         # with the Lagrangian bound the combinatorial one prunes few more nodes (~5 %) and
         # costs more than they do (models/bnb.md, round 3): only without duals
-        if not lagged and self.bound(rest, t, cost, est) >= best:
+        if not lagged and self.bound(rest, t, cost, est) >= best:  # [rule combinatorial]
             return
         # the active rule for the jobs left: a job that fits at p < t now (memory only grows)
         # is movable to p wherever it starts (at >= t) unless a job starting by p's last
-        # round blocks it; past[j]: no start of j before it fitted at the parent
+        # round blocks it; past[j]: no start of j before it fitted at the parent [rule active-left]
         limit = self.H + 1  # children start before this round
         if total:
             past = list(past)
@@ -490,11 +539,11 @@ class _Search:
                     if e < limit:
                         limit = e
         # memo: the same jobs left, the same profile from the earliest start left on, and
-        # an earlier (t, last): every completion here is one there (models/bnb.md §4, rule 3)
+        # an earlier (t, last): every completion here is one there (models/bnb.md §4) [rule memo]
         if self.memo_drops(placed, tmin, gm[tmin:end], t, last, cost):
             return
         # the active rule for jobs placed earlier: decided by rounds before their last one,
-        # which are final in every child starting at or after that last round
+        # which are final in every child starting at or after that last round [rule active-placed]
         keep_after: list[tuple[int, int]] = []
         if total:
             first_move = self.first_move
@@ -521,7 +570,7 @@ class _Search:
         for i, j in enumerate(rest):
             p = pred[j]
             if p >= 0 and not placed >> p & 1:
-                continue  # identical jobs in index order
+                continue  # identical jobs in index order [rule identical]
             ej = est[j]  # (> t below the last index: the tie rule holds)
             top = hi[j] if hi[j] < limit else limit - 1
             if not total:
@@ -553,7 +602,7 @@ class _Search:
                     for k in rest:
                         if est[k] < t2 and k != j:
                             quick += t2 - est[k]
-                if quick >= best:
+                if quick >= best:  # [rule child-quick]
                     break  # the quick bound only grows with t2
                 if lq <= bm1 and (t2 == ej and plain or fits_at(j, t2, None)):
                     kids.append((quick, t2, j))
@@ -580,232 +629,3 @@ class _Search:
             gm[t2:c] = old_gm
             if lagged:
                 dslack[t2:c] = old_d
-
-
-#: the ladder (``BranchAndBound(ladder=True)``, ``models/bnb.md`` §8): the first rung lies this
-#: share of the way from the proven bound to the incumbent, …
-LADDER_FIRST = 0.03
-#: … each later one where the search is predicted to take this many times the last rung's
-#: time (the time grows about exponentially with the rung: fitted on the last two rungs), …
-LADDER_GROWTH = 4.0
-#: … and at most this share of the time left
-LADDER_FIT = 0.6
-
-
-def _next_rung(lower: int, best: int, rungs: list[tuple[int, float]], left: float) -> int:
-    """The next threshold of the ladder: above ``lower`` (proven), at most ``best``; from the
-    rungs climbed so far, ``(threshold, seconds)``, where the search is predicted to take
-    ``LADDER_GROWTH`` times the last one's time, or ``LADDER_FIT`` of the time ``left``."""
-    gap = best - lower
-    timed = [(v, sec) for v, sec in rungs if sec >= 0.05]
-    if len(timed) >= 2 and timed[-1][1] > timed[-2][1] and timed[-1][0] > timed[-2][0]:
-        (v1, s1), (v2, s2) = timed[-2:]
-        rate = math.log(s2 / s1) / (v2 - v1)  # log-seconds per unit of threshold
-        target = min(LADDER_GROWTH * s2, LADDER_FIT * left)
-        step = math.log(max(target, 1e-3) / s2) / rate
-        step += lower - v2  # from the fitted rung's threshold to the proven bound
-    elif rungs:  # the rungs are quick: double the last step (1 after the first rung)
-        step = 2 * (rungs[-1][0] - rungs[-2][0] if len(rungs) > 1 else 1)
-    else:
-        step = LADDER_FIRST * gap
-    return int(min(best, lower + max(1, math.floor(step))))
-
-
-@dataclass(frozen=True)
-class BranchAndBound:
-    """The branch and bound (see module doc): in Python, or compiled with Numba
-    (``compiled``, :mod:`kvopt.exact.bnbfast`: the same tree); one core (HiGHS for the root
-    LP's duals when ``lagrange``; without them, or if that LP fails, the combinatorial
-    bounds alone).
-
-    Reads the problem (windows, warm start, ``ub``), only ``time_limit`` of
-    the limits, and all three hooks: ``stop``, ``monitor`` (called once, with
-    the final incumbent and bound) and ``outside()``, the value of the best
-    schedule a racing solver holds; the search then looks only for better
-    ones, and when it finishes that value is proven optimal (the schedule is
-    the other's).  ``node_limit`` stops the search after that many nodes.
-    ``bound`` is the optimum when the search finished.  With ``limits.threads ≥ 2``
-    (and ``split``) the tree is split: the compiled search's between two threads
-    (:func:`kvopt.exact.bnbfast.run_compiled`), the Python search's between this process
-    and a forked one (:mod:`kvopt.exact.bnbsplit`); ``node_limit`` then holds in each.
-    """
-
-    name: ClassVar[str] = "bnb"
-
-    node_limit: int | None = None
-    #: price the rows with the root LP's duals (total completion; ``models/bnb.md`` §3)
-    lagrange: bool = True
-    #: with ``threads ≥ 2``, split the tree between two threads (compiled) or between this
-    #: process and a forked one (Python, :mod:`kvopt.exact.bnbsplit`)
-    split: bool = True
-    #: run the search compiled (:mod:`kvopt.exact.bnbfast`, the ``fast`` extra) when Numba is
-    #: installed, the objective is total completion with the Lagrangian bound and the
-    #: instance has at least ``COMPILED_MIN_N`` jobs; the same tree, about 30 times faster
-    compiled: bool = True
-    #: compiled only: instead of one search with the incumbent as its threshold, climb a
-    #: ladder of thresholds from the root bound up (``models/bnb.md`` §8): each rung searched
-    #: to its end proves its threshold a lower bound; the last rung, the incumbent's value,
-    #: proves it optimal.  For the bound, when the search cannot finish in time
-    ladder: bool = False
-
-    def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
-        t0 = time.monotonic()
-        inst, objective, warm, ub = problem.instance, problem.objective, problem.warm, problem.ub
-        if warm is not None:
-            ub_val = value_of(inst, warm, objective)
-            ub = ub_val if ub is None else min(ub, ub_val)
-        if ub is None:
-            ub = 10**18
-        # prune at ``>= best``: start one above the incumbent so that it can be proven optimal
-        search = _Search(
-            inst,
-            objective,
-            problem.lo,
-            problem.hi,
-            ub + 1,
-            None,
-            t0 + limits.time_limit,
-            hooks.stop,
-            self.node_limit,
-            hooks.outside,
-        )
-        from . import bnbsplit  # here: it imports this module
-        from .relax import lp_duals
-
-        if self.lagrange and objective == "total" and inst.n >= 2:
-            try:
-                ym, yc = lp_duals(inst, problem.lo, problem.hi, max(0.05, 0.2 * limits.time_limit))
-                search.set_duals(ym, yc)
-            except SolverError:
-                pass  # no duals: the combinatorial bound alone
-        root = search.root_bound()
-        done = interrupted = False
-        split = self.split and limits.threads >= 2 and inst.n >= bnbsplit.SPLIT_MIN_N
-        fast = self.compiled and search.lag and uses_compiled(inst.n)
-        threads = limits.threads if self.split else 1
-        climb = _Climb(int(root), value_of(inst, warm, objective) if warm is not None else ub)
-        laddered = fast and self.ladder and warm is not None
-        try:
-            if laddered:
-                done = climb.run(search, problem, threads, hooks)
-                if climb.found is not None:
-                    search = climb.found
-            elif fast:
-                from . import bnbfast
-
-                done = bnbfast.run_compiled(search, MEMO_LIMIT, _CHECK_EVERY, threads=threads)
-            elif split and bnbsplit.can_split():
-                done = bnbsplit.search_split(search, hooks.stop, hooks.outside)
-            else:
-                search.run()
-                done = True
-        except _Stopped:
-            pass
-        except KeyboardInterrupt:  # reported like the other backends: what was found so far
-            interrupted = True
-            if climb.found is not None:
-                search = climb.found
-        except RecursionError:  # pragma: no cover - depth is n, far below the limit
-            pass
-        starts = None
-        if search.best_starts is not None:
-            starts = np.asarray(search.best_starts, dtype=np.int64)
-        elif warm is not None:
-            starts = np.asarray(warm, dtype=np.int64)
-        if done:
-            # no schedule of value < search.best exists (each pruned subtree was shown not to
-            # hold one, against a threshold that only decreased); search.best is attained by
-            # our incumbent, or by the racing solver's (outside) schedule, or is ub + 1 when
-            # no schedule of value <= ub is in the windows (impossible for a valid ub)
-            bound = float(min(search.best, ub + 1))
-            native = "optimal" if search.best_starts is not None else "exhausted"
-            if laddered and climb.found is None:  # the ladder reached the warm start's value
-                bound, native = float(climb.ub), "optimal"
-        else:
-            bound = float(max(root, lower_bound(inst, objective), climb.lower))
-            if search.task_lower is not None:
-                bound = max(bound, float(min(search.best, ub + 1, search.task_lower)))
-            native = "stopped"
-        if hooks.monitor is not None and starts is not None:
-            hooks.monitor(value_of(inst, starts, objective), bound)
-        return RawResult(
-            starts=starts,
-            bound=bound,
-            native_status=native,
-            solver="bnb-ladder" if climb.rungs else "bnb",
-            solver_version=bnb_version(),
-            interrupted=interrupted,
-            stats={
-                "nodes": climb.nodes if climb.rungs else search.nodes,
-                "memo": getattr(search, "memo_keys", 0) if fast else len(search.memo),
-                "compiled": fast,
-                "seconds": time.monotonic() - t0,
-                **({"split": search.split_stats} if search.split_stats else {}),
-                **({"ladder": climb.rungs} if climb.rungs else {}),
-            },
-        )
-
-
-class _Climb:
-    """The ladder of ``BranchAndBound(ladder=True)`` (``models/bnb.md`` §8): compiled searches
-    with thresholds ``v`` rising from the root bound to the incumbent's value ``ub``.  A search
-    with threshold ``v`` that ends without a schedule proves that none of value below ``v``
-    lies in the windows (every rule keeps some optimal schedule unless its value is
-    ``≥ v``), so ``lower = v``; one that finds a schedule has ``v > Opt`` and, ended, proves
-    its best optimal.  ``lower``, ``found`` (the search that found a schedule) and ``rungs``
-    (``[threshold, seconds, finished]``) hold what was climbed, also after Ctrl-C."""
-
-    def __init__(self, root: int, ub: int):
-        self.lower = root
-        self.ub = ub
-        self.found: _Search | None = None
-        self.rungs: list[list] = []
-        self.nodes = 0
-
-    def run(self, first: _Search, problem: Problem, threads: int, hooks: Hooks) -> bool:
-        """Climb until the time, the stop event or the incumbent ends it; ``True`` when a rung
-        proved a schedule optimal (the incumbent's value reached, or a schedule found below a
-        rung and the search ended)."""
-        from . import bnbfast
-
-        inst = problem.instance
-        self.lower = max(self.lower, math.ceil(lower_bound(inst, "total") - 1e-9))
-        done: list[tuple[int, float]] = []
-        while self.lower < self.ub:
-            left = first.deadline - time.monotonic()
-            if left < 0.05 or (hooks.stop is not None and hooks.stop.is_set()):
-                return False
-            v = _next_rung(self.lower, self.ub, done, left)
-            s = _Search(
-                inst,
-                "total",
-                problem.lo,
-                problem.hi,
-                v,
-                None,
-                first.deadline,
-                hooks.stop,
-                first.node_limit,
-                None,
-            )
-            s.set_duals(first.ym, first.yc)
-            t = time.monotonic()
-            rung = [v, 0.0, False]
-            self.rungs.append(rung)
-            try:
-                ended = bnbfast.run_compiled(s, MEMO_LIMIT, _CHECK_EVERY, threads=threads)
-            finally:
-                rung[1] = round(time.monotonic() - t, 3)
-                self.nodes += s.nodes
-                if s.best_starts is not None:
-                    self.found = s
-            if s.best_starts is not None:  # a schedule below v: v > Opt
-                return ended
-            if not ended:
-                if s.task_lower is not None and math.isfinite(s.task_lower):
-                    self.lower = max(self.lower, min(v, int(s.task_lower)))
-                return False
-            rung[2] = True
-            self.lower = v
-            done.append((v, rung[1]))
-        return True

@@ -1,9 +1,9 @@
 """The time-indexed integer program of SPEC §5 as numpy matrices, and its LP windows.
 
-This is the default IP path (solved by :mod:`kvopt.exact.highs`, with the
-``highspy`` glue of :mod:`kvopt.exact.highs_glue`); the model is written out
+This is the default IP path (solved by :mod:`kvopt.exact.backends.highs`, with the
+``highspy`` glue of :mod:`kvopt.exact.backends.highs_glue`); the model is written out
 in ``models/time-indexed.md`` and mirrored, constraint for constraint, by the
-readable Pyomo reference in :mod:`kvopt.exact.pyomo_model`.
+readable Pyomo reference in :mod:`kvopt.exact.backends.pyomo_model`.
 
 Columns: ``x_{g,t}`` for each *group* ``g`` of identical jobs (same prompt,
 response and arrival; the aggregation of ``models/time-indexed.md`` §4.3,
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SolverError
-from ..instance import Instance
-from .common import start_windows
+from ...errors import SolverError
+from ...instance import Instance
+from ..common import start_windows
 from .highs_glue import run_highs, to_highs
 
 #: The rounded memory rows added by default (``k`` of models/time-indexed.md §4.2).

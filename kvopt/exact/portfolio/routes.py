@@ -1,0 +1,608 @@
+"""``solve()``'s routes as data: which backends run, in which order, for how long.
+
+A :class:`Route` is one row of :data:`ROUTES`: the cases it serves (:class:`When`: the
+``solver=`` value, the size range, the objective, the threads, whether the branch and
+bound runs compiled (Numba), typed or mixed, how many rounds the responses add up to,
+the time limit), what :func:`kvopt.exact.solve` does before the plan (the heuristic's
+budget, LP windows or not) and the plan itself: :class:`Phase` rows run in turn
+(:func:`kvopt.exact.portfolio.execute.run_phases`) or a :class:`Race`
+(:func:`kvopt.exact.portfolio.execute.run_race`).  Each row keeps the provenance of its
+numbers (:class:`Source`: the instances, the time limit, the ``models/*.md`` section).
+
+:func:`route_for` is pure: the first row whose :class:`When` holds.  A variant is another
+table (``solve(..., portfolio=Portfolio(routes=...))``, or a variant file read by
+:func:`load_variant`, as ``benchmarks/exact.py --variant FILE`` does), never a patched
+module.  The rows of ``auto`` in order (``models/bnb.md``, ``models/time-indexed.md``):
+
+====================  =====================================================================
+small-race            n ≤ 16, Σo ≤ 400, total, 2+ threads: branch and bound, CP-SAT joins
+small-one-thread      … one thread: branch and bound ½ the limit, then CP-SAT
+small-makespan        n ≤ 16, Σo ≤ 400, makespan: CP-SAT
+compiled-mid          n = 17-18, compiled, mixed, 2+ threads: bnb 0.4, CP-SAT (bound workers)
+compiled-split        n = 19-20, compiled, mixed, 2+ threads: bnb 0.65, then the ladder
+compiled-one-thread   n = 17-18, compiled, mixed, one thread: as small-one-thread
+long-limit-*          n = 17, 18 without Numba, mixed, a long limit: CP-SAT, bnb, CP-SAT
+typed-race            ≤ 4 distinct jobs, total, 2+ threads: HiGHS beside the block bound
+typed-serial-blocks   … one thread, limit ≥ 30 s: HiGHS ½, then the block bound
+typed-serial          … one thread: HiGHS
+ladder                n = 21-30, compiled, mixed, total, 2+ threads: local search, ladder
+race                  n ≤ 16 (long responses), 2+ threads: HiGHS races CP-SAT
+race-one-thread       … one thread: CP-SAT
+ils-cpsat             n = 31-60, total, 2+ threads: local search 0.2, CP-SAT (bound workers)
+cpsat                 everything else: CP-SAT with its bound workers
+====================  =====================================================================
+
+Rejected variants are not rows: ``benchmarks/variants/*.json`` hold them, with their
+figures in ``models/`` (``SPLIT_ILS_SHARE``: ``models/bnb.md`` §10; the split search's
+race on one thread: §7; the three serial phases: ``models/time-indexed.md`` §9.5).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from ...errors import InputError
+
+#: ``Phase.threads``: every thread, one, or all but one (at least one)
+THREADS = ("all", "one", "rest")
+#: ``Phase.windows`` before the phase: ``keep`` the windows as they are (still with the best
+#: schedule so far as warm start); ``value`` — intersect with the start windows of the best
+#: value; ``tighten`` — ``value``, then the LP windows and reduced-cost fixing
+#: (``models/time-indexed.md`` §2, §9), within 5 % of what is left (at most 10 s)
+WINDOWS = ("keep", "value", "tighten")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a row's numbers come from: the measurement that chose them."""
+
+    section: str  # e.g. "models/bnb.md §7"
+    instances: str  # which instances, e.g. "n = 17, 18 benchmark instances, seeds 1-6"
+    seconds: float | None  # the time limit of the measurement
+    finding: str  # what it showed
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One backend's turn: ``backend`` (a name of the portfolio's backends), for ``share`` of
+    the time limit (``math.inf``: what is left), on ``threads`` (:data:`THREADS`), CP-SAT's
+    ``bound_focus``, the windows it is given (:data:`WINDOWS`); skipped when fewer than
+    ``min_seconds`` are left."""
+
+    backend: str
+    share: float = math.inf
+    threads: str = "all"
+    bound_focus: bool = False
+    windows: str = "keep"
+    min_seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not (self.share > 0):
+            raise InputError(f"must be > 0, got {self.share!r}", source=f"{self.backend}.share")
+        if self.threads not in THREADS:
+            raise InputError(
+                f"must be one of {', '.join(THREADS)}, got {self.threads!r}",
+                source=f"{self.backend}.threads",
+            )
+        if self.windows not in WINDOWS:
+            raise InputError(
+                f"must be one of {', '.join(WINDOWS)}, got {self.windows!r}",
+                source=f"{self.backend}.windows",
+            )
+
+    def thread_count(self, threads: int) -> int:
+        """The threads this phase gets out of ``threads``."""
+        return {"all": threads, "one": 1, "rest": max(threads - 1, 1)}[self.threads]
+
+
+@dataclass(frozen=True)
+class Race:
+    """Backends at once, sharing incumbents and bounds.  ``lead`` runs in the calling thread
+    (it gets Ctrl-C first); each of ``others`` runs in a thread of its own, started after
+    ``join_after`` seconds or ``join_share`` of the time limit, whichever is later (0: at
+    once), and only while the lead runs (a lead that ends first leaves it unstarted).  A
+    racer that finishes ends the race (the lead only if ``lead_ends``), and so does a bound
+    meeting an incumbent (within the gap)."""
+
+    lead: Phase
+    others: tuple[Phase, ...]
+    join_after: float = 0.0
+    join_share: float = 0.0
+    lead_ends: bool = True
+
+    def join_at(self, time_limit: float) -> float:
+        """Seconds after the race starts at which ``others`` start."""
+        return max(self.join_after, self.join_share * time_limit)
+
+    @property
+    def phases(self) -> tuple[Phase, ...]:
+        return (self.lead, *self.others)
+
+
+@dataclass(frozen=True)
+class When:
+    """The cases a row serves (all bounds inclusive; ``None``: either)."""
+
+    solver: str = "auto"
+    n_min: int = 1
+    n_max: float = math.inf
+    objective: str | None = None
+    threads_min: int = 1
+    threads_max: float = math.inf
+    compiled: bool | None = None  # the branch and bound runs compiled (Numba) at this n
+    typed: bool | None = None  # at most TYPED_GROUPS distinct jobs
+    rounds_max: float = math.inf  # Σ o_i
+    time_limit_min: float = 0.0
+
+    def holds(self, case: Case) -> bool:
+        return (
+            self.solver == case.solver
+            and self.n_min <= case.n <= self.n_max
+            and self.objective in (None, case.objective)
+            and self.threads_min <= case.threads <= self.threads_max
+            and self.compiled in (None, case.compiled)
+            and self.typed in (None, case.typed)
+            and case.rounds <= self.rounds_max
+            and case.time_limit >= self.time_limit_min
+        )
+
+    def describe(self) -> str:
+        """The conditions in words (for ``--explain``)."""
+        out = [f"solver={self.solver}"]
+        if self.n_min > 1 or self.n_max < math.inf:
+            hi = "" if self.n_max == math.inf else f"{int(self.n_max)}"
+            out.append(f"n {self.n_min}-{hi}" if hi else f"n >= {self.n_min}")
+        if self.objective:
+            out.append(self.objective)
+        if self.threads_min > 1 or self.threads_max < math.inf:
+            out.append("threads 1" if self.threads_max == 1 else f"threads >= {self.threads_min}")
+        if self.compiled is not None:
+            out.append("Numba" if self.compiled else "no Numba")
+        if self.typed is not None:
+            out.append("typed" if self.typed else "mixed")
+        if self.rounds_max < math.inf:
+            out.append(f"sum of responses <= {int(self.rounds_max)}")
+        if self.time_limit_min > 0:
+            out.append(f"time limit >= {self.time_limit_min:g} s")
+        return ", ".join(out)
+
+
+@dataclass(frozen=True)
+class Case:
+    """What :func:`route_for` reads of a solve: the ``solver=`` value, ``n``, the objective,
+    threads, the time limit, whether the branch and bound runs compiled, whether the
+    instance is typed, and Σ o_i."""
+
+    solver: str
+    n: int
+    objective: str
+    threads: int
+    time_limit: float
+    compiled: bool
+    typed: bool
+    rounds: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Route:
+    """One row of :data:`ROUTES`: its name, the cases it serves, what runs before the plan
+    (``quick``: the heuristic's local search gets at most ``SMALL_HEURISTIC`` s, else
+    ``min(0.5 s, 5 %)``; ``lp_windows``: the start windows tightened by the LP and
+    reduced-cost fixing), the plan, whether the result is labelled ``auto(...)``, a line
+    saying why, and the provenance of its numbers."""
+
+    name: str
+    when: When
+    plan: tuple[Phase, ...] | Race
+    why: str
+    source: Source | None = None
+    quick: bool = False
+    lp_windows: bool = True
+    label_auto: bool = True
+
+    @property
+    def phases(self) -> tuple[Phase, ...]:
+        return self.plan.phases if isinstance(self.plan, Race) else self.plan
+
+    @property
+    def kind(self) -> str:
+        return "race" if isinstance(self.plan, Race) else "phases"
+
+
+#: ``auto``'s heuristic on the quick routes: its local search for at most this many seconds
+#: (50 and 100 ms were slower at n = 12: 0.414 s median against 0.464 and 0.532 s)
+SMALL_HEURISTIC = 0.02
+#: at most this many distinct jobs (prompt, response, arrival): a typed instance
+TYPED_GROUPS = 4
+
+_BNB_CPSAT = Source(
+    "models/bnb.md §1-§6",
+    "n = 10-16 random mixed instances (benchmarks/exact.py --throughput)",
+    60.0,
+    "CP-SAT alone is far slower at n = 12; joining after max(1 s, 25 % of the limit) it "
+    "proved none of the n = 14-16 instances first and slowed the split search by 15-28 %",
+)
+_LONG = Source(
+    "models/bnb.md §6",
+    "n = 17 seeds 1-6, n = 18 seeds 1-2 (benchmarks/exact.py), Python search",
+    400.0,
+    "the two prove different instances: in turn (CP-SAT 0.2, bnb 0.5, CP-SAT) they prove "
+    "n = 17 seeds 1-5 within 160 s and n = 18 seeds 1-2 in 252-276 s of 400 s",
+)
+_LONG_LIMIT = {17: 160.0, 18: 400.0}  # two threads; one thread: twice that
+
+
+def _long_rows() -> tuple[Route, ...]:
+    rows = []
+    for n, need in _LONG_LIMIT.items():
+        for threads, factor in ((2, 1.0), (1, 2.0)):
+            focus = threads >= 2
+            rows.append(
+                Route(
+                    f"long-limit-{n}" + ("" if threads >= 2 else "-one-thread"),
+                    When(
+                        n_min=n,
+                        n_max=n,
+                        objective="total",
+                        threads_min=threads,
+                        threads_max=math.inf if threads >= 2 else 1,
+                        compiled=False,
+                        typed=False,
+                        rounds_max=400,
+                        time_limit_min=need * factor,
+                    ),
+                    (
+                        Phase("cpsat", 0.2, bound_focus=focus, windows="tighten"),
+                        Phase("bnb", 0.5, windows="tighten"),
+                        Phase("cpsat", bound_focus=focus, windows="tighten"),
+                    ),
+                    f"n = {n} without Numba and a limit of at least {need * factor:g} s: "
+                    "CP-SAT and the branch and bound in turn prove what neither does alone",
+                    _LONG,
+                    lp_windows=False,
+                )
+            )
+    return tuple(rows)
+
+
+_SMALL = When(n_max=16, objective="total", rounds_max=400)
+
+#: ``auto``'s routes, ``race``'s and the named backends', in order: :func:`route_for` takes the
+#: first that holds
+ROUTES: tuple[Route, ...] = (
+    Route(
+        "small-race",
+        replace(_SMALL, threads_min=2),
+        Race(
+            Phase("bnb"),
+            (Phase("cpsat", threads="rest"),),
+            join_after=1.0,
+            join_share=0.25,
+        ),
+        "small instance, two threads: the branch and bound (its tree split between the "
+        "threads) proves it in seconds; CP-SAT joins late, for the hard ones",
+        _BNB_CPSAT,
+        quick=True,
+        lp_windows=False,
+    ),
+    Route(
+        "small-one-thread",
+        replace(_SMALL, threads_max=1),
+        (Phase("bnb", 0.5), Phase("cpsat", threads="one")),
+        "small instance, one thread: the branch and bound for half the limit, then CP-SAT "
+        "from its best schedule",
+        Source(
+            "models/bnb.md §5",
+            "n = 12 throughput set",
+            60.0,
+            "three phases (bnb 0.3 s, CP-SAT, bnb) measured no better "
+            "(models/time-indexed.md §9.5)",
+        ),  # fmt: skip
+        quick=True,
+        lp_windows=False,
+    ),
+    Route(
+        "small-makespan",
+        When(n_max=16, objective="makespan", rounds_max=400),
+        (Phase("cpsat"),),
+        "small instance, makespan: the branch and bound's makespan bound is weak; CP-SAT",
+        Source(
+            "models/bnb.md §2",
+            "small makespan instances",
+            None,
+            "the branch and bound's makespan bound is weak",
+        ),  # fmt: skip
+        quick=True,
+        lp_windows=False,
+    ),
+    Route(
+        "compiled-mid",
+        When(
+            n_min=17,
+            n_max=18,
+            objective="total",
+            threads_min=2,
+            compiled=True,
+            typed=False,
+            rounds_max=400,
+        ),  # fmt: skip
+        (
+            Phase("bnb", 0.4, windows="tighten"),
+            Phase("cpsat", bound_focus=True, windows="tighten"),
+        ),  # fmt: skip
+        "n = 17-18 with the compiled search, two threads: it alone for 0.4 of the limit, "
+        "then CP-SAT with its bound workers",
+        Source(
+            "models/bnb.md §7",
+            "n = 17, 18 benchmark instances, seeds 1-6",
+            60.0,
+            "proved the same 8 of 12 as the race, ended the other four at 0.8-7.5 % "
+            "instead of 3.8-8.9 %",
+        ),  # fmt: skip
+        quick=True,
+        lp_windows=False,
+    ),
+    Route(
+        "compiled-split",
+        When(
+            n_min=19,
+            n_max=20,
+            objective="total",
+            threads_min=2,
+            compiled=True,
+            typed=False,
+            rounds_max=400,
+        ),  # fmt: skip
+        (Phase("bnb", 0.65, windows="tighten"), Phase("ladder", windows="tighten")),
+        "n = 19-20 with the compiled search, two threads: it for 0.65 of the limit, then "
+        "the ladder of proven thresholds for the bound",
+        Source(
+            "models/bnb.md §7, §8",
+            "n = 19, 20 benchmark instances, seeds 1-6",
+            60.0,
+            "proved 3 of 12 (CP-SAT path: none; share 0.4: 1), the others 4.1-9.3 % "
+            "from their bound",
+        ),  # fmt: skip
+        quick=True,
+        lp_windows=False,
+    ),
+    Route(
+        "compiled-one-thread",
+        When(
+            n_min=17,
+            n_max=18,
+            objective="total",
+            threads_max=1,
+            compiled=True,
+            typed=False,
+            rounds_max=400,
+        ),  # fmt: skip
+        (Phase("bnb", 0.5), Phase("cpsat", threads="one")),
+        "n = 17-18 with the compiled search, one thread: as small-one-thread",
+        Source(
+            "models/bnb.md §7",
+            "n = 17, 18 benchmark instances, seeds 1-6",
+            60.0,
+            "the small path then proved 8 of 12 where CP-SAT proved 3",
+        ),  # fmt: skip
+        quick=True,
+        lp_windows=False,
+    ),
+    *_long_rows(),
+    Route(
+        "typed-race",
+        When(objective="total", threads_min=2, typed=True),
+        Race(
+            Phase("blocks", threads="one"), (Phase("highs", threads="rest"),), lead_ends=False
+        ),  # fmt: skip
+        "typed instance (at most 4 distinct jobs), two threads: HiGHS on the aggregated "
+        "model, the time-block column generation's bound beside it",
+        Source(
+            "models/time-indexed.md §9.4, §9.6, §9.8",
+            "typed benchmark instances",
+            60.0,
+            "HiGHS proves or closes more than CP-SAT; blocks of half the largest "
+            "response finished every pricing round",
+        ),  # fmt: skip
+    ),
+    Route(
+        "typed-serial-blocks",
+        When(objective="total", threads_max=1, typed=True, time_limit_min=30.0),
+        (Phase("highs", 0.5), Phase("blocks", windows="value", min_seconds=0.5)),
+        "typed instance, one thread, at least 30 s: HiGHS for half the limit, then the "
+        "block bound over the windows of its best schedule",
+        Source(
+            "models/time-indexed.md §9.8",
+            "typed benchmark instances",
+            60.0,
+            "at 60 s the split closed 3-6 points of gap; at 10 s no better than HiGHS",
+        ),  # fmt: skip
+    ),
+    Route(
+        "typed-serial",
+        When(objective="total", threads_max=1, typed=True),
+        (Phase("highs"),),
+        "typed instance, one thread, under 30 s: HiGHS alone (the block bound needs 15 s)",
+        Source(
+            "models/time-indexed.md §9.8",
+            "typed benchmark instances",
+            10.0,
+            "at a 10 s limit the split was no better than HiGHS alone",
+        ),  # fmt: skip
+    ),
+    Route(
+        "ladder",
+        When(
+            n_min=21, n_max=30, objective="total", threads_min=2, compiled=True, typed=False
+        ),  # fmt: skip
+        (Phase("ils", 0.2), Phase("ladder", windows="tighten")),
+        "n = 21-30 with the compiled search, two threads: the local search's incumbent, "
+        "then the ladder's proven thresholds for the bound",
+        Source(
+            "models/bnb.md §8, §9",
+            "n = 20-30 benchmark instances",
+            60.0,
+            "the ladder's thresholds were above CP-SAT's bound on every instance; the "
+            "local search improved the heuristic's schedule on all six n = 22-30",
+        ),  # fmt: skip
+    ),
+    Route(
+        "race",
+        When(n_max=16, threads_min=2),
+        Race(Phase("highs", threads="one"), (Phase("cpsat", threads="rest"),)),
+        "n <= 16 off the small path (long responses), two threads: HiGHS races CP-SAT",
+        Source(
+            "models/time-indexed.md §8", "round 1 benchmark instances", 60.0, "round 1's default"
+        ),  # fmt: skip
+    ),
+    Route(
+        "race-one-thread",
+        When(n_max=16, threads_max=1),
+        (Phase("cpsat", threads="one"),),
+        "n <= 16 off the small path, one thread: CP-SAT",
+        Source(
+            "models/time-indexed.md §8",
+            "round 1 benchmark instances",
+            60.0,
+            "round 1's default with one thread",
+        ),  # fmt: skip
+        label_auto=False,
+    ),
+    Route(
+        "ils-cpsat",
+        When(n_min=31, n_max=60, objective="total", threads_min=2),
+        (Phase("ils", 0.2), Phase("cpsat", bound_focus=True, windows="tighten")),
+        "n = 31-60, two threads: the local search's incumbent, then CP-SAT with its bound workers",
+        Source(
+            "models/bnb.md §9",
+            "n = 35, 40, 60 benchmark instances",
+            60.0,
+            "schedules 0.5-6.6 % better than CP-SAT's alone; larger n not measured",
+        ),  # fmt: skip
+    ),
+    Route(
+        "cpsat",
+        When(),
+        (Phase("cpsat", bound_focus=True),),
+        "beyond every other row: CP-SAT, with two bound-moving full workers on two threads",
+        Source(
+            "models/time-indexed.md §8",
+            "n >= 18 benchmark instances",
+            60.0,
+            "nothing is proven there in a minute; its bounds are the highest measured",
+        ),  # fmt: skip
+    ),
+    # solver="race": round 1's auto, kept for comparison
+    Route(
+        "race",
+        When(solver="race", threads_min=2),
+        Race(Phase("highs", threads="one"), (Phase("cpsat", threads="rest"),)),
+        "solver=race: HiGHS on one thread races CP-SAT on the others",
+    ),
+    Route(
+        "race-one-thread",
+        When(solver="race", threads_max=1),
+        (Phase("cpsat", threads="one"),),
+        "solver=race, one thread: CP-SAT",
+        label_auto=False,
+    ),
+    # solver="bnb": the branch and bound alone, no LP windows; the heuristic as on auto's path
+    Route(
+        "bnb",
+        When(solver="bnb", n_max=16),
+        (Phase("bnb"),),
+        "solver=bnb",
+        quick=True,
+        lp_windows=False,
+        label_auto=False,
+    ),  # fmt: skip
+    Route(
+        "bnb",
+        When(solver="bnb", n_max=20, objective="total", threads_min=2, compiled=True, typed=False),
+        (Phase("bnb"),),
+        "solver=bnb",
+        quick=True,
+        lp_windows=False,
+        label_auto=False,
+    ),  # fmt: skip
+    Route(
+        "bnb",
+        When(solver="bnb", n_max=18, objective="total", compiled=True, typed=False),
+        (Phase("bnb"),),
+        "solver=bnb",
+        quick=True,
+        lp_windows=False,
+        label_auto=False,
+    ),  # fmt: skip
+    Route(
+        "bnb", When(solver="bnb"), (Phase("bnb"),), "solver=bnb", lp_windows=False, label_auto=False
+    ),  # fmt: skip
+    *(
+        Route(name, When(solver=name), (Phase(name),), f"solver={name}", label_auto=False)
+        for name in ("highs", "cpsat", "pyomo")
+    ),
+)
+
+
+def route_for(case: Case, routes: tuple[Route, ...] = ROUTES) -> Route:
+    """The first row of ``routes`` that serves ``case`` (pure)."""
+    for route in routes:
+        if route.when.holds(case):
+            return route
+    raise InputError(f"no route serves {case.to_dict()}", source="routes")
+
+
+def load_variant(path: str | Path, routes: tuple[Route, ...] = ROUTES) -> tuple[Route, ...]:
+    """``routes`` with the edits of a variant file: a JSON list of objects, each naming a row
+    (``"route"``) and giving its new ``"plan"`` — a list of phases (objects with the fields
+    of :class:`Phase`, ``"share": null`` for the rest) or a race (``{"lead": phase,
+    "others": [phase, …], "join_after", "join_share", "lead_ends"}``).  Every row of that
+    name changes.  ``benchmarks/variants/`` holds the rejected variants."""
+    try:
+        edits = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise InputError(f"cannot read the variant: {e}", source=str(path)) from e
+    if not isinstance(edits, list):
+        raise InputError("must be a list of {route, plan} objects", source=str(path))
+    names = {r.name for r in routes}
+    out = list(routes)
+    for k, edit in enumerate(edits):
+        where = f"{path}[{k}]"
+        if not isinstance(edit, dict) or set(edit) - {"route", "plan", "note"}:
+            raise InputError("must be an object with route, plan (and note)", source=where)
+        if edit.get("route") not in names:
+            raise InputError(f"no route named {edit.get('route')!r}", source=where)
+        plan = _plan(edit.get("plan"), where)
+        out = [replace(r, plan=plan) if r.name == edit["route"] else r for r in out]
+    return tuple(out)
+
+
+def _phase(d: Any, where: str) -> Phase:
+    if not isinstance(d, dict) or "backend" not in d:
+        raise InputError("a phase must be an object with a backend", source=where)
+    known = {f.name for f in fields(Phase)}
+    if set(d) - known:
+        raise InputError(f"unknown phase fields {sorted(set(d) - known)}", source=where)
+    d = dict(d)
+    if d.get("share", 0) is None:
+        d["share"] = math.inf
+    return Phase(**d)
+
+
+def _plan(d: Any, where: str) -> tuple[Phase, ...] | Race:
+    if isinstance(d, list) and d:
+        return tuple(_phase(p, where) for p in d)
+    if isinstance(d, dict) and "lead" in d:
+        rest = {k: v for k, v in d.items() if k not in ("lead", "others")}
+        if set(rest) - {"join_after", "join_share", "lead_ends"}:
+            raise InputError(f"unknown race fields {sorted(rest)}", source=where)
+        others = tuple(_phase(p, where) for p in d.get("others", ()))
+        return Race(_phase(d["lead"], where), others, **rest)
+    raise InputError("plan must be a list of phases or a race object", source=where)

@@ -1,0 +1,127 @@
+"""``auto``'s own backends, beside those of :data:`kvopt.exact.registry.BACKENDS` (not
+``solver=`` choices): the branch and bound climbing its ladder of thresholds
+(``models/bnb.md`` §8), the iterated local search (§9) and the time-block column
+generation's bound (``models/time-indexed.md`` §9.6, §9.8).  Each answers the backend
+protocol of :mod:`kvopt.exact.backend`, so that a route's phase names it like any other."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ...errors import SolverError
+from ..backend import NO_HOOKS, Hooks, Limits, Problem
+from ..bnb import BranchAndBound
+from ..common import RawResult, SolveStatus, value_of
+from ..heuristic import LocalSearchInterrupted, improve_starts
+
+#: the version string of the block bound in results
+BLOCKS_VERSION = "kvopt-blocks 1"
+
+
+@dataclass(frozen=True)
+class LocalSearch:
+    """A phase that improves the incumbent and proves nothing: the iterated local search of
+    :func:`~kvopt.exact.heuristic.improve_starts` from the problem's warm start, for the time
+    limit (its schedule is checked with every other one, its bound is ``None``).  It reads
+    neither the windows nor the threads."""
+
+    name: ClassVar[str] = "ils"
+
+    def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
+        t0 = time.monotonic()
+        inst, objective = problem.instance, problem.objective
+        before = value_of(inst, problem.warm, objective)
+        interrupted = False
+        try:
+            starts = improve_starts(
+                inst, problem.warm, objective, seed=limits.seed, seconds=limits.time_limit
+            )
+        except LocalSearchInterrupted as e:  # Ctrl-C: reported like the backends
+            starts, interrupted = e.starts, True
+        return RawResult(
+            starts=starts,
+            bound=None,
+            native_status="interrupted" if interrupted else "stopped",
+            solver="ils",
+            solver_version="kvopt-ils 1",
+            status=SolveStatus.FEASIBLE,
+            interrupted=interrupted,
+            stats={
+                "seconds": time.monotonic() - t0,
+                "from": int(before),
+                "to": int(value_of(inst, starts, objective)),
+            },
+        )
+
+
+@dataclass(frozen=True)
+class BlockBound:
+    """The time-block column generation's lower bound (:func:`kvopt.exact.bounds.blocks.block_bound`,
+    total completion) over the problem's windows, from its warm start and ``ub``, with
+    blocks of ``share`` of the largest response (half: every pricing round finished on the
+    typed benchmark instances; the whole response did not on two of four,
+    ``models/time-indexed.md`` §9.8).  No schedule; ``monitor(None, bound)`` on every
+    bound it meets; ``stop`` ends it within about 0.1 s.  A failed LP or master gives no
+    bound (status ``unknown``, native ``failed: …``); Ctrl-C an interrupted result."""
+
+    name: ClassVar[str] = "blocks"
+
+    share: float = 0.5
+
+    def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
+        from ..bounds.blocks import block_bound, block_length
+
+        inst = problem.instance
+        monitor = hooks.monitor
+        on_bound = None if monitor is None else (lambda value: monitor(None, value))
+        try:
+            bound, stats = block_bound(
+                inst,
+                problem.ub,
+                block_length(inst, self.share),
+                limits.time_limit,
+                starts=problem.warm,
+                windows=(problem.lo, problem.hi),
+                stop=hooks.stop,
+                on_bound=on_bound,
+            )
+        except SolverError as e:
+            return self._result(-math.inf, {}, native=f"failed: {e}")
+        except KeyboardInterrupt:
+            return self._result(-math.inf, {}, native="interrupted", interrupted=True)
+        return self._result(bound, stats)
+
+    @staticmethod
+    def _result(
+        bound: float, stats: dict, *, native: str | None = None, interrupted: bool = False
+    ) -> RawResult:
+        """The bound as a result without a schedule (its statistics JSON-safe: ``lp`` is NaN
+        when no restricted master was solved, and kvopt writes no NaN)."""
+        stats = {
+            k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+            for k, v in stats.items()
+            if k != "trace"
+        }
+        if native is None:
+            native = "converged" if stats.get("converged") else "stopped"
+        return RawResult(
+            starts=None,
+            bound=bound if math.isfinite(bound) else None,
+            native_status=native,
+            solver="blocks",
+            solver_version=BLOCKS_VERSION,
+            status=SolveStatus.UNKNOWN,
+            interrupted=interrupted,
+            stats=stats,
+        )
+
+
+#: name → ``auto``'s own backends (looked up after the portfolio's and before the registry's)
+VARIANTS = {
+    "ladder": BranchAndBound(ladder=True),
+    "ils": LocalSearch(),
+    "blocks": BlockBound(),
+}
