@@ -10,7 +10,7 @@ import pytest
 
 from kvopt.campaign import read_log, search
 from kvopt.campaign.evaluate import cheap_ub
-from kvopt.campaign.upper import place
+from kvopt.upper import place
 from kvopt.exact.heuristic import _orders
 from kvopt.record import load_record, verify_record
 from kvopt.space import Space, TypedSpace
