@@ -130,7 +130,8 @@ class Record:
         """The record's bracket (:class:`kvopt.certify.Bracket`); raises
         :class:`~kvopt.certify.BracketError` when the stated numbers break its invariants
         (:func:`verify_record` reports that as a problem instead)."""
-        return Bracket(self.alg, self.lb, self.ub, OptStatus(self.opt_status), self.opt_schedule,
+        status = OptStatus.OPTIMAL if self.lb == self.ub else OptStatus.FEASIBLE
+        return Bracket(self.alg, self.lb, self.ub, status, self.opt_schedule,
                        self.opt_schedule.producer or "opt_schedule", self.lb_source or "bound",
                        self.objective, self.schedule)  # fmt: skip
 
