@@ -330,7 +330,7 @@ def grow(
     >>> res = grow("instances/worst/small/fcfs.json", steps=1, directions="memory", time_limit=2,
     ...            out=os.path.join(tempfile.mkdtemp(), "g"), progress=False)
     >>> [p.factor for p in res.direction("memory").steps], res.verdict
-    ([1, 2], 'unclear')
+    ([1, 2, 4], 'bounded')
     """
     from .campaign.growth import grow as _grow
 

@@ -307,6 +307,15 @@ def start_bracket(
                    schedule)  # fmt: skip
 
 
+def with_policy(b: Bracket, inst: Instance, schedule: Schedule) -> Bracket:
+    """The bracket on Opt ``b`` (of ``inst``) for a policy whose schedule is ``schedule``
+    (checked here; ``alg`` is its objective): one reference bracket serves every policy run on
+    the same instance."""
+    alg = _checked_value(inst, schedule, b.objective, "the policy's schedule")
+    return Bracket(alg, b.lb, b.ub, b.status, b.ub_schedule, b.ub_source, b.lb_source,
+                   b.objective, schedule, b.exact_seconds, b.solves)  # fmt: skip
+
+
 def tighten(
     b: Bracket,
     inst: Instance,
@@ -623,4 +632,5 @@ __all__ = [
     "starts_of",
     "tighten",
     "value",
+    "with_policy",
 ]

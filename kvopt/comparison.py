@@ -10,7 +10,7 @@ the rule, and not run).  Ratios follow SPEC §8 for the total completion time:
   bound (``LB`` and the exact solver's bound): SPEC §8's optimistic ratio;
 * ``ratio_ub`` — ``ALG / UB``, with ``UB`` the best objective of a checked
   schedule seen (every policy's schedule, the cheap clairvoyant kill-free
-  schedules of :func:`kvopt.campaign.evaluate.cheap_ub` — their serial orders
+  schedules of :func:`kvopt.certify.cheap_ub` — their serial orders
   only while ``horizon × Σ o ≤`` :data:`SERIAL_UB_MAX_WORK` — and the exact
   solver's incumbent): the *certified* ratio, a lower bound on the true one;
 * ``ratio_opt`` — ``ALG / Opt`` when the exact solver proved optimality
@@ -222,7 +222,7 @@ SERIAL_UB_MAX_WORK = 3 * 10**7
 
 def _cheap_ub(inst: Instance) -> tuple[int, str]:
     """Value and source of the best cheap clairvoyant kill-free schedule (checked)."""
-    from .campaign.evaluate import cheap_ub
+    from .certify import cheap_ub
     from .exact.common import spec_horizon
 
     serial = (spec_horizon(inst) + 1) * int(inst.responses.sum()) <= SERIAL_UB_MAX_WORK

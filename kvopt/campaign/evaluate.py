@@ -35,9 +35,12 @@ to worker processes and Dask workers) and returns an
    2 workers, n ≈ 100): exact solves at 10 s took 80 % of the time and raised
    the certified ratios they touched by 2 % at most, while the type-order UB is
    within a few per cent of the solvers' best schedules;
-5. the result's ratios follow SPEC §8: ``ratio_certified = alg/ub`` and
-   ``ratio_optimistic = alg/lb`` with ``ub``/``lb`` the best known; equal when
-   the solver proved optimality.
+5. the result is a bracket (:func:`kvopt.certify.bracket` for steps 1–2 and
+   4, the cached or new exact result merged by :func:`kvopt.certify.tighten`,
+   the one merge rule); its ratios follow SPEC §8: ``ratio_certified =
+   alg/ub`` and ``ratio_optimistic = alg/lb``, equal when optimal.  The
+   campaign's best record is certified further at the end
+   (:func:`kvopt.campaign.certify.certify_record`, ``--certify-seconds``).
 
 The starts of the clairvoyant schedule of value ``ub`` are returned
 (``ub_starts``, kill-free), so a record can be rebuilt from the log alone.
@@ -65,17 +68,7 @@ from typing import Any
 import numpy as np
 
 from ..bound import lower_bounds
-from ..certify import (
-    UB_POLICIES,
-    Effort,
-    bracket,
-    cheap_lb,
-    cheap_ub,
-    exact_opt,
-    starts_of,
-    tighten,
-    value,
-)
+from ..certify import Effort, bracket, exact_opt, starts_of, tighten
 from ..claimchecks import claim_metrics, needs_instrument
 from ..errors import BudgetError, PolicyError
 from ..instance import Instance
@@ -256,10 +249,7 @@ def evaluate(task: EvalTask) -> Evaluation:
 
 __all__ = [
     "BUDGET_PREFIX",
-    "UB_POLICIES",
     "canonical",
-    "cheap_lb",
-    "cheap_ub",
     "compact_instance",
     "evaluate",
     "exact_opt",
@@ -267,5 +257,4 @@ __all__ = [
     "expand_instance",
     "instance_key",
     "max_attempts",
-    "value",
 ]
