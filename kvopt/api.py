@@ -30,6 +30,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .certify import CERTIFY_SECONDS
 from .instance import Instance
 from .instance import load_instance as _load_instance
 
@@ -260,6 +261,7 @@ def search(
     progress: bool | None = None,
     dask_timeout: float = 10.0,
     label: str | None = None,
+    certify_seconds: float = CERTIFY_SECONDS,
 ) -> CampaignResult:
     """Adversarial search for ``policy``'s worst certified ratio (SPEC §8 records).
 
@@ -269,7 +271,9 @@ def search(
     ``kvopt gen`` ``family``; ``claim`` restricts to a SPEC §7 claim's class.
     ``budget`` counts evaluations of the whole campaign, ``seconds`` this run;
     ``workers`` local processes or a Dask ``scheduler`` evaluate batches of
-    ``batch``; ``out`` is the campaign folder (a rerun resumes it).  See
+    ``batch``; ``out`` is the campaign folder (a rerun resumes it).  The best
+    record is certified at the end by an exact solve of at most
+    ``certify_seconds`` (its time reported apart).  See
     :func:`kvopt.campaign.search` for every option.
 
     >>> import tempfile, os
@@ -302,6 +306,7 @@ def search(
         progress=progress,
         dask_timeout=dask_timeout,
         label=label,
+        certify_seconds=certify_seconds,
     )
 
 

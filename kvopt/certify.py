@@ -59,6 +59,14 @@ OBJECTIVES = ("total", "makespan", "latency")
 #: Clairvoyant kill-free policies whose schedules give the cheap upper bound.
 UB_POLICIES = (("greedy-area", {"backfill": True}), ("mcsf", {}), ("svf", {}))
 
+#: The default time limit of ``kvopt certify`` (seconds per record) and of a campaign's
+#: certify stage (``--certify-seconds``): the issue's table was measured with 60 s per record,
+#: and a minute is small next to the minutes of search that found the record.
+CERTIFY_SECONDS = 60.0
+#: Threads of the certifying solve: the two cores of the machines the tables were measured on
+#: (the certify stage runs after the search's workers have stopped).
+CERTIFY_THREADS = 2
+
 #: Exact statuses whose ``bound`` is a proven lower bound (module doc).
 PROVEN_BOUND_STATUSES = ("optimal", "feasible", "unknown")
 
@@ -613,6 +621,8 @@ def solve_bracket(b: Bracket, inst: Instance, effort: Effort) -> Bracket:
 
 
 __all__ = [
+    "CERTIFY_SECONDS",
+    "CERTIFY_THREADS",
     "CHEAP",
     "OBJECTIVES",
     "UB_POLICIES",

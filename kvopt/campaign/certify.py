@@ -34,17 +34,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..certify import Bracket, Effort, bracket
+from ..certify import CERTIFY_SECONDS, CERTIFY_THREADS, Bracket, Effort, bracket
 from ..errors import InputError
 from ..record import Record, load_record, record_from_bracket, save_record, verify_record
-
-#: The default time limit of ``kvopt certify`` (seconds per record) and of a campaign's
-#: certify stage (``--certify-seconds``): the issue's table was measured with 60 s per record,
-#: and a minute is small next to the minutes of search that found the record.
-CERTIFY_SECONDS = 60.0
-#: Threads of the certifying solve: the two cores of the machines the tables were measured on
-#: (the certify stage runs after the search's workers have stopped).
-CERTIFY_THREADS = 2
 
 
 @dataclass(frozen=True)

@@ -376,6 +376,12 @@ class CampaignResult:
     errors: int = 0
     summary: Summary | None = None
     claim: str | None = None
+    #: The certify stage (:func:`kvopt.campaign.runner.run_campaign`): the search's seconds and
+    #: the certify stage's apart (``seconds`` is their sum), and its report (the best record's
+    #: bracket before and after, :meth:`kvopt.campaign.certify.Certified.to_dict`).
+    search_seconds: float | None = None
+    certify_seconds: float = 0.0
+    certify: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -388,6 +394,11 @@ class CampaignResult:
             "new_evaluations": self.new_evaluations,
             "exact_solves": self.exact_solves,
             "seconds": round(self.seconds, 3),
+            "search_seconds": round(
+                self.seconds if self.search_seconds is None else self.search_seconds, 3
+            ),
+            "certify_seconds": round(self.certify_seconds, 3),
+            "certify": None if self.certify is None else dict(self.certify),
             "best": None if self.best is None else self.best.to_dict(),
             "best_optimistic": self.best_optimistic,
             "stopped": self.stopped,
