@@ -313,23 +313,35 @@ def search(
 def grow(
     record: Record | str | os.PathLike,
     *,
+    policy: str | None = None,
+    params: dict[str, Any] | None = None,
+    seed: int | None = None,
     steps: int = 4,
     directions: Sequence[str] | str | None = None,
     time_limit: float = 10.0,
     out: str | os.PathLike | None = None,
     certify: int = 2,
     exact_max_n: int = 128,
+    find_budget: int = 60,
+    find_top: int = 3,
+    extra: int = 3,
     plot: bool = True,
     progress: bool | None = None,
+    certify_seconds: float = CERTIFY_SECONDS,
 ) -> GrowthResult:
     """Growth sweep of a record (SPEC §9): is the policy's ratio bounded along a family?
 
-    Each direction (``memory``, ``count``, ``count:T``, ``memory-count``,
-    ``memory:T+U``; default every one that applies) doubles the record's
-    instance ``steps`` times; every point gets a certified ratio and a record
-    in ``out``; the ``certify`` directions screened best by ALG/LB get exact
-    solves of ``time_limit`` seconds.  The verdict is ``grows``, ``bounded``
-    or ``unclear``.  See :func:`kvopt.campaign.growth.grow`.
+    ``record`` is a record (object or file), or an instance with ``policy``
+    (``params``, ``seed``).  Each direction (an alias — ``memory``, ``count``,
+    ``count:T``, ``memory-count``, ``memory:T+U`` — or an exponent vector;
+    without one the fastest-growing are found with ``find_budget`` probes, the
+    ``find_top`` best swept) grows the record's instance ``steps`` doublings
+    (``extra`` more while unclear); every point gets a bracket and a record in
+    ``out``; the ``certify`` directions screened best by ALG/LB get exact
+    solves of ``time_limit`` seconds on points of at most ``exact_max_n`` jobs,
+    and the points that decide the verdict an exact solve of at most
+    ``certify_seconds`` at the end.  The verdict is ``grows``, ``bounded`` or
+    ``unclear``.  See :func:`kvopt.campaign.growth.grow`.
 
     >>> import tempfile, os
     >>> res = grow("instances/worst/small/fcfs.json", steps=1, directions="memory", time_limit=2,
@@ -341,14 +353,21 @@ def grow(
 
     return _grow(
         record,
+        policy=policy,
+        params=params,
+        seed=seed,
         steps=steps,
         directions=directions,
         time_limit=time_limit,
         out=out,
         certify=certify,
         exact_max_n=exact_max_n,
+        find_budget=find_budget,
+        find_top=find_top,
+        extra=extra,
         plot=plot,
         progress=progress,
+        certify_seconds=certify_seconds,
     )
 
 

@@ -42,7 +42,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..certify import Bracket, Effort, bracket, solve_bracket, tighten
+from ..certify import (
+    CERTIFY_SECONDS,
+    CERTIFY_THREADS,
+    Bracket,
+    Effort,
+    bracket,
+    solve_bracket,
+    tighten,
+)
 from ..errors import BudgetError, InputError, PolicyError
 from ..fileio import write_json_atomic
 from ..instance import Instance
@@ -155,6 +163,7 @@ class GrowthResult:
     seconds: float = 0.0
     exact_solves: int = 0
     finder: dict[str, Any] | None = None  # what the direction finder probed, when it ran
+    certify_seconds: float = 0.0  # the certify stage's seconds (in ``seconds`` too)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -205,6 +214,7 @@ class _Point:
     inst: Instance
     bracket: Bracket
     solved: bool = False
+    certified: bool = False  # tightened by the certify stage
 
     @property
     def alg(self) -> int:
@@ -304,6 +314,7 @@ def grow(
     extra: int = EXTRA_DOUBLINGS,
     plot: bool = True,
     progress: bool | None = None,
+    certify_seconds: float = CERTIFY_SECONDS,
 ) -> GrowthResult:
     """The growth sweep of ``record`` (a :class:`~kvopt.record.Record`, a record file, or an
     :class:`~kvopt.instance.Instance` / instance file with ``policy``).
@@ -318,6 +329,13 @@ def grow(
     point records, ``growth.json`` and the plot (default ``kvopt-grow/<source>``).  With a
     record, ``policy`` (if given) must be the record's.
 
+    **Certify stage** (``certify_seconds`` > 0): the points that decide the verdict — those of
+    the growing directions when the sweep grows, of every direction when it is bounded, of the
+    unclear ones otherwise — are tightened at the end by an exact solve of at most
+    ``certify_seconds`` each, whatever their size (:func:`kvopt.certify.solve_bracket`, every
+    thread, the typed aggregated model on typed instances), and the verdicts are judged again on
+    the certified ratios.  ``growth.json`` reports its seconds apart (``certify_seconds``).
+
     >>> res = grow("instances/worst/small/fcfs.json", steps=1, directions="count",
     ...            out=tmp / "g", time_limit=2, extra=0, progress=False)
     >>> [p.factor for p in res.direction("count").steps], res.verdict
@@ -331,6 +349,9 @@ def grow(
         raise InputError(f"must be an integer >= 1, got {steps!r}", source="--steps")
     if not (isinstance(time_limit, int | float) and time_limit > 0):
         raise InputError(f"must be a positive number, got {time_limit!r}", source="--time-limit")
+    from .certify import check_time_limit
+
+    certify_seconds = check_time_limit(certify_seconds, "--certify-seconds")
     for name, v, low in (("certify", certify, 0), ("--find-budget", find_budget, 1),
                          ("find_top", find_top, 1), ("--extra", extra, 0)):  # fmt: skip
         if isinstance(v, bool) or not isinstance(v, int) or v < low:
@@ -471,6 +492,28 @@ def grow(
             say(f"{name} x{s.factor:g}: exact {p.bracket.status} ({p.bracket.lb_source}) in "
                 f"{p.bracket.exact_seconds:.1f}s, ALG/UB {p.ratio_ub:.4g}")  # fmt: skip
 
+    # ---- the certify stage: the points that decide the verdict, solved at the end (docstring)
+    t_cert = time.monotonic()
+    if certify_seconds > 0:
+        cheap = {d.name: direction_verdict([s.factor for s in families[d.name]],
+                                           [s.point.ratio_ub for s in families[d.name]]).verdict
+                 for d in dirs}  # fmt: skip
+        overall = sweep_verdict(list(cheap.values()))
+        deciding = [n for n, v in cheap.items() if v == overall]
+        effort = Effort(exact_seconds=certify_seconds, typed=True, solver="auto",
+                        deterministic=False, threads=CERTIFY_THREADS)  # fmt: skip
+        for name in deciding:
+            for s in families[name]:
+                p = s.point
+                if p.bracket.optimal or p.certified:
+                    continue
+                before = p.bracket
+                p.bracket = solve_bracket(p.bracket, p.inst, effort)
+                p.certified = True
+                solves += 1
+                say(f"certify {name} x{s.factor:g}: {before.text()} -> {p.bracket.text()}")
+    certify_spent = time.monotonic() - t_cert
+
     # ---- records, exponents, verdicts
     saved: dict[int, str] = {}
     results = []
@@ -497,11 +540,13 @@ def grow(
         seconds=time.monotonic() - t0,
         exact_solves=solves,
         finder=None if finder is None else finder.to_dict(),
+        certify_seconds=certify_spent,
     )
     if plot:
         res = _with_plot(res, out / PLOT_NAME)
     write_json_atomic(out / SUMMARY_NAME, {**res.to_dict(), "source": source, "plot": res.plot,
                                            "seconds": round(res.seconds, 2),
+                                           "certify_seconds": round(certify_spent, 2),
                                            "exact_solves": solves})  # fmt: skip
     say(f"verdict {res.verdict}; best {res.family()}")
     return res
@@ -759,6 +804,7 @@ def grow_campaign(
     out: str | os.PathLike | None = None,
     find_budget: int = FIND_BUDGET,
     progress: bool | None = None,
+    certify_seconds: float = CERTIFY_SECONDS,
 ) -> CampaignGrowth:
     """Growth sweeps of the ``top`` best records of the campaign in ``folder`` (directions found
     by :func:`find_directions` with ``find_budget`` probes; sweeps in ``out/<record>``, default
@@ -768,7 +814,7 @@ def grow_campaign(
     for path in best_records(folder, top):
         sweeps.append(grow(path, steps=steps, time_limit=time_limit, certify=certify,
                            out=base / Path(path).stem, find_budget=find_budget,
-                           progress=progress))  # fmt: skip
+                           progress=progress, certify_seconds=certify_seconds))  # fmt: skip
     return CampaignGrowth(tuple(sweeps), sweep_verdict([g.verdict for g in sweeps]))
 
 
