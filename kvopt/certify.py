@@ -496,6 +496,13 @@ def exact_opt(inst: Instance, objective: str, time_limit: float, warm: np.ndarra
     )
     if res.interrupted:
         raise KeyboardInterrupt
+    return from_solve(res, inst, objective, time.perf_counter() - t0)
+
+
+def from_solve(res, inst: Instance, objective: str, seconds: float) -> ExactResult:
+    """A :class:`kvopt.exact.SolveResult` of ``inst`` (solved for ``total`` or ``makespan``) as
+    the :class:`ExactResult` evidence :func:`tighten` merges, in ``objective`` (``latency``:
+    objective and bound minus ``Σ a_i``)."""
     shift = int(inst.arrivals.sum()) if objective == "latency" else 0
     starts = None
     if res.schedule is not None:
@@ -505,7 +512,7 @@ def exact_opt(inst: Instance, objective: str, time_limit: float, warm: np.ndarra
         objective=None if res.objective is None else int(res.objective) - shift,
         bound=None if res.bound is None else int(res.bound) - shift,
         starts=None if starts is None else tuple(starts.tolist()),
-        seconds=round(time.perf_counter() - t0, 4),
+        seconds=round(seconds, 4),
         solver=res.solver,
     )
 
@@ -635,6 +642,7 @@ __all__ = [
     "cheap_lb",
     "cheap_ub",
     "exact_opt",
+    "from_solve",
     "objective_value",
     "ratio",
     "solve_bracket",

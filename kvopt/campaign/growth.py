@@ -712,7 +712,8 @@ def _with_plot(res: GrowthResult, path: Path) -> GrowthResult:
 
     from ..plotting import plot_growth
 
-    series = {d.name: [(p.factor, p.ratio_certified) for p in d.steps] for d in res.directions}
+    series = {d.name: [(p.factor, p.ratio_certified, p.ratio_optimistic) for p in d.steps]
+              for d in res.directions}  # fmt: skip
     limits = {d.name: (d.limit, d.limit_spread or 0.0) for d in res.directions
               if d.verdict == GrowthVerdict.BOUNDED and d.limit is not None}  # fmt: skip
     plot_growth(series, path, title=f"{res.policy}: certified ratio along each direction "
