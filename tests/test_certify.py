@@ -274,3 +274,15 @@ def test_certify_seconds_must_not_be_negative(tmp_path):
 
     with pytest.raises(InputError, match="--certify-seconds"):
         search("fcfs", budget=2, out=tmp_path / "c", certify_seconds=-1, progress=False)
+
+
+def test_brackets_are_drawn_as_bars_where_lb_and_ub_differ():
+    from matplotlib.figure import Figure
+
+    from kvopt.plotting import draw_brackets
+
+    ax = Figure().subplots()
+    # certified and optimistic ratios: a bar at x = 1 and x = 4, the point alone at x = 2
+    assert draw_brackets(ax, [1, 2, 4], [2.0, 3.0, 4.0], [2.5, 3.0, 6.0], "C0") == 2
+    assert len(ax.collections) == 2
+    assert draw_brackets(ax, [1], [2.0], [None], "C0") == 0
