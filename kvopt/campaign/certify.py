@@ -156,7 +156,7 @@ def certify_files(
         raise InputError("give at least one record file", source="RECORD")
     for p in paths:
         rec = load_record(p)
-        problems = verify_record(rec, resimulate=False)
+        problems = verify_record(rec)
         if problems:
             q = problems[0]
             raise InputError(f"{q.message} (rule {q.rule}; kvopt check lists every problem)",
