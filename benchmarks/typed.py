@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from kvopt.campaign import search
-from kvopt.campaign.evaluate import cheap_lb, cheap_ub
 from kvopt.campaign.log import LOG_NAME, read_log
 from kvopt.campaign.types import ExactStatus
+from kvopt.certify import cheap_lb, cheap_ub
 from kvopt.policy import POLICIES
 from kvopt.simulation import simulate
 from kvopt.space import TypedSpace

@@ -30,6 +30,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .certify import CERTIFY_SECONDS
 from .instance import Instance
 from .instance import load_instance as _load_instance
 
@@ -265,6 +266,7 @@ def search(
     progress: bool | None = None,
     dask_timeout: float = 10.0,
     label: str | None = None,
+    certify_seconds: float = CERTIFY_SECONDS,
 ) -> CampaignResult:
     """Adversarial search for ``policy``'s worst certified ratio (SPEC §8 records).
 
@@ -274,7 +276,9 @@ def search(
     ``kvopt gen`` ``family``; ``claim`` restricts to a SPEC §7 claim's class.
     ``budget`` counts evaluations of the whole campaign, ``seconds`` this run;
     ``workers`` local processes or a Dask ``scheduler`` evaluate batches of
-    ``batch``; ``out`` is the campaign folder (a rerun resumes it).  See
+    ``batch``; ``out`` is the campaign folder (a rerun resumes it).  The best
+    record is certified at the end by an exact solve of at most
+    ``certify_seconds`` (its time reported apart).  See
     :func:`kvopt.campaign.search` for every option.
 
     >>> import tempfile, os
@@ -307,6 +311,7 @@ def search(
         progress=progress,
         dask_timeout=dask_timeout,
         label=label,
+        certify_seconds=certify_seconds,
     )
 
 
@@ -327,19 +332,21 @@ def grow(
     exact_max_n: int = 128,
     plot: bool = True,
     progress: bool | None = None,
+    certify_seconds: float = CERTIFY_SECONDS,
 ) -> GrowthResult:
-    """Growth sweep of a record, or of an instance with ``policy`` (SPEC §9): is the policy's
-    ratio bounded along a family?
+    """Growth sweep of a record, or of an instance with ``policy`` (``params``, ``seed``)
+    (SPEC §9): is the policy's ratio bounded along a family?
 
     A direction is an exponent vector (``"M=1,size:0=1,count:1=0.5"``) or an alias
     (``memory``, ``count``, ``count:T``, ``memory-count``, ``memory:T+U``); without
     ``directions`` the fastest-growing ones are found by a search over the exponent lattice
-    (``find_budget`` probes, the ``find_top`` best swept in full).  Each direction takes ``steps`` doublings of its axis (M, or n
-    when M is fixed), and up to ``extra`` more until it is ``bounded``; every point
-    gets a certified ratio and a record in ``out``; the ``certify`` directions screened best
-    by ALG/LB get exact solves of ``time_limit`` seconds.  The verdict is ``grows``,
-    ``bounded`` (with a limit estimate when the ratios converge geometrically) or
-    ``unclear``.  See :func:`kvopt.campaign.growth.grow`.
+    (``find_budget`` probes, the ``find_top`` best swept in full).  Each direction takes
+    ``steps`` doublings of its axis (M, or n when M is fixed), and up to ``extra`` more until
+    it is ``bounded``; every point gets a bracket and a record in ``out``; the ``certify``
+    directions screened best by ALG/LB get exact solves of ``time_limit`` seconds on points of
+    at most ``exact_max_n`` jobs, and the points that decide the verdict an exact solve of at
+    most ``certify_seconds`` at the end.  The verdict is ``grows``, ``bounded`` (with a limit
+    estimate when the ratios converge) or ``unclear``.  See :func:`kvopt.campaign.growth.grow`.
 
     >>> import tempfile, os
     >>> res = grow("instances/worst/small/fcfs.json", steps=1, directions="memory", extra=0,
@@ -365,6 +372,7 @@ def grow(
         exact_max_n=exact_max_n,
         plot=plot,
         progress=progress,
+        certify_seconds=certify_seconds,
     )
 
 

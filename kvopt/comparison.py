@@ -10,7 +10,7 @@ the rule, and not run).  Ratios follow SPEC §8 for the total completion time:
   bound (``LB`` and the exact solver's bound): SPEC §8's optimistic ratio;
 * ``ratio_ub`` — ``ALG / UB``, with ``UB`` the best objective of a checked
   schedule seen (every policy's schedule, the cheap clairvoyant kill-free
-  schedules of :func:`kvopt.campaign.evaluate.cheap_ub` — their serial orders
+  schedules of :func:`kvopt.certify.cheap_ub` — their serial orders
   only while ``horizon × Σ o ≤`` :data:`SERIAL_UB_MAX_WORK` — and the exact
   solver's incumbent): the *certified* ratio, a lower bound on the true one;
 * ``ratio_opt`` — ``ALG / Opt`` when the exact solver proved optimality
@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .bound import lower_bounds
@@ -220,16 +220,6 @@ def split_policies(text: str) -> list[str]:
 SERIAL_UB_MAX_WORK = 3 * 10**7
 
 
-def _cheap_ub(inst: Instance) -> tuple[int, str]:
-    """Value and source of the best cheap clairvoyant kill-free schedule (checked)."""
-    from .campaign.evaluate import cheap_ub
-    from .exact.common import spec_horizon
-
-    serial = (spec_horizon(inst) + 1) * int(inst.responses.sum()) <= SERIAL_UB_MAX_WORK
-    _, value, source = cheap_ub(inst, "total", serial=serial)
-    return value, f"kill-free {source}"
-
-
 def _ratio(a: int | None, b: int | None) -> float | None:
     if a is None or b is None:
         return None
@@ -282,39 +272,50 @@ def compare_instance(
         )
     b = lower_bounds(inst)
     lb0, lb0_name = b.best, b.best_name
-    lb, lb_name = lb0, lb0_name
-    ub, ub_name = None, None
-    for r in rows:
-        if r.applicable and (ub is None or r.total_completion < ub):
-            ub, ub_name = r.total_completion, f"policy {r.policy}"
-    if inst.n:
-        say(f"{inst.name or source}: cheap clairvoyant kill-free upper bound")
-        value, name = _cheap_ub(inst)
-        if ub is None or value < ub:
-            ub, ub_name = value, name
+    lb, lb_name, ub, ub_name = lb0, lb0_name, None, None
     exact_info, opt_sched = None, None
-    if exact:
-        from .exact import solve
+    if inst.n:
+        # one bracket (kvopt.certify): the policies' schedules (killed attempts dropped they are
+        # clairvoyant schedules), the cheap kill-free schedules, the exact solve — one merge rule
+        from .certify import Effort, bracket, from_solve, start_bracket, tighten
 
-        say(f"{inst.name or source}: exact Opt (time limit {time_limit:g}s)")
-        t0 = time.monotonic()
-        res = solve(inst, objective="total", solver=solver, time_limit=time_limit, threads=threads)
-        exact_info = {
-            "status": res.status.value,
-            "objective": res.objective,
-            "bound": res.bound,
-            "gap": res.gap,
-            "solver": res.solver,
-            "seconds": round(time.monotonic() - t0, 3),
-        }
-        if res.schedule is not None:
-            opt_sched = checked(inst, res.schedule, what="exact schedule")
-            if ub is None or res.objective <= ub:
-                ub, ub_name = res.objective, "exact"
-        if res.bound is not None and res.bound > lb:
-            lb, lb_name = int(res.bound), "exact bound"
-        if res.status.value == "optimal":
-            lb, lb_name = int(res.objective), "exact (optimal)"
+        br = None
+        for r in rows:
+            if r.applicable:
+                src = f"policy {r.policy}"
+                br = (start_bracket(inst, r.schedule, lb=lb0, lb_source=lb0_name, ub_source=src)
+                      if br is None else tighten(br, inst, ub_schedule=r.schedule, ub_source=src))  # fmt: skip
+        say(f"{inst.name or source}: cheap clairvoyant kill-free upper bound")
+        from .exact.common import spec_horizon
+
+        serial = (spec_horizon(inst) + 1) * int(inst.responses.sum()) <= SERIAL_UB_MAX_WORK
+        cheap = bracket(None, inst, Effort(serial_ub=serial), prior=br)
+        if br is None or cheap.ub < br.ub:
+            cheap = replace(cheap, ub_source=f"kill-free {cheap.ub_source}")
+        br = cheap
+        if exact:
+            from .exact import solve
+
+            say(f"{inst.name or source}: exact Opt (time limit {time_limit:g}s)")
+            t0 = time.monotonic()
+            res = solve(inst, objective="total", solver=solver, time_limit=time_limit,
+                        threads=threads)  # fmt: skip
+            exact_info = {
+                "status": res.status.value,
+                "objective": res.objective,
+                "bound": res.bound,
+                "gap": res.gap,
+                "solver": res.solver,
+                "seconds": round(time.monotonic() - t0, 3),
+            }
+            if res.schedule is not None:
+                opt_sched = checked(inst, res.schedule, what="exact schedule")
+            br = tighten(br, inst, exact=from_solve(res, inst, "total", exact_info["seconds"]))
+        lb, lb_name, ub, ub_name = br.lb, br.lb_source, br.ub, br.ub_source
+    else:
+        for r in rows:
+            if r.applicable and (ub is None or r.total_completion < ub):
+                ub, ub_name = r.total_completion, f"policy {r.policy}"
     certified = exact_info is not None and exact_info["status"] == "optimal"
     final = []
     for r in rows:

@@ -364,12 +364,29 @@ def plot_linear_n(data: Mapping, path: str | os.PathLike) -> str:
 GROWTH_LEGEND_INSIDE = 8
 
 
-def _draw_growth(ax, series: Mapping[str, Sequence[tuple[float, float]]], title: str | None,
+def draw_brackets(ax, xs, lo, hi, color, *, rel: float = 1e-9, **kw) -> int:
+    """Vertical bars from ``lo`` to ``hi`` (a bracket: certified to optimistic ratio) at each
+    ``x`` where the two differ (relative ``rel``); returns how many were drawn.  Where they
+    meet the point alone shows the value (the bracket is exact there)."""
+    n = 0
+    for x, a, b in zip(xs, lo, hi, strict=True):
+        if b is not None and a is not None and b > a * (1 + rel):
+            ax.vlines(x, a, b, color=color, lw=kw.get("lw", 2.5), alpha=kw.get("alpha", 0.45))
+            ax.plot([x, x], [b, b], "_", color=color, ms=8, alpha=kw.get("alpha", 0.45) + 0.2)
+            n += 1
+    return n
+
+
+def _draw_growth(ax, series: Mapping[str, Sequence[tuple]], title: str | None,
                  limits: Mapping[str, tuple[float, float]] | None = None):  # fmt: skip
     colors = _colors(max(len(series), 1))
+    bars = 0
     for k, (name, pts) in enumerate(series.items()):
         pts = sorted(pts)
         ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=colors[k], label=name)
+        if any(len(p) > 2 for p in pts):  # (factor, certified, optimistic): the brackets
+            bars += draw_brackets(ax, [p[0] for p in pts], [p[1] for p in pts],
+                                  [p[2] if len(p) > 2 else None for p in pts], colors[k])  # fmt: skip
         if limits and name in limits and pts:  # a bounded direction: its limit estimate ± spread
             lim, spread = limits[name]
             x0, x1 = pts[0][0], pts[-1][0] * 2
@@ -386,7 +403,7 @@ def _draw_growth(ax, series: Mapping[str, Sequence[tuple[float, float]]], title:
     for fmt in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
         fmt(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))  # 2, 3 … not 2×10⁰
     ax.set_xlabel("factor of the axis (M, or n when M is fixed)")
-    ax.set_ylabel("certified ratio ALG/UB")
+    ax.set_ylabel("certified ratio ALG/UB" + (" (bars: up to ALG/LB)" if bars else ""))
     ax.grid(True, which="both", alpha=0.3)
     if len(series) > GROWTH_LEGEND_INSIDE:  # many directions: the legend beside the lines
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
@@ -404,7 +421,8 @@ def plot_growth(
     limits: Mapping[str, tuple[float, float]] | None = None,
 ) -> str:
     """Certified ratio against the factor (log–log), one line per direction: ``series[name]``
-    is the direction's ``(factor, ratio)`` points; ``limits[name]`` (a bounded direction's limit
+    is the direction's ``(factor, ratio)`` points, or ``(factor, certified, optimistic)`` — then
+    a bar shows each bracket where the two differ; ``limits[name]`` (a bounded direction's limit
     estimate and spread, SPEC §9) is drawn as a dashed line in a band."""
     return plot_growth_panels([(title, series, limits or {})], path)
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from .certify import Bracket, OptStatus, objective_value, ratio, start_bracket
 from .errors import InputError
 from .fileio import read_json, write_json_atomic
 from .instance import Instance, _describe, _is_int, check_header
@@ -64,34 +65,13 @@ _KEYS = {
     "found_by",
     "versions",
     "meta",
+    "lb_source",
+    "history",
 }
-_REQUIRED = _KEYS - {"meta", "found_by", "versions", "seed"}
+_REQUIRED = _KEYS - {"meta", "found_by", "versions", "seed", "lb_source", "history"}
 
 #: A stated ratio may differ from ``alg/ub`` by rounding to 4 decimals at most.
 RATIO_TOL = 5e-5
-
-
-def objective_value(inst: Instance, schedule: Schedule, objective: str) -> int:
-    """The objective ``total``, ``makespan`` or ``latency`` of a (complete) schedule."""
-    ct = schedule.completion_times(inst.n)
-    if any(c is None for c in ct):
-        raise ValueError("the schedule does not complete every job")
-    if objective == "total":
-        return int(sum(ct))
-    if objective == "makespan":
-        return int(max(ct, default=0))
-    if objective == "latency":
-        return int(sum(ct) - int(inst.arrivals.sum()))
-    raise InputError(
-        f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}", field="objective"
-    )
-
-
-def ratio(alg: int, ref: int) -> float:
-    """``alg / ref`` (1 when both are 0)."""
-    if ref == 0:
-        return 1.0 if alg == 0 else float("inf")
-    return alg / ref
 
 
 def versions() -> dict[str, str]:
@@ -130,14 +110,42 @@ class Record:
     found_by: Mapping[str, Any] = field(default_factory=dict)
     versions: Mapping[str, str] = field(default_factory=dict)
     meta: Mapping[str, Any] = field(default_factory=dict)
+    #: Where ``lb`` came from (``area``, ``processing``, ``exact bound``, …; ``None`` in old files).
+    lb_source: str | None = None
+    #: The brackets the record had before (oldest first): each ``lb``, ``ub``, ``opt_status``,
+    #: both ratios, ``lb_source``, ``ub_source``, and ``replaced`` (by what, when).
+    history: tuple[Mapping[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("params", "found_by", "versions", "meta"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        object.__setattr__(self, "history", tuple(MappingProxyType(dict(h)) for h in self.history))
 
     @property
     def optimal(self) -> bool:
         return self.opt_status == "optimal"
+
+    @property
+    def bracket(self) -> Bracket:
+        """The record's bracket (:class:`kvopt.certify.Bracket`); raises
+        :class:`~kvopt.certify.BracketError` when the stated numbers break its invariants
+        (:func:`verify_record` reports that as a problem instead)."""
+        status = OptStatus.OPTIMAL if self.lb == self.ub else OptStatus.FEASIBLE
+        return Bracket(self.alg, self.lb, self.ub, status, self.opt_schedule,
+                       self.opt_schedule.producer or "opt_schedule", self.lb_source or "bound",
+                       self.objective, self.schedule)  # fmt: skip
+
+    def bracket_entry(self) -> dict[str, Any]:
+        """The record's bracket as one entry of ``history``."""
+        return {
+            "lb": self.lb,
+            "ub": self.ub,
+            "opt_status": self.opt_status,
+            "ratio_certified": self.ratio_certified,
+            "ratio_optimistic": self.ratio_optimistic,
+            "lb_source": self.lb_source,
+            "ub_source": self.opt_schedule.producer or None,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         n = self.instance.n
@@ -162,6 +170,10 @@ class Record:
         }
         if self.meta:
             d["meta"] = dict(self.meta)
+        if self.lb_source is not None:
+            d["lb_source"] = self.lb_source
+        if self.history:
+            d["history"] = [dict(h) for h in self.history]
         return d
 
     def summary(self) -> str:
@@ -195,6 +207,15 @@ class Record:
         for key in ("params", "found_by", "versions", "meta"):
             if key in data and not isinstance(data[key], dict):
                 raise InputError(f"must be an object, got {_describe(data[key])}", field=key)
+        lb_source = data.get("lb_source")
+        if lb_source is not None and not isinstance(lb_source, str):
+            raise InputError(f"must be a string, got {_describe(lb_source)}", field="lb_source")
+        history = data.get("history", [])
+        if not isinstance(history, list):
+            raise InputError(f"must be a list, got {_describe(history)}", field="history")
+        for k, h in enumerate(history):
+            if not isinstance(h, dict):
+                raise InputError(f"must be an object, got {_describe(h)}", field=f"history[{k}]")
         seed = data.get("seed")
         if seed is not None and not _is_int(seed):
             raise InputError(f"must be an integer or null, got {_describe(seed)}", field="seed")
@@ -235,6 +256,8 @@ class Record:
             found_by=data.get("found_by", {}),
             versions=data.get("versions", {}),
             meta=data.get("meta", {}),
+            lb_source=lb_source,
+            history=tuple(history),
         )
 
 
@@ -265,34 +288,54 @@ def make_record(
     *,
     found_by: Mapping[str, Any] | None = None,
     meta: Mapping[str, Any] | None = None,
+    lb_source: str | None = None,
 ) -> Record:
-    """A record from the two schedules (both are checked here; ``alg``, ``ub`` and ratios derived)."""
-    for name, s in (("schedule", schedule), ("opt_schedule", opt_schedule)):
-        res = check_schedule(instance, s)
-        if not res.valid:
-            raise ValueError(f"{name} fails the checker: {res.errors[0].message}")
-    alg = objective_value(instance, schedule, objective)
-    ub = objective_value(instance, opt_schedule, objective)
-    lb = min(int(lb), ub)
-    if opt_status == "optimal" and lb != ub:
-        raise ValueError(f"opt_status optimal needs lb = ub, got {lb} and {ub}")
+    """A record from the two schedules (both are checked here; ``alg``, ``ub`` and ratios derived).
+
+    ``lb`` is a proven lower bound (``lb > ub`` raises
+    :class:`~kvopt.certify.BracketError`, nothing is clamped) and ``opt_status`` must agree
+    with it: the bracket (:func:`kvopt.certify.start_bracket`) decides.
+    """
+    b = start_bracket(instance, opt_schedule, objective=objective, lb=int(lb),
+                      lb_source=lb_source or "bound", schedule=schedule)  # fmt: skip
+    if opt_status == "optimal" and not b.optimal:
+        raise ValueError(f"opt_status optimal needs lb = ub, got {b.lb} and {b.ub}")
+    return record_from_bracket(instance, policy, params, seed, b, found_by=found_by, meta=meta)
+
+
+def record_from_bracket(
+    instance: Instance,
+    policy: str,
+    params: Mapping[str, Any],
+    seed: int | None,
+    bracket: Bracket,
+    *,
+    found_by: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    history: tuple[Mapping[str, Any], ...] = (),
+) -> Record:
+    """A record of a bracket (:func:`kvopt.certify.bracket`) with the policy's schedule."""
+    if bracket.schedule is None or bracket.alg is None:
+        raise ValueError("a record needs the policy's schedule in the bracket")
     return Record(
         policy=policy,
         params=dict(params),
         seed=seed,
-        objective=objective,
+        objective=bracket.objective,
         instance=instance,
-        schedule=schedule,
-        opt_schedule=opt_schedule,
-        alg=alg,
-        ub=ub,
-        lb=lb,
-        opt_status=opt_status,
-        ratio_certified=ratio(alg, ub),
-        ratio_optimistic=ratio(alg, lb),
+        schedule=bracket.schedule,
+        opt_schedule=bracket.ub_schedule,
+        alg=bracket.alg,
+        ub=bracket.ub,
+        lb=bracket.lb,
+        opt_status=str(bracket.status),
+        ratio_certified=ratio(bracket.alg, bracket.ub),
+        ratio_optimistic=ratio(bracket.alg, bracket.lb),
         found_by=dict(found_by or {}),
         versions=versions(),
         meta=dict(meta or {}),
+        lb_source=bracket.lb_source,
+        history=tuple(history),
     )
 
 
@@ -420,6 +463,7 @@ __all__ = [
     "make_record",
     "objective_value",
     "ratio",
+    "record_from_bracket",
     "save_record",
     "verify_record",
     "versions",

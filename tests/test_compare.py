@@ -8,7 +8,7 @@ import pytest
 from conftest import REPO
 
 from kvopt.bound import lower_bounds
-from kvopt.campaign.evaluate import cheap_ub
+from kvopt.certify import cheap_ub
 from kvopt.cli import main
 from kvopt.comparison import compare, compare_instance, format_table, plot_worst_vs_opt
 from kvopt.instance import Instance, load_instance, save_instance

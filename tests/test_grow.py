@@ -22,7 +22,7 @@ from kvopt.space.typed import JobType
 
 FCFS = str(REPO / "instances" / "worst" / "small" / "fcfs.json")
 KEYS = {"factor", "n", "memory", "alg", "ub", "lb", "ratio_certified", "ratio_optimistic",
-        "opt_status", "record"}  # fmt: skip
+        "opt_status", "record", "bracket"}  # fmt: skip
 
 
 # --------------------------------------------------------------------------- verdict rules
@@ -194,6 +194,9 @@ def test_grow_on_a_bundled_record(cli, tmp_path):
             assert set(p) == KEYS
             assert p["ratio_certified"] == pytest.approx(p["alg"] / p["ub"])
             assert p["ratio_certified"] <= p["ratio_optimistic"] + 1e-12
+            b = p["bracket"]  # issue 33: every point carries its bracket
+            assert (b["lb"], b["ub"], b["opt_status"]) == (p["lb"], p["ub"], p["opt_status"])
+            assert b["lb_source"] and b["ub_source"]
             rec = load_record(p["record"])
             assert verify_record(rec) == []
             assert rec.ratio_certified == pytest.approx(p["ratio_certified"])

@@ -79,7 +79,7 @@ def test_reference_is_the_exact_opt(policy, n):
     res = run_linear_n(policy, n)
     b = min(a.start for a in res.schedule.attempts if a.job == 0)
     ref = ln._reference(res.instance, 20.0)
-    assert ref["status"] == "optimal" and ref["ub"] == ref["lb"] == _opt_latency(n, b)
+    assert ref.status == "optimal" and ref.ub == ref.lb == _opt_latency(n, b)
 
 
 def test_bad_n_and_memory():
@@ -156,9 +156,9 @@ def test_a_never_kill_policy_below_the_line_is_violated_with_a_record(tmp_path, 
 def test_unproved_opt_with_the_line_between_the_ratios_is_unresolved(monkeypatch):
     real = ln._reference
 
-    def weak(inst, time_limit):
+    def weak(inst, time_limit):  # forget the proof: the bracket of the cheap schedule, lb 1
         out = real(inst, time_limit)
-        return {**out, "status": "feasible", "lb": 1}
+        return replace(out, lb=1, status="feasible", lb_source="weak")
 
     monkeypatch.setattr(ln, "_reference", weak)
     monkeypatch.setattr(ln, "lower_line", lambda n: float(n * n))

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from kvopt.campaign import read_log, search
-from kvopt.campaign.evaluate import cheap_ub
-from kvopt.campaign.upper import place
+from kvopt.certify import cheap_ub
 from kvopt.exact.heuristic import _orders
 from kvopt.record import load_record, verify_record
 from kvopt.space import Space, TypedSpace
+from kvopt.upper import place
 
 SMALL = {"kind": "typed", "types_max": 3, "n_min": 2, "n_max": 12, "memory_min": 8,
          "memory_max": 16, "max_response": 6}  # fmt: skip

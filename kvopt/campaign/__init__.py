@@ -17,8 +17,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..certify import CERTIFY_SECONDS
 from ..errors import InputError
 from ..space import Space, TypedSpace, space_from_dict
+from .certify import check_time_limit
 from .log import read_history, read_log
 from .runner import record_from_log, run_campaign
 from .strategies import STRATEGIES, SearchContext, make_strategy
@@ -92,6 +94,7 @@ def search(
     progress: bool | None = None,
     dask_timeout: float = 10.0,
     label: str | None = None,
+    certify_seconds: float = CERTIFY_SECONDS,
 ) -> CampaignResult:
     """Search for instances on which ``policy`` is far from Opt; return the campaign's result.
 
@@ -108,6 +111,9 @@ def search(
     exact solve has ``exact_time_limit`` seconds on one thread.  ``out`` is
     the campaign folder (default ``kvopt-search/<policy>-<strategy>-s<seed>``);
     rerunning with the same folder resumes.  ``label`` names the progress bar.
+    At the end, the best record's bracket is certified with an exact solve of
+    at most ``certify_seconds`` (0: no certify stage; see
+    :mod:`kvopt.campaign.runner`), reported apart from the search's seconds.
 
     >>> res = search("fcfs", budget=8, seed=1, out=tmp / "fcfs", progress=False)
     >>> res.evaluations, res.best.ratio_certified >= 1
@@ -153,6 +159,7 @@ def search(
         raise InputError(f"must be an integer >= 1, got {batch!r}", source="--batch")
     if not (exact_time_limit > 0):
         raise InputError(f"must be > 0, got {exact_time_limit!r}", source="--time-limit")
+    certify_seconds = check_time_limit(certify_seconds, "--certify-seconds")
     fam_params = dict(family_params or {})
     if family is not None:
         from ..generators import GENERATORS
@@ -252,6 +259,7 @@ def search(
         progress=progress_enabled(progress),
         dask_timeout=dask_timeout,
         label=label,
+        certify_seconds=certify_seconds,
     )
 
 

@@ -8,7 +8,7 @@ to worker processes and Dask workers) and returns an
 2. cheap lower bound ``LB`` (area / processing bounds of SPEC §2, or the
    makespan bounds) and cheap upper bound ``UB``: the best of the kill-free
    serial schedules of :func:`kvopt.exact.heuristic.place` (computed by the
-   faster, equal :func:`kvopt.campaign.upper.place`; fixed orders, no
+   faster, equal :func:`kvopt.upper.place`; fixed orders, no
    timed local search, so the result is deterministic) and the kill-free
    clairvoyant policies greedy-area (backfill), MC-SF and SVF — every one a
    checked schedule;
@@ -20,7 +20,7 @@ to worker processes and Dask workers) and returns an
    multiset (Opt does not depend on job order) come with the task as
    ``cached`` and are not solved again;
 4. **typed campaigns** (``EvalTask.typed``, SPEC §9; hundreds of copies of
-   a few job types): the cheap UB orders job types (:mod:`~kvopt.campaign.upper`)
+   a few job types): the cheap UB orders job types (:mod:`~kvopt.upper`)
    and is only the type orders unless the candidate could beat the best
    (``alg/LB`` above the threshold) and comes near it with them (``alg/UB``
    above :data:`TYPED_NEAR` times the threshold).  A candidate of at most
@@ -35,9 +35,12 @@ to worker processes and Dask workers) and returns an
    2 workers, n ≈ 100): exact solves at 10 s took 80 % of the time and raised
    the certified ratios they touched by 2 % at most, while the type-order UB is
    within a few per cent of the solvers' best schedules;
-5. the result's ratios follow SPEC §8: ``ratio_certified = alg/ub`` and
-   ``ratio_optimistic = alg/lb`` with ``ub``/``lb`` the best known; equal when
-   the solver proved optimality.
+5. the result is a bracket (:func:`kvopt.certify.bracket` for steps 1–2 and
+   4, the cached or new exact result merged by :func:`kvopt.certify.tighten`,
+   the one merge rule); its ratios follow SPEC §8: ``ratio_certified =
+   alg/ub`` and ``ratio_optimistic = alg/lb``, equal when optimal.  The
+   campaign's best record is certified further at the end
+   (:func:`kvopt.campaign.certify.certify_record`, ``--certify-seconds``).
 
 The starts of the clairvoyant schedule of value ``ub`` are returned
 (``ub_starts``, kill-free), so a record can be rebuilt from the log alone.
@@ -65,23 +68,19 @@ from typing import Any
 import numpy as np
 
 from ..bound import lower_bounds
+from ..certify import Effort, bracket, exact_opt, starts_of, tighten
 from ..claimchecks import claim_metrics, needs_instrument
-from ..errors import BudgetError, InputError, PolicyError
+from ..errors import BudgetError, PolicyError
 from ..instance import Instance
-from ..schedule import Schedule, check_schedule
 from .types import (
     BUDGET_PREFIX,
     CompactInstance,
     EvalTask,
     Evaluation,
-    ExactResult,
     ExactStatus,
-    OptStatus,
     Screen,
 )
 
-#: Clairvoyant kill-free policies whose schedules give the cheap upper bound.
-UB_POLICIES = (("greedy-area", {"backfill": True}), ("mcsf", {}), ("svf", {}))
 #: Typed candidates with more jobs than this are not solved exactly in the loop (module doc).
 TYPED_EXACT_N = 16
 #: The exact backend for large typed records (:func:`solve_options`; ``benchmarks/typed.py``).
@@ -133,150 +132,6 @@ def expand_instance(d: CompactInstance | Mapping[str, Any], name: str = "") -> I
     return d.expand(name=name)
 
 
-def value(inst: Instance, starts: np.ndarray, objective: str) -> int:
-    """Objective of the kill-free schedule with these starts."""
-    ends = np.asarray(starts, dtype=np.int64) + inst.responses
-    if objective == "makespan":
-        return int(ends.max(initial=0))
-    total = int(ends.sum())
-    return total - int(inst.arrivals.sum()) if objective == "latency" else total
-
-
-def cheap_lb(inst: Instance, objective: str) -> tuple[int, str]:
-    """The best cheap lower bound (SPEC §2) for the objective, and its name."""
-    b = lower_bounds(inst)
-    if objective == "makespan":
-        return b.makespan_best, b.makespan_best_name
-    if objective == "latency":
-        return b.best - int(inst.arrivals.sum()), b.best_name
-    return b.best, b.best_name
-
-
-def cheap_ub(inst: Instance, objective: str, typed: bool = False, full: bool = True, *,
-             serial: bool = True) -> tuple[np.ndarray, int, str]:  # fmt: skip
-    """Starts, value and source of the best cheap clairvoyant kill-free schedule (checked).
-
-    Serial schedules (:func:`kvopt.campaign.upper.place`) over fixed job
-    orders, and the kill-free clairvoyant policies of :data:`UB_POLICIES`.
-    With ``typed`` (SPEC §9) the serial orders are first the orders of the job
-    types of :func:`~kvopt.campaign.upper.type_orders`, then the job orders not
-    among them, and a deterministic local search over the order of the types
-    starts from the best type order — so the result is never worse than
-    without ``typed``.  ``full=False`` (typed only: the screen of a candidate
-    that cannot beat the best) keeps the type orders only.  The
-    first best wins ties, so the result depends only on the instance.
-    ``serial=False`` leaves out every serial placement (its cost grows with
-    the horizon times the total response; the policies' does not).
-    """
-    from ..exact.heuristic import _orders as heuristic_orders
-    from .upper import improve_type_order, jobs_of, place, type_orders, type_runs
-
-    solver_obj = "makespan" if objective == "makespan" else "total"
-    best: tuple[np.ndarray, int, str] | None = None
-    job_orders = heuristic_orders(inst, solver_obj) if serial and (full or not typed) else []
-    if typed and serial and inst.n > 0:
-        runs = type_runs(inst)
-        best_types: list[int] = []
-        tried: set[bytes] = set()
-        for k, types in enumerate(type_orders(inst, runs)):
-            order = jobs_of(runs, types)
-            tried.add(order.tobytes())
-            st = place(inst, order)
-            v = value(inst, st, objective)
-            if best is None or v < best[1]:
-                best, best_types = (st, v, f"type-order-{k}"), types
-        assert best is not None
-        for k, order in enumerate(job_orders):
-            if order.astype(np.int64).tobytes() not in tried:
-                st = place(inst, order)
-                v = value(inst, st, objective)
-                if v < best[1]:
-                    best = (st, v, f"serial-{k}")
-        if full:
-            _, st2, v2 = improve_type_order(inst, runs, best_types,
-                                            lambda st: value(inst, st, objective), best[1])  # fmt: skip
-            if st2 is not None and v2 < best[1]:
-                best = (st2, v2, "type-search")
-    else:
-        for k, order in enumerate(job_orders):
-            st = place(inst, order)
-            v = value(inst, st, objective)
-            if best is None or v < best[1]:
-                best = (st, v, f"serial-{k}")
-    best = _policy_ub(inst, objective, best, UB_POLICIES if full else ())
-    sched = Schedule.from_starts(inst, best[0], producer=best[2])
-    res = check_schedule(inst, sched)
-    if not res.valid:  # never expected: every source is a checked schedule
-        raise AssertionError(f"cheap UB schedule from {best[2]} fails the checker")
-    return best
-
-
-def _policy_ub(inst: Instance, objective: str, best, policies):
-    """``best`` or the best kill-free schedule of the clairvoyant ``policies`` if smaller."""
-    from ..simulation import simulate
-
-    for name, params in policies:
-        try:
-            res = simulate(inst, name, params=params)
-        except InputError:
-            continue
-        st = np.zeros(inst.n, dtype=np.int64)
-        ok = True
-        for a in res.schedule.attempts:
-            if not a.completed:
-                ok = False
-            st[a.job] = a.start
-        if not ok:
-            continue
-        v = value(inst, st, objective)
-        if best is None or v < best[1]:
-            best = (st, v, name)
-    assert best is not None
-    return best
-
-
-def exact_opt(inst: Instance, objective: str, time_limit: float, warm: np.ndarray,
-              solver: str = "auto", deterministic: bool = True) -> ExactResult:  # fmt: skip
-    """Exact solve (one thread) → ``status``, ``objective``, ``bound``, ``starts``, ``seconds``.
-
-    ``deterministic``: :func:`kvopt.exact.solve`'s flag.  Its deterministic
-    heuristic makes ``16 n`` serial placements (at most 256) whatever the time limit (seconds
-    at a few hundred jobs), so large typed candidates (:func:`solve_options`)
-    run the heuristic on the clock instead; like any solve cut by its time
-    limit, the result may then depend on the machine.
-    """
-    from ..exact import solve
-
-    solver_obj = "makespan" if objective == "makespan" else "total"
-    t0 = time.perf_counter()
-    res = solve(
-        inst,
-        objective=solver_obj,
-        solver=solver,
-        time_limit=time_limit,
-        threads=1,
-        warm_start=Schedule.from_starts(inst, warm, producer="warm"),
-        deterministic=deterministic,
-    )
-    if res.interrupted:  # Ctrl-C reached the solver: the evaluation is in flight, not done
-        raise KeyboardInterrupt
-    shift = int(inst.arrivals.sum()) if objective == "latency" else 0
-    starts = None
-    if res.schedule is not None:
-        starts = np.zeros(inst.n, dtype=np.int64)
-        for a in res.schedule.attempts:
-            if a.completed:
-                starts[a.job] = a.start
-    return ExactResult(
-        status=res.status.value,
-        objective=None if res.objective is None else int(res.objective) - shift,
-        bound=None if res.bound is None else int(res.bound) - shift,
-        starts=None if starts is None else tuple(starts.tolist()),
-        seconds=round(time.perf_counter() - t0, 4),
-        solver=res.solver,
-    )
-
-
 def solve_options(inst: Instance, typed: bool) -> dict[str, Any]:
     """:func:`exact_opt`'s ``solver`` and ``deterministic`` for a candidate (typed or not).
 
@@ -326,32 +181,26 @@ def evaluate(task: EvalTask) -> Evaluation:
     per_job = "score" in metrics  # per-job / invariant claims: the score needs no Opt
     bound = metrics.get("bound")
     scale = bound if (bound is not None and 0 < bound < float("inf")) else 1.0
-    alg = _objective_of(inst, res.completion_times, objective)
-    lb, lb_name = cheap_lb(inst, objective)
-    screen_lb = _ratio(alg, lb)
-    could_beat = screen_lb / scale > task.threshold
     # typed: the full cheap UB (local search over type orders, MC-SF, SVF) only for a candidate
     # that could beat the best and comes near it with the type orders alone (TYPED_NEAR)
     full = not task.typed or per_job
-    ub_starts, ub, ub_source = cheap_ub(inst, objective, typed=task.typed, full=full)
-    if (
-        task.typed
-        and not full
-        and could_beat
-        and _ratio(alg, ub) / scale > TYPED_NEAR * task.threshold
-    ):
-        ub_starts, ub, ub_source = cheap_ub(inst, objective, typed=True, full=True)
+    br = bracket(res.schedule, inst, Effort(typed=task.typed, full_ub=full), objective=objective)
+    screen_lb = br.ratio_optimistic
+    could_beat = screen_lb / scale > task.threshold
+    near = br.ratio_certified / scale > TYPED_NEAR * task.threshold
+    if task.typed and not full and could_beat and near:
+        br = bracket(res.schedule, inst, Effort(typed=True), objective=objective, prior=br)
     exact = ExactStatus.SKIPPED
-    opt_status = OptStatus.FEASIBLE
     exact_seconds = 0.0
-    screen = Screen(ratio_lb=screen_lb, ratio_ub=_ratio(alg, ub))
+    screen = Screen(ratio_lb=screen_lb, ratio_ub=br.ratio_certified)
     cached = task.cached
-    if task.typed and (inst.n > TYPED_EXACT_N or _ratio(alg, ub) / scale <= task.threshold):
+    if task.typed and (inst.n > TYPED_EXACT_N or br.ratio_certified / scale <= task.threshold):
         # the cheap bounds are all a large typed candidate gets, and a small one is solved only
         # when its cheap UB already makes it a new best (module doc)
         could_beat = False
-    if cached is None and not per_job and could_beat and inst.n > 0:
-        cached = exact_opt(inst, objective, task.exact_time_limit, ub_starts,
+    if cached is None and not per_job and could_beat and inst.n > 0 and not br.optimal:
+        warm = starts_of(br.ub_schedule, inst.n)
+        cached = exact_opt(inst, objective, task.exact_time_limit, warm,
                            **solve_options(inst, task.typed))  # fmt: skip
         # store in canonical job order, so any permutation of these jobs can reuse it
         starts = cached.starts
@@ -362,73 +211,45 @@ def evaluate(task: EvalTask) -> Evaluation:
         exact_seconds = cached.seconds
     elif cached is not None:
         exact = ExactStatus.CACHED
-    if cached is None and lb >= ub:  # the cheap bounds meet: ub is optimal, no solver needed
-        opt_status, lb, lb_name = OptStatus.OPTIMAL, ub, f"{lb_name} (= ub)"
-    if cached is not None:
+    if cached is not None:  # back to this instance's job order, merged by the one rule
+        st = None
         if cached.starts is not None:
-            st = np.zeros(inst.n, dtype=np.int64)
-            st[order] = np.asarray(cached.starts, dtype=np.int64)
-            v = value(inst, st, objective)
-            if v < ub:
-                ub_starts, ub, ub_source = st, v, "exact"
-        if cached.bound is not None and cached.bound > lb:
-            lb, lb_name = int(cached.bound), "exact bound"
-        if cached.optimal:
-            opt_status = OptStatus.OPTIMAL
-            lb, lb_name = ub, "exact (optimal)"
-    if lb > ub:  # cannot happen for correct bounds; never report an inconsistent pair
-        raise AssertionError(f"lower bound {lb} ({lb_name}) exceeds a schedule of value {ub}")
+            perm = np.zeros(inst.n, dtype=np.int64)
+            perm[order] = np.asarray(cached.starts, dtype=np.int64)
+            st = tuple(perm.tolist())
+        br = tighten(br, inst, exact=dataclasses.replace(cached, starts=st))
     b = lower_bounds(inst)
-    ratio_certified = _ratio(alg, ub)
     claim_fields: dict[str, Any] = {}
     if per_job:
         claim_fields = dict(score=metrics["score"], violation=metrics.get("violation"))
     elif claim_id:
-        claim_fields = dict(bound=bound, score=ratio_certified / scale,
-                            score_optimistic=_ratio(alg, lb) / scale)  # fmt: skip
+        claim_fields = dict(bound=bound, score=br.ratio_certified / scale,
+                            score_optimistic=br.ratio_optimistic / scale)  # fmt: skip
     return Evaluation(
         **head,
         **claim_fields,
         area=b.area,
-        alg=alg,
-        lb=int(lb),
-        lb_name=lb_name,
-        ub=int(ub),
-        ub_source=ub_source,
-        opt_status=opt_status,
+        alg=br.alg,
+        lb=br.lb,
+        lb_name=br.lb_source,
+        ub=br.ub,
+        ub_source=br.ub_source,
+        opt_status=br.status,
         exact=exact,
-        ratio_certified=ratio_certified,
-        ratio_optimistic=_ratio(alg, lb),
+        ratio_certified=br.ratio_certified,
+        ratio_optimistic=br.ratio_optimistic,
         screen=screen,
         kills=res.stats.kills,
-        ub_starts=tuple(int(x) for x in ub_starts),
+        ub_starts=tuple(int(x) for x in starts_of(br.ub_schedule, inst.n)),
         exact_result=cached if exact == ExactStatus.SOLVED else None,
         exact_seconds=exact_seconds,
         seconds=round(time.perf_counter() - t0, 4),
     )
 
 
-def _objective_of(inst: Instance, completion_times, objective: str) -> int:
-    ct = [int(c) for c in completion_times]
-    if objective == "makespan":
-        return max(ct, default=0)
-    if objective == "latency":
-        return sum(ct) - int(inst.arrivals.sum())
-    return sum(ct)
-
-
-def _ratio(a: int, b: int) -> float:
-    if b <= 0:
-        return 1.0 if a <= 0 else float("inf")
-    return a / b
-
-
 __all__ = [
     "BUDGET_PREFIX",
-    "UB_POLICIES",
     "canonical",
-    "cheap_lb",
-    "cheap_ub",
     "compact_instance",
     "evaluate",
     "exact_opt",
@@ -436,5 +257,4 @@ __all__ = [
     "expand_instance",
     "instance_key",
     "max_attempts",
-    "value",
 ]

@@ -37,15 +37,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from ..certify import (
+    CERTIFY_SECONDS,
+    CERTIFY_THREADS,
+    Bracket,
+    Effort,
+    bracket,
+    solve_bracket,
+    tighten,
+)
 from ..errors import BudgetError, InputError, PolicyError
 from ..fileio import write_json_atomic
 from ..instance import Instance
 from ..logs import progress_logger
 from ..schedule import Schedule
 from ..space import TypedSpace
-from .evaluate import cheap_lb, cheap_ub, exact_opt, instance_key, max_attempts
+from ..space.typed import JobType
+from .evaluate import instance_key, max_attempts
 from .families import (
     BOUNDED_CHANGE,
     GEOMETRIC_Q,
@@ -99,6 +107,8 @@ class GrowthPoint:
     ratio_optimistic: float
     opt_status: str
     record: str
+    #: The point's bracket (:meth:`kvopt.certify.Bracket.to_dict`: lb, ub, sources, solving).
+    bracket: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -145,6 +155,7 @@ class GrowthResult:
     seconds: float = 0.0
     exact_solves: int = 0
     finder: dict[str, Any] | None = None  # what the direction finder probed, when it ran
+    certify_seconds: float = 0.0  # the certify stage's seconds (in ``seconds`` too)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -190,23 +201,28 @@ class GrowthResult:
 
 @dataclass
 class _Point:
+    """A point's instance and its bracket (:mod:`kvopt.certify`; replaced when tightened)."""
+
     inst: Instance
-    alg: int
-    schedule: Schedule
-    lb: int
-    ub: int
-    starts: np.ndarray
-    ub_schedule: Schedule | None = None  # a better clairvoyant schedule than ``starts`` (I_0)
-    optimal: bool = False
+    bracket: Bracket
     solved: bool = False
+    certified: bool = False  # tightened by the certify stage
+
+    @property
+    def alg(self) -> int:
+        return self.bracket.alg
+
+    @property
+    def schedule(self) -> Schedule:
+        return self.bracket.schedule
 
     @property
     def ratio_lb(self) -> float:
-        return _ratio(self.alg, self.lb)
+        return self.bracket.ratio_optimistic
 
     @property
     def ratio_ub(self) -> float:
-        return _ratio(self.alg, self.ub)
+        return self.bracket.ratio_certified
 
 
 @dataclass(frozen=True)
@@ -240,7 +256,7 @@ def _load_source(record, policy: str | None):
 def _base_record(inst: Instance, policy: str, params, seed: int | None, source: str):
     """A record of ``policy`` on ``inst`` with the cheap bounds (the sweep's ``I_0``)."""
     from ..policy import get_policy
-    from ..record import make_record
+    from ..record import record_from_bracket
     from ..simulation import simulate
 
     spec = get_policy(policy)
@@ -252,13 +268,9 @@ def _base_record(inst: Instance, policy: str, params, seed: int | None, source: 
                          source=source or "instance")  # fmt: skip
     sd = seed if spec.seeded else None
     res = simulate(inst, policy, params=prm or None, seed=sd)
-    lb, _ = cheap_lb(inst, "total")
-    starts, ub, _ = cheap_ub(inst, "total")
-    opt = Schedule.from_starts(inst, starts, producer="clairvoyant (grow)")
-    lb = min(int(lb), int(ub))
-    return make_record(inst, policy, prm, sd if sd is not None else 0, "total", res.schedule, opt,
-                       lb, "optimal" if lb >= ub else "feasible",
-                       found_by={"strategy": "input", "source": source or None})  # fmt: skip
+    b = bracket(res.schedule, inst, objective="total")
+    return record_from_bracket(inst, policy, prm, sd if sd is not None else 0, b,
+                               found_by={"strategy": "input", "source": source or None})  # fmt: skip
 
 
 def _split_directions(directions) -> list[str]:
@@ -294,6 +306,7 @@ def grow(
     extra: int = EXTRA_DOUBLINGS,
     plot: bool = True,
     progress: bool | None = None,
+    certify_seconds: float = CERTIFY_SECONDS,
 ) -> GrowthResult:
     """The growth sweep of ``record`` (a :class:`~kvopt.record.Record`, a record file, or an
     :class:`~kvopt.instance.Instance` / instance file with ``policy``).
@@ -308,6 +321,13 @@ def grow(
     point records, ``growth.json`` and the plot (default ``kvopt-grow/<source>``).  With a
     record, ``policy`` (if given) must be the record's.
 
+    **Certify stage** (``certify_seconds`` > 0): the points that decide the verdict — those of
+    the growing directions when the sweep grows, of every direction when it is bounded, of the
+    unclear ones otherwise — are tightened at the end by an exact solve of at most
+    ``certify_seconds`` each, whatever their size (:func:`kvopt.certify.solve_bracket`, every
+    thread, the typed aggregated model on typed instances), and the verdicts are judged again on
+    the certified ratios.  ``growth.json`` reports its seconds apart (``certify_seconds``).
+
     >>> res = grow("instances/worst/small/fcfs.json", steps=1, directions="count",
     ...            out=tmp / "g", time_limit=2, extra=0, progress=False)
     >>> [p.factor for p in res.direction("count").steps], res.verdict
@@ -321,6 +341,9 @@ def grow(
         raise InputError(f"must be an integer >= 1, got {steps!r}", source="--steps")
     if not (isinstance(time_limit, int | float) and time_limit > 0):
         raise InputError(f"must be a positive number, got {time_limit!r}", source="--time-limit")
+    from .certify import check_time_limit
+
+    certify_seconds = check_time_limit(certify_seconds, "--certify-seconds")
     for name, v, low in (("certify", certify, 0), ("--find-budget", find_budget, 1),
                          ("find_top", find_top, 1), ("--extra", extra, 0)):  # fmt: skip
         if isinstance(v, bool) or not isinstance(v, int) or v < low:
@@ -373,11 +396,7 @@ def grow(
             return f"the point at factor {factor:g} is over the attempt budget: {err}"
         except (PolicyError, InputError) as err:
             return f"simulating the point at factor {factor:g} fails: {err}"
-        alg = _objective(inst, res.schedule, record.objective)
-        lb, _ = cheap_lb(inst, record.objective)
-        starts, ub, _ = cheap_ub(inst, record.objective)
-        p = _Point(inst, alg, res.schedule, int(lb), int(ub), starts)
-        p.optimal = p.lb >= p.ub
+        p = _Point(inst, bracket(res.schedule, inst, objective=record.objective))
         cache[key] = p
         return p
 
@@ -385,10 +404,9 @@ def grow(
     base = point(record.instance, 1)
     if isinstance(base, str):
         raise InputError(base, source=source or "record")
-    if record.ub < base.ub:
-        base.ub, base.ub_schedule = record.ub, record.opt_schedule
-    base.lb = max(base.lb, min(record.lb, base.ub))
-    base.optimal = base.optimal or record.optimal or base.lb >= base.ub
+    base.bracket = tighten(base.bracket, base.inst, lb=record.lb,
+                           lb_source=record.lb_source or "record", ub_schedule=record.opt_schedule,
+                           ub_source="record")  # fmt: skip
     M0, n0 = record.instance.memory, record.instance.n
 
     def walk(d: Direction, doublings: int, more: int) -> tuple[list[_Step], str | None]:
@@ -471,19 +489,13 @@ def grow(
         for name in chosen:
             for s in families[name]:
                 p = s.point
-                if p.optimal or p.solved or p.inst.n > exact_max_n:
+                if p.bracket.optimal or p.solved or p.inst.n > exact_max_n:
                     continue
-                warm = p.starts if p.ub_schedule is None else _starts(p.ub_schedule, p.inst.n)
-                ex = exact_opt(p.inst, record.objective, float(time_limit), warm)
+                p.bracket = solve_bracket(p.bracket, p.inst, Effort(exact_seconds=float(time_limit)))
                 p.solved = True
                 solves += 1
-                if ex.objective is not None and ex.starts is not None and ex.objective < p.ub:
-                    p.ub, p.starts, p.ub_schedule = int(ex.objective), np.asarray(ex.starts), None
-                if ex.bound is not None:
-                    p.lb = max(p.lb, min(int(ex.bound), p.ub))
-                p.optimal = p.optimal or ex.optimal or p.lb >= p.ub
-                say(f"{name} x{s.factor:g}: exact {ex.status} in {ex.seconds:.1f}s, "
-                    f"ALG/UB {p.ratio_ub:.4g}")  # fmt: skip
+                say(f"{name} x{s.factor:g}: exact {p.bracket.status} ({p.bracket.lb_source}) in "
+                    f"{p.bracket.exact_seconds:.1f}s, ALG/UB {p.ratio_ub:.4g}")  # fmt: skip
 
     solve_points()
     # The walk judged the cheap ratios; the exact solves can move the early points.  A direction
@@ -499,6 +511,26 @@ def grow(
             say(f"{d.name}: {len(families[d.name]) - before} more point(s) after the exact solves")
     if again:
         solve_points()
+
+    # ---- the certify stage: the points that decide the verdict, solved at the end (docstring)
+    t_cert = time.monotonic()
+    if certify_seconds > 0:
+        cheap = {d.name: judged(d).verdict for d in dirs}
+        overall = sweep_verdict(list(cheap.values()))
+        deciding = [n for n, v in cheap.items() if v == overall]
+        effort = Effort(exact_seconds=certify_seconds, typed=True, solver="auto",
+                        deterministic=False, threads=CERTIFY_THREADS)  # fmt: skip
+        for name in deciding:
+            for s in families[name]:
+                p = s.point
+                if p.bracket.optimal or p.certified:
+                    continue
+                before = p.bracket
+                p.bracket = solve_bracket(p.bracket, p.inst, effort)
+                p.certified = True
+                solves += 1
+                say(f"certify {name} x{s.factor:g}: {before.text()} -> {p.bracket.text()}")
+    certify_spent = time.monotonic() - t_cert
 
     # ---- records, exponents, verdicts
     saved: dict[int, str] = {}
@@ -526,11 +558,13 @@ def grow(
         seconds=time.monotonic() - t0,
         exact_solves=solves,
         finder=None if finder is None else finder.to_dict(),
+        certify_seconds=certify_spent,
     )
     if plot:
         res = _with_plot(res, out / PLOT_NAME)
     write_json_atomic(out / SUMMARY_NAME, {**res.to_dict(), "source": source, "plot": res.plot,
                                            "seconds": round(res.seconds, 2),
+                                           "certify_seconds": round(certify_spent, 2),
                                            "exact_solves": solves})  # fmt: skip
     say(f"verdict {res.verdict}; best {res.family()}")
     return res
@@ -563,13 +597,11 @@ def _best(results: Sequence[GrowthDirection]) -> str | None:
 
 
 def _save_point(record, s: _Step, d: Direction, out: Path, source: str) -> str:
-    from ..record import make_record, save_record
+    from ..record import record_from_bracket, save_record
 
     p = s.point
-    opt = p.ub_schedule or Schedule.from_starts(p.inst, p.starts, producer="clairvoyant (grow)")
-    rec = make_record(
-        p.inst, record.policy, dict(record.params), record.seed, record.objective, p.schedule,
-        opt, p.ub if p.optimal else p.lb, "optimal" if p.optimal else "feasible",
+    rec = record_from_bracket(
+        p.inst, record.policy, dict(record.params), record.seed, p.bracket,
         found_by={"strategy": "grow", "direction": d.name if s.step else None,
                   "vector": d.vector() if s.step else None, "step": s.step,
                   "factor": s.factor, "source": source or None,
@@ -582,10 +614,10 @@ def _save_point(record, s: _Step, d: Direction, out: Path, source: str) -> str:
 
 
 def _summary(s: _Step, path: str) -> GrowthPoint:
-    p = s.point
-    lb = p.ub if p.optimal else min(p.lb, p.ub)
-    return GrowthPoint(s.factor, p.inst.n, p.inst.memory, p.alg, p.ub, lb, _ratio(p.alg, p.ub),
-                       _ratio(p.alg, lb), "optimal" if p.optimal else "feasible", path)  # fmt: skip
+    b = s.point.bracket
+    return GrowthPoint(s.factor, s.point.inst.n, s.point.inst.memory, b.alg, b.ub, b.lb,
+                       b.ratio_certified, b.ratio_optimistic, str(b.status), path,
+                       b.to_dict())  # fmt: skip
 
 
 def _with_plot(res: GrowthResult, path: Path) -> GrowthResult:
@@ -593,7 +625,8 @@ def _with_plot(res: GrowthResult, path: Path) -> GrowthResult:
 
     from ..plotting import plot_growth
 
-    series = {d.name: [(p.factor, p.ratio_certified) for p in d.steps] for d in res.directions}
+    series = {d.name: [(p.factor, p.ratio_certified, p.ratio_optimistic) for p in d.steps]
+              for d in res.directions}  # fmt: skip
     limits = {d.name: (d.limit, d.limit_spread or 0.0) for d in res.directions
               if d.verdict == GrowthVerdict.BOUNDED and d.limit is not None}  # fmt: skip
     plot_growth(series, path, title=f"{res.policy}: certified ratio along each direction "
@@ -601,24 +634,6 @@ def _with_plot(res: GrowthResult, path: Path) -> GrowthResult:
     return replace(res, plot=str(path))
 
 
-def _starts(sched: Schedule, n: int) -> np.ndarray:
-    st = np.zeros(n, dtype=np.int64)
-    for a in sched.attempts:
-        if a.completed:
-            st[a.job] = a.start
-    return st
-
-
-def _objective(inst: Instance, sched: Schedule, objective: str) -> int:
-    from ..record import objective_value
-
-    return objective_value(inst, sched, objective)
-
-
-def _ratio(a: int, b: int) -> float:
-    if b <= 0:
-        return 1.0 if a <= 0 else float("inf")
-    return a / b
 
 
 __all__ = [

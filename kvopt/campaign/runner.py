@@ -12,7 +12,15 @@ A campaign lives in one folder (``--out DIR``):
   ``lb``, ratios, how the exact solve went, the starts of the clairvoyant
   schedule of value ``ub``) and ``t``, the campaign's cumulative seconds.
 * ``best.json`` — the record (SPEC §8) of the best certified ratio so far,
-  rewritten atomically whenever a new best is merged.
+  rewritten atomically whenever a new best is merged.  At the end of a run
+  that was not interrupted, the **certify stage** tightens its bracket with
+  one exact solve of at most ``certify_seconds`` (``--certify-seconds``;
+  :func:`kvopt.campaign.certify.certify_record`, every thread, the typed
+  aggregated model where the instance is typed): the record is rewritten
+  (its old bracket kept in ``history``) when that made it tighter, and the
+  result reports it (``certify``) and its seconds (``certify_seconds``)
+  apart from the search's (``search_seconds``).  The log keeps the
+  evaluation's bracket as the search found it.
 * ``errors/eval-K.json`` — the instance of every evaluation on which the
   policy broke the model (a :class:`~kvopt.errors.PolicyError` is a finding).
 
@@ -103,16 +111,53 @@ def run_campaign(
     progress: bool = True,
     dask_timeout: float = 10.0,
     label: str | None = None,
+    certify_seconds: float = 0.0,
 ) -> CampaignResult:
-    """Run (or resume) the campaign described by ``header`` (see the module docstring)."""
+    """Run (or resume) the campaign described by ``header`` (see the module docstring);
+    ``certify_seconds`` > 0 runs the certify stage on the best record at the end."""
     t_start = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
     lock = lock_folder(out)
     try:
-        return _run(header, strategy, rule, budget, seconds, workers, scheduler, out,
-                    make_record, progress, dask_timeout, t_start, label)  # fmt: skip
+        res = _run(header, strategy, rule, budget, seconds, workers, scheduler, out,
+                   make_record, progress, dask_timeout, t_start, label)  # fmt: skip
+        if certify_seconds > 0 and res.stopped != StopReason.INTERRUPTED:
+            res = _certify_stage(res, certify_seconds)
+        return res
     finally:
         lock.close()
+
+
+def _certify_stage(res: CampaignResult, certify_seconds: float) -> CampaignResult:
+    """The certify stage (module doc): ``res`` with its best record certified."""
+    from ..logs import progress_logger
+    from ..record import load_record, save_record
+    from .certify import certify_record
+
+    if res.best is None or res.best.record is None:
+        return res
+    t0 = time.monotonic()
+    say = progress_logger(__name__, True, "kvopt search")
+    rec = load_record(res.best.record)
+    new, report = certify_record(rec, time_limit=certify_seconds, by="campaign certify stage")
+    if new is not rec:
+        save_record(new, res.best.record)
+    report = dataclasses.replace(report, path=res.best.record)
+    say(f"certify stage: {report.text()}")
+    b = res.best
+    score = b.score
+    if score is not None and b.ratio_certified and b.ratio_certified > 0 and res.claim:
+        from ..claim import get_claim
+
+        if get_claim(res.claim).kind == "ratio":  # score = certified ratio / the claim's bound
+            score = score * new.ratio_certified / b.ratio_certified
+    best = dataclasses.replace(b, ratio_certified=new.ratio_certified,
+                               ratio_optimistic=new.ratio_optimistic,
+                               opt_status=new.opt_status, score=score)  # fmt: skip
+    spent = time.monotonic() - t0
+    return dataclasses.replace(res, best=best, seconds=res.seconds + spent,
+                               search_seconds=res.seconds, certify_seconds=spent,
+                               certify=report.to_dict())  # fmt: skip
 
 
 def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, scheduler, out,
@@ -313,28 +358,27 @@ def _merge(rec: Evaluation, state: _State, best_path: Path, make_record) -> None
 
 def record_from_log(header: CampaignHeader, rec: Evaluation, meta=None):
     """Rebuild the record (SPEC §8) of one logged evaluation: re-simulate, rebuild the UB schedule."""
-    from ..record import make_record
+    from ..certify import start_bracket, with_policy
+    from ..record import record_from_bracket
     from ..simulation import simulate
 
     inst = rec.to_instance(name=f"{header.policy}-worst-eval{rec.index}")
     res = simulate(inst, header.policy, params=header.params or None, seed=header.policy_seed)
     opt = Schedule.from_starts(inst, rec.ub_starts, producer=f"clairvoyant ({rec.ub_source})")
+    b = with_policy(start_bracket(inst, opt, objective=header.objective, lb=rec.lb,
+                                  lb_source=rec.lb_name or "bound"), inst, res.schedule)  # fmt: skip
     found_by: dict[str, Any] = {"strategy": header.strategy, "evaluation": rec.index,
                                 "seconds": rec.t, "seed": header.seed, "origin": rec.origin}  # fmt: skip
     if (header.space or {}).get("kind") == "typed":  # SPEC §9: a typed record lists its types
         from ..space import TypedSpace
 
         found_by["types"] = [list(t) for t in TypedSpace.types(inst)]
-    return make_record(
+    return record_from_bracket(
         inst,
         header.policy,
         header.params,
         header.seed,  # the campaign seed (it seeds the policy when the policy is seeded)
-        header.objective,
-        res.schedule,
-        opt,
-        rec.lb,
-        rec.opt_status,
+        b,
         found_by=found_by,
         meta=meta,
     )

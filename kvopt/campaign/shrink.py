@@ -35,12 +35,12 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..certify import Effort, bracket, solve_bracket
 from ..errors import InputError, PolicyError
 from ..instance import Instance
 from ..logs import progress_logger
-from ..record import Record, load_record, make_record, save_record
-from ..schedule import Schedule
-from .evaluate import cheap_lb, cheap_ub, exact_opt, instance_key, solve_options, value
+from ..record import Record, load_record, record_from_bracket, save_record
+from .evaluate import instance_key, solve_options
 
 #: Typed shrinking uses per-job moves only at or below this many jobs.
 TYPED_JOB_MOVES_N = 32
@@ -93,19 +93,13 @@ class _Judge:
             except (PolicyError, InputError):
                 res = None
             if res is not None:
-                ct = res.completion_times
-                alg = value(
-                    inst, [c - o for c, o in zip(ct, inst.responses.tolist())], rec.objective
-                )
-                st, ub, _ = cheap_ub(inst, rec.objective, typed=self.typed)
-                lb, _ = cheap_lb(inst, rec.objective)
-                r = alg / ub
-                if r < self.R and lb > 0 and alg / lb >= self.R:
+                b = bracket(res.schedule, inst, Effort(typed=self.typed), objective=rec.objective)
+                r = b.ratio_certified
+                if r < self.R and b.lb > 0 and b.ratio_optimistic >= self.R:
                     self.solves += 1
-                    ex = exact_opt(inst, rec.objective, self.time_limit, st,
-                                   **solve_options(inst, self.typed))  # fmt: skip
-                    if ex.objective is not None and ex.objective < ub:
-                        r = alg / ex.objective
+                    effort = Effort(exact_seconds=self.time_limit, typed=self.typed,
+                                    **solve_options(inst, self.typed))  # fmt: skip
+                    r = solve_bracket(b, inst, effort).ratio_certified
         self.cache[key] = r
         return r
 
@@ -290,36 +284,22 @@ def shrink(
     # the final record, solved exactly (certified as well as the solver can)
     from ..simulation import simulate
 
-    res = simulate(cur, record.policy, params=dict(record.params) or None, seed=record.seed)
-    st, ub, src_name = cheap_ub(cur, record.objective, typed=typed)
-    ex = exact_opt(cur, record.objective, exact_time_limit, st, **solve_options(cur, typed))
-    lb, _ = cheap_lb(cur, record.objective)
-    status = "feasible"
-    if ex.starts is not None and ex.objective is not None and ex.objective <= ub:
-        import numpy as np
-
-        st, ub, src_name = np.asarray(ex.starts), ex.objective, "exact"
-    if ex.bound is not None:
-        lb = max(lb, ex.bound)
-    if ex.optimal:
-        status, lb = "optimal", ub
     cur = cur.replace(name=f"{record.policy}-shrunk", meta={"source": "kvopt shrink"})
-    new = make_record(
+    res = simulate(cur, record.policy, params=dict(record.params) or None, seed=record.seed)
+    effort = Effort(exact_seconds=exact_time_limit, typed=typed, **solve_options(cur, typed))
+    b = bracket(res.schedule, cur, effort, objective=record.objective)
+    new = record_from_bracket(
         cur,
         record.policy,
         dict(record.params),
         record.seed,
-        record.objective,
-        res.schedule,
-        Schedule.from_starts(cur, st, producer=f"clairvoyant ({src_name})"),
-        lb,
-        status,
+        b,
         found_by={
             "strategy": "shrink",
             "min_ratio": float(min_ratio),
             "steps": steps,
             "candidates": judge.tried,
-            "exact_solves": judge.solves + 1,
+            "exact_solves": judge.solves + b.solves,
             "seconds": round(time.monotonic() - t0, 3),
             "from": {
                 "file": src,

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, Protocol
 
+from ..certify import Bracket, ExactResult, OptStatus
 from ..instance import Instance
 
 
@@ -37,15 +38,6 @@ class ExactStatus(StrEnum):
     CACHED = "cached"  # an earlier exact result for the same job multiset
     SKIPPED = "skipped"  # screened out: it could not beat the best
     REUSED = "reused"  # the same instance was evaluated before: its result copied
-
-
-class OptStatus(StrEnum):
-    """Whether the evaluation's ``ub`` is proved optimal (the log's ``opt_status``)."""
-
-    __repr__ = str.__repr__  # shows as its string, as before the enum
-
-    OPTIMAL = "optimal"
-    FEASIBLE = "feasible"
 
 
 #: How the ``error`` of an evaluation skipped for its attempt budget starts
@@ -132,46 +124,6 @@ class Screen:
         return {"ratio_lb": self.ratio_lb, "ratio_ub": self.ratio_ub}
 
 
-@dataclass(frozen=True)
-class ExactResult:
-    """One exact solve: the solver's ``status`` (a :class:`kvopt.exact.SolveStatus` value),
-    ``objective``/``bound`` (``None`` when it has none), the incumbent's kill-free ``starts``,
-    ``seconds``, ``solver``; ``key`` is the job multiset's hash when cached by a campaign
-    (then ``starts`` are in that canonical job order)."""
-
-    status: str
-    objective: int | None
-    bound: int | None
-    starts: tuple[int, ...] | None
-    seconds: float
-    solver: str
-    key: str | None = None
-
-    @property
-    def optimal(self) -> bool:
-        return self.status == OptStatus.OPTIMAL
-
-    def to_dict(self) -> dict[str, Any]:
-        d = {
-            "status": self.status,
-            "objective": self.objective,
-            "bound": self.bound,
-            "starts": None if self.starts is None else list(self.starts),
-            "seconds": self.seconds,
-            "solver": self.solver,
-        }
-        if self.key is not None:
-            d["key"] = self.key
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ExactResult:
-        return cls(
-            d["status"], d.get("objective"), d.get("bound"), _tuple(d.get("starts")),
-            d.get("seconds", 0.0), d.get("solver", ""), d.get("key"),
-        )  # fmt: skip
-
-
 #: Keys of a log line, in the order they are written (``extra`` keys follow).
 _HEAD = ("index", "batch", "key", "n", "memory", "instance", "origin")
 _RATIO_CLAIM = ("bound", "score", "score_optimistic")
@@ -246,6 +198,21 @@ class Evaluation:
 
     def to_instance(self, name: str = "") -> Instance:
         return self.instance.expand(name=name)
+
+    def bracket(self, objective: str, inst: Instance | None = None) -> Bracket | None:
+        """The evaluation's bracket (:class:`kvopt.certify.Bracket`; ``None`` without one):
+        its ``lb``, ``ub`` and status, with the clairvoyant schedule rebuilt from
+        ``ub_starts``.  ``objective`` is the campaign's (a log line does not store it)."""
+        if not self.certified or self.ub_starts is None or self.lb is None or self.ub is None:
+            return None
+        from ..schedule import Schedule
+
+        inst = inst if inst is not None else self.to_instance()
+        src = self.ub_source or "schedule"
+        return Bracket(self.alg, self.lb, self.ub, self.opt_status or OptStatus.FEASIBLE,
+                       Schedule.from_starts(inst, self.ub_starts, producer=src), src,
+                       self.lb_name or "bound", objective, None,
+                       self.exact_seconds or 0.0, int(self.exact == "solved"))  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         """The log line (keys in the order kvopt has always written them)."""
@@ -409,6 +376,12 @@ class CampaignResult:
     errors: int = 0
     summary: Summary | None = None
     claim: str | None = None
+    #: The certify stage (:func:`kvopt.campaign.runner.run_campaign`): the search's seconds and
+    #: the certify stage's apart (``seconds`` is their sum), and its report (the best record's
+    #: bracket before and after, :meth:`kvopt.campaign.certify.Certified.to_dict`).
+    search_seconds: float | None = None
+    certify_seconds: float = 0.0
+    certify: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -421,6 +394,11 @@ class CampaignResult:
             "new_evaluations": self.new_evaluations,
             "exact_solves": self.exact_solves,
             "seconds": round(self.seconds, 3),
+            "search_seconds": round(
+                self.seconds if self.search_seconds is None else self.search_seconds, 3
+            ),
+            "certify_seconds": round(self.certify_seconds, 3),
+            "certify": None if self.certify is None else dict(self.certify),
             "best": None if self.best is None else self.best.to_dict(),
             "best_optimistic": self.best_optimistic,
             "stopped": self.stopped,

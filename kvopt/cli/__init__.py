@@ -28,6 +28,7 @@ COMMANDS = [
     "search",
     "shrink",
     "grow",
+    "certify",
     "validate",
     "plot",
     "demo",

@@ -1,5 +1,5 @@
 """``kvopt grow RECORD_OR_INSTANCE [--policy NAME] [--steps K] [--direction V]… [--directions D,…]
-[--find-budget N] [--time-limit S] [--out DIR] [--json]``.
+[--find-budget N] [--time-limit S] [--certify-seconds S] [--out DIR] [--json]``.
 
 The growth sweep of SPEC §9 (:func:`kvopt.campaign.growth.grow`): each direction (a named
 alias or an exponent vector such as ``M=1,size=1,count:0=0.5``) grows the instance step by
@@ -9,11 +9,15 @@ fastest-growing ones itself (coordinate ascent over the exponent lattice, ``--fi
 probes).  ``--json`` prints one object: ``policy``, ``directions`` (each ``name``, ``vector``,
 ``axis``, ``steps``, ``exponent``, ``verdict``, ``limit`` / ``limit_spread`` /
 ``bounded_rule`` when bounded, ``stopped`` when it ended early), ``best_direction``,
-``verdict``, and ``finder`` when the finder ran.  Progress goes to stderr.
+``verdict``, and ``finder`` when the finder ran.  Every step carries its ``bracket``
+(:meth:`kvopt.certify.Bracket.to_dict`).  The points that decide the verdict are certified
+at the end by an exact solve of at most ``--certify-seconds`` each (0: none).  Progress goes
+to stderr.
 """
 
 from __future__ import annotations
 
+from ..certify import CERTIFY_SECONDS
 from .common import emit_json, nonneg_int, positive_float, positive_int
 
 
@@ -57,6 +61,9 @@ def add_parser(sub) -> None:
     p.add_argument("--certify", type=nonneg_int("--certify"), default=2, metavar="K",
                    help="directions (screened best by ALG/LB) whose points get exact solves "
                    "(default 2)")  # fmt: skip
+    p.add_argument("--certify-seconds", type=float, default=CERTIFY_SECONDS, metavar="S",
+                   help="at the end, certify every point that decides the verdict with an exact "
+                   f"solve of at most S seconds (default {CERTIFY_SECONDS:g}; 0: none)")  # fmt: skip
     p.add_argument("--out", metavar="DIR", help="folder of the point records and the plot "
                    "(default kvopt-grow/FILE-NAME)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -88,6 +95,7 @@ def run(args) -> int:
         certify=args.certify,
         out=args.out,
         progress=True,
+        certify_seconds=args.certify_seconds,
     )
     if args.json:
         emit_json(res.to_dict())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 
+from ..certify import CERTIFY_SECONDS
 from ..errors import InputError
 from ..params import parse_params
 from .common import emit_json, nonneg_int, positive_float, positive_int
@@ -91,6 +92,9 @@ def add_parser(sub) -> None:
                    help="candidates per batch (part of the campaign's identity; default 8)")  # fmt: skip
     p.add_argument("--time-limit", type=positive_float("--time-limit"), default=10.0, metavar="S",
                    help="seconds per exact solve (default 10)")  # fmt: skip
+    p.add_argument("--certify-seconds", type=float, default=CERTIFY_SECONDS, metavar="S",
+                   help="at the end, certify the best record's bracket with an exact solve of at "
+                   f"most S seconds (default {CERTIFY_SECONDS:g}; 0: no certify stage)")  # fmt: skip
     p.add_argument("--n", type=_range("--n"), metavar="MIN:MAX", help="number of jobs")
     p.add_argument("--memory", type=_range("--memory"), metavar="MIN:MAX", help="memory budget M")
     p.add_argument("--max-response", type=nonneg_int("--max-response"), metavar="R",
@@ -200,6 +204,7 @@ def run(args) -> int:
         options=parse_params(args.option, option="--option"),
         progress=args.progress,
         dask_timeout=args.dask_timeout,
+        certify_seconds=args.certify_seconds,
     )
     grown = None
     if args.grow and res.best is not None and res.stopped != "interrupted":
@@ -215,12 +220,25 @@ def run(args) -> int:
     return 130 if res.stopped == "interrupted" else 0
 
 
+def _bracket_text(b) -> str:
+    rc, ro = b["ratio_certified"], b["ratio_optimistic"]
+    return f"{rc:.4f}" if b["opt_status"] == "optimal" else f"{rc:.4f} - {ro:.4f}"
+
+
 def format_result(res) -> str:
     lines = [
         f"kvopt search {res.policy} ({res.strategy}, seed {res.seed}, objective {res.objective}): "
         f"{res.evaluations} evaluations ({res.new_evaluations} new), {res.exact_solves} exact solves, "
         f"{res.seconds:.1f}s, stopped by {res.stopped}"
     ]
+    if res.certify is not None:
+        c = res.certify
+        before, after = c["before"], c["after"]
+        lines.append(
+            f"  search {res.search_seconds:.1f}s, certify stage {res.certify_seconds:.1f}s: best "
+            f"record's bracket {_bracket_text(before)} -> {_bracket_text(after)} "
+            f"({after['opt_status']})"
+        )
     if res.errors:
         lines.append(
             f"  {res.errors} evaluation(s) where the policy broke the model: {res.out}/errors/"

@@ -163,6 +163,7 @@ def validate(
         t1 = time.monotonic()
         v = procs[cid].run(claim, ctx)
         v = replace(v, seconds=time.monotonic() - t1, source=claim.source)
+        v = replace(v, bracket=_bracket_of(v.record))
         verdicts[cid] = v
         ctx.say(f"claim {cid}: {v.verdict} ({v.text})")
     result = ValidationResult(
@@ -179,6 +180,15 @@ def validate(
 
         write_report(result, report)
     return result
+
+
+def _bracket_of(record: str | None) -> dict | None:
+    """The bracket (:meth:`kvopt.certify.Bracket.to_dict`) of the record deciding a verdict."""
+    if record is None or not Path(record).is_file():
+        return None
+    from ..record import load_record
+
+    return load_record(record).bracket.to_dict()
 
 
 def _writable(path: Path, option: str) -> None:

@@ -47,6 +47,7 @@ class Context:
             scheduler=self.scheduler,
             out=folder,
             exact_time_limit=self.eff.exact_time_limit,
+            certify_seconds=self.eff.certify_seconds,
             progress=self.show,
             label=f"{claim.id}: {strategy}",
             space=self.sizes or None,

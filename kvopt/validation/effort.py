@@ -35,6 +35,9 @@ class Effort:
     resolve: int = 5
     resolve_time_limit: float = 60.0
     seconds: float | None = None  # per claim (split over its strategies by share)
+    #: The certify stage's exact solve (seconds) of each campaign's best record and of every
+    #: sweep point that decides a verdict (:mod:`kvopt.campaign.certify`).
+    certify_seconds: float = 60.0
 
 
 QUICK = Effort(
@@ -56,6 +59,7 @@ QUICK = Effort(
     area_solves=16,
     resolve=2,
     resolve_time_limit=10.0,
+    certify_seconds=30.0,
 )
 
 

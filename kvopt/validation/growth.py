@@ -33,9 +33,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..campaign.evaluate import cheap_lb, cheap_ub, exact_opt
 from ..campaign.strategies import fit_exponent
-from ..campaign.types import OptStatus
+from ..certify import Bracket, Effort, bracket, with_policy
 from ..claim import Claim
 from ..instance import Instance
 from ..simulation import simulate
@@ -50,20 +49,19 @@ SINGLE_PRIORITY_RULES = ("greedy-area", "sjf", "fcfs", "svf")
 SQRT_N_POLICIES = ("fcfs", "mcsf", "route-online", "greedy-area")
 
 
-def certified_reference(inst: Instance, objective: str, exact_max_n: int, time_limit: float):
-    """``(ub, lb, status)`` for ``inst``: cheap bounds, tightened by the exact solver on small instances."""
-    st, ub, _ = cheap_ub(inst, objective)
-    lb, _ = cheap_lb(inst, objective)
-    status = OptStatus.OPTIMAL if lb >= ub else OptStatus.FEASIBLE
-    if status != OptStatus.OPTIMAL and inst.n <= exact_max_n:
-        ex = exact_opt(inst, objective, time_limit, st)
-        if ex.objective is not None:
-            ub = min(ub, ex.objective)
-        if ex.bound is not None:
-            lb = max(lb, ex.bound)
-        if ex.optimal:
-            status, lb = OptStatus.OPTIMAL, ub
-    return ub, min(lb, ub), status
+def certified_reference(inst: Instance, objective: str, exact_max_n: int,
+                        time_limit: float) -> Bracket:  # fmt: skip
+    """The bracket on Opt of ``inst`` (:func:`kvopt.certify.bracket` without a policy): cheap
+    bounds, tightened by the exact solver on instances of at most ``exact_max_n`` jobs."""
+    effort = Effort(exact_seconds=time_limit, exact_max_n=exact_max_n)
+    return bracket(None, inst, effort, objective=objective)
+
+
+def _row(b: Bracket) -> dict[str, Any]:
+    """A row's bracket fields (the bracket itself under ``bracket``)."""
+    return {"alg": b.alg, "ub": b.ub, "lb": b.lb, "opt_status": b.status,
+            "ratio_certified": b.ratio_certified, "ratio_optimistic": b.ratio_optimistic,
+            "bracket": b.to_dict()}  # fmt: skip
 
 
 def _fit(points: Sequence[tuple[float, float, float]]) -> dict[str, Any]:
@@ -99,16 +97,15 @@ def single_priority(
     from ..generators import generate
 
     rows = []
-    refs: dict[tuple[int, int, str], tuple[int, int, str]] = {}
+    refs: dict[tuple[int, int, str], Bracket] = {}
     for L in Ls:
         for case in (1, 2) if L <= case2_max_L else (1,):
             for order in ("x-first", "y-first"):
                 inst = generate("prop1", 0, L=L, case=case, order=order)
                 key = (L, case, order)
                 refs[key] = certified_reference(inst, "total", exact_max_n, time_limit)
-                ub, lb, status = refs[key]
                 for pol in policies:
-                    alg = simulate(inst, pol).objective["total_completion"]
+                    b = with_policy(refs[key], inst, simulate(inst, pol).schedule)
                     rows.append(
                         {
                             "policy": pol,
@@ -117,12 +114,7 @@ def single_priority(
                             "order": order,
                             "n": inst.n,
                             "memory": inst.memory,
-                            "alg": alg,
-                            "ub": ub,
-                            "lb": lb,
-                            "opt_status": status,
-                            "ratio_certified": alg / ub,
-                            "ratio_optimistic": alg / lb,
+                            **_row(b),
                         }  # fmt: skip
                     )
                 if progress:
@@ -181,20 +173,14 @@ def online_sqrt_n(
         for pol in policies:
             res = simulate(sqrt_n_instance(M), pol, adversary=SqrtNAdversary(M))
             inst = res.instance
-            shift = int(inst.arrivals.sum())
-            alg = int(sum(res.completion_times)) - shift
-            ub, lb, status = certified_reference(inst, "latency", exact_max_n, time_limit)
+            ref = certified_reference(inst, "latency", exact_max_n, time_limit)
+            b = with_policy(ref, inst, res.schedule)
             rows.append(
                 {
                     "policy": pol,
                     "memory": M,
                     "n": inst.n,
-                    "alg": alg,
-                    "ub": ub,
-                    "lb": lb,
-                    "opt_status": status,
-                    "ratio_certified": alg / ub,
-                    "ratio_optimistic": alg / lb,
+                    **_row(b),
                     "release_round": int(inst.arrivals.max(initial=0)),
                     "first_start": _first_start(res),
                 }  # fmt: skip

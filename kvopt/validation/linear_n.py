@@ -46,14 +46,13 @@ points and over the upper half of the range, as for the other constructions
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..campaign.evaluate import cheap_lb, cheap_ub
+from ..certify import Bracket, Effort, bracket, with_policy
 from ..errors import InputError
 from ..simulation import simulate
 from .growth import _fit
@@ -115,9 +114,10 @@ def select_ns(ns: Sequence[int], sizes: Mapping[str, Any] | None = None) -> list
     return sorted(picks)
 
 
-def _reference(inst, time_limit: float) -> dict[str, Any]:
-    """Cheap bounds, then the exact solver: ``ub``, ``lb``, ``status``, the UB schedule's starts.
+def _reference(inst, time_limit: float) -> Bracket:
+    """The bracket on Opt (latency) of ``inst``: cheap bounds, then the exact solver.
 
+    :func:`kvopt.certify.bracket` without a policy, its exact solve
     :func:`kvopt.exact.solve` with HiGHS on the time-indexed model, identical
     jobs aggregated (two groups here), one thread, the cheap schedule as warm
     start.  Not ``deterministic=True``: its fixed ``4n`` heuristic moves cost
@@ -126,34 +126,8 @@ def _reference(inst, time_limit: float) -> dict[str, Any]:
     value is the same whenever Opt is proved, and a time-limited run keeps the
     certified bounds.
     """
-    from ..exact import solve
-    from ..schedule import Schedule
-
-    starts, ub, src = cheap_ub(inst, "latency")
-    lb, _ = cheap_lb(inst, "latency")
-    out = {"ub": int(ub), "lb": int(min(lb, ub)), "status": "feasible", "starts": starts,
-           "source": src, "exact_seconds": 0.0, "solved": False}  # fmt: skip
-    if lb >= ub:
-        out["status"] = "optimal"
-        return out
-    shift = int(inst.arrivals.sum())
-    t0 = time.perf_counter()
-    res = solve(inst, objective="total", solver="highs", time_limit=time_limit, threads=1,
-                warm_start=Schedule.from_starts(inst, starts, producer=src))  # fmt: skip
-    if res.interrupted:
-        raise KeyboardInterrupt
-    out.update(exact_seconds=round(time.perf_counter() - t0, 3), solved=True)
-    if res.schedule is not None and res.objective is not None and res.objective - shift < ub:
-        st = np.zeros(inst.n, dtype=np.int64)
-        for a in res.schedule.attempts:
-            st[a.job] = a.start
-        out.update(ub=int(res.objective) - shift, starts=st, source="exact")
-    if res.bound is not None:
-        out["lb"] = max(out["lb"], int(res.bound) - shift)
-    if res.status.value == "optimal" or out["lb"] >= out["ub"]:
-        out.update(status="optimal", lb=out["ub"])
-    out["lb"] = min(out["lb"], out["ub"])
-    return out
+    effort = Effort(exact_seconds=time_limit, solver="highs", deterministic=False)
+    return bracket(None, inst, effort, objective="latency")
 
 
 def online_linear_n(
@@ -180,7 +154,7 @@ def online_linear_n(
 
     ns = select_ns(ns)
     specs = {p: get_policy(p) for p in policies}
-    refs: dict[tuple[int, int], dict[str, Any]] = {}
+    refs: dict[tuple[int, int], Bracket] = {}
     rows, violations = [], []
     for n in ns:
         for pol in policies:
@@ -192,9 +166,8 @@ def online_linear_n(
             key = (n, b)
             if key not in refs:
                 refs[key] = _reference(inst, time_limit)
-            ref = refs[key]
-            alg = int(sum(res.completion_times)) - int(inst.arrivals.sum())
-            rc, ro = alg / ref["ub"], alg / ref["lb"]
+            br = with_policy(refs[key], inst, res.schedule)
+            alg, rc, ro = br.alg, br.ratio_certified, br.ratio_optimistic
             line = lower_line(n)
             if spec.kills:
                 check = "not judged"
@@ -205,16 +178,17 @@ def online_linear_n(
             else:
                 check = "unresolved"
             row = {
-                "policy": pol, "n": n, "memory": inst.memory, "alg": alg, "ub": ref["ub"],
-                "lb": ref["lb"], "opt_status": ref["status"], "ratio_certified": rc,
+                "policy": pol, "n": n, "memory": inst.memory, "alg": alg, "ub": br.ub,
+                "lb": br.lb, "opt_status": br.status, "ratio_certified": rc,
                 "ratio_optimistic": ro, "line": line, "check": check, "kills": res.stats.kills,
                 "first_start": b, "release_round": int(inst.arrivals.max()),
+                "bracket": br.to_dict(),
             }  # fmt: skip
             rows.append(row)
             if check == "below":
                 v = {k: row[k] for k in ("policy", "n", "ratio_optimistic", "line")}
                 if record_dir is not None:
-                    v["record"] = _save_record(inst, res, pol, pseed, ref, line, record_dir)
+                    v["record"] = _save_record(inst, res, pol, pseed, br, line, record_dir)
                 violations.append(v)
             if progress:
                 progress(f"linear-n n={n} {pol}: latency ratio {rc:.3g} ({check})")
@@ -230,27 +204,24 @@ def online_linear_n(
             "check": max((r["check"] for r in mine), key=order.__getitem__),
             "min_ratio_over_line": min(r["ratio_certified"] / r["line"] for r in mine),
         }
-    solved = [r for r in refs.values() if r["solved"]]
+    solved = [r for r in refs.values() if r.solves]
     exact = {
         "instances": len(refs),
         "solves": len(solved),
-        "optimal": sum(r["status"] == "optimal" for r in refs.values()),
-        "seconds": round(sum(r["exact_seconds"] for r in solved), 3),
-        "max_seconds": max((r["exact_seconds"] for r in solved), default=0.0),
+        "optimal": sum(r.optimal for r in refs.values()),
+        "seconds": round(sum(r.exact_seconds for r in solved), 3),
+        "max_seconds": max((round(r.exact_seconds, 3) for r in solved), default=0.0),
         "time_limit": time_limit,
     }
     return {"ns": list(ns), "rows": rows, "policies": per_policy, "exact": exact,
             "violations": violations}  # fmt: skip
 
 
-def _save_record(inst, res, pol, seed, ref, line, record_dir) -> str:
-    from ..record import make_record, save_record
-    from ..schedule import Schedule
+def _save_record(inst, res, pol, seed, br: Bracket, line, record_dir) -> str:
+    from ..record import record_from_bracket, save_record
 
-    opt = Schedule.from_starts(inst, ref["starts"], producer=ref["source"])
-    rec = make_record(
-        inst, pol, dict(res.params), seed, "latency", res.schedule, opt, ref["lb"],
-        ref["status"], found_by={"strategy": CLAIM_ID, "n": inst.n},
+    rec = record_from_bracket(
+        inst, pol, dict(res.params), seed, br, found_by={"strategy": CLAIM_ID, "n": inst.n},
         meta={"claim": CLAIM_ID, "lower_bound": line, "lower_bound_text": "(n-1)/12",
               "witness": "ratio_optimistic = ALG/LB < (n-1)/12: the true ratio is below the line"},
     )  # fmt: skip

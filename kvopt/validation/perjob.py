@@ -74,16 +74,12 @@ def per_job_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
 
 
 def _record_for_run(claim: Claim, inst, res, metrics, seed: int = 0):
-    from ..campaign.evaluate import cheap_lb, cheap_ub
-    from ..record import make_record
-    from ..schedule import Schedule
+    from ..certify import bracket
+    from ..record import record_from_bracket
 
-    st, ub, src = cheap_ub(inst, claim.objective)
-    lb, _ = cheap_lb(inst, claim.objective)
-    return make_record(
-        inst, claim.policy, dict(claim.params), seed, claim.objective, res.schedule,
-        Schedule.from_starts(inst, st, producer=src), lb, "optimal" if lb >= ub else "feasible",
-        found_by={"strategy": "validate"},
+    b = bracket(res.schedule, inst, objective=claim.objective)
+    return record_from_bracket(
+        inst, claim.policy, dict(claim.params), seed, b, found_by={"strategy": "validate"},
         meta={"claim": claim.id, "violation": metrics["violation"], "score": metrics["score"]},
     )  # fmt: skip
 

@@ -6,7 +6,7 @@ See :mod:`kvopt.validation` for the procedure and its verdicts.
 
 from __future__ import annotations
 
-from ..campaign.types import Evaluation, OptStatus
+from ..campaign.types import Evaluation
 from ..claim import Claim
 from .context import Context, keep_record, notes_for
 from .effort import split
@@ -144,36 +144,36 @@ def _distribution(good: list[Evaluation]) -> dict[str, list[float]]:
 
 
 def resolve(claim: Claim, r: Evaluation, ctx: Context):
-    """Re-solve one optimistic-only candidate with the longer limit: a violation record, or resolved."""
-    import numpy as np
+    """Re-solve one optimistic-only candidate with the longer limit: a violation record, or resolved.
 
-    from ..campaign.evaluate import cheap_lb, exact_opt
-    from ..record import make_record, verify_record
-    from ..schedule import Schedule
+    The candidate's bracket (its log line's) is tightened by one exact solve
+    (:func:`kvopt.certify.solve_bracket`): a certified ratio above the bound
+    is a violation (its record must pass :func:`~kvopt.record.verify_record`),
+    an optimistic ratio at or below it resolves the candidate, anything else
+    leaves it open (``None``).
+    """
+    from ..certify import Effort, solve_bracket, with_policy
+    from ..record import record_from_bracket, verify_record
     from ..simulation import simulate
 
     inst = r.to_instance(name=f"{claim.id}-candidate")
-    ex = exact_opt(inst, claim.objective, ctx.eff.resolve_time_limit, np.asarray(r.ub_starts))
-    if ex.objective is None:
+    prior = r.bracket(claim.objective, inst)
+    if prior is None:
         return None
+    res = simulate(inst, claim.policy, params=dict(claim.params) or None)
+    b = with_policy(prior, inst, res.schedule)
+    b = solve_bracket(b, inst, Effort(exact_seconds=ctx.eff.resolve_time_limit))
     bound = claim.bound_for(inst)
-    alg = r.alg
-    if alg / ex.objective > bound:
-        res = simulate(inst, claim.policy, params=dict(claim.params) or None)
-        lb = max(cheap_lb(inst, claim.objective)[0], ex.bound or 0)
-        status = OptStatus.OPTIMAL if ex.optimal else OptStatus.FEASIBLE
-        rec = make_record(
-            inst, claim.policy, dict(claim.params), ctx.seed, claim.objective, res.schedule,
-            Schedule.from_starts(inst, ex.starts, producer="exact"), ex.objective if ex.optimal else lb,
-            status, found_by={"strategy": "validate-resolve", "evaluation": r.index},
+    if b.ratio_certified > bound:
+        rec = record_from_bracket(
+            inst, claim.policy, dict(claim.params), ctx.seed, b,
+            found_by={"strategy": "validate-resolve", "evaluation": r.index},
             meta={"claim": claim.id, "bound": bound, "bound_text": claim.bound_text()},
         )  # fmt: skip
         if not verify_record(rec):
             return (Verdict.VIOLATED, rec)
         return None
-    if ex.optimal:
-        return ("resolved", None)
-    if ex.bound is not None and alg / ex.bound <= bound:
+    if b.ratio_optimistic <= bound:
         return ("resolved", None)
     return None
 

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..fileio import write_bytes_atomic
+from ..plotting import draw_brackets
 
 
 def _fig():
@@ -78,6 +79,7 @@ def plot_ratio_claims(result, path: Path) -> bool:
     plt = _fig()
     fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(claims) + 2), 4.8))
     rng = np.random.default_rng(0)
+    bracketed = False
     for k, c in enumerate(claims):
         dist = c.data.get("distribution") or {}
         per_instance = isinstance(c.bound, str)  # a formula evaluated per instance
@@ -85,16 +87,17 @@ def plot_ratio_claims(result, path: Path) -> bool:
         if not ys and c.data.get("scaling"):
             ys = [r["ratio_certified"] for r in c.data["scaling"]["rows"]]
         ys = np.asarray(ys or [], dtype=float)
+        x = k + rng.uniform(-0.25, 0.25, len(ys))
         if len(ys):
-            x = k + rng.uniform(-0.25, 0.25, len(ys))
             ax.scatter(
                 x, ys, s=9, alpha=0.45, color="tab:blue", zorder=3,
                 label="certified" if k == 0 else None,
             )  # fmt: skip
         yo = dist.get("ratio_optimistic")
-        if yo and not per_instance:
-            ax.scatter(k + rng.uniform(-0.25, 0.25, len(yo)), yo, s=7, marker="x", alpha=0.3,
-                       color="tab:gray", zorder=2, label="optimistic" if k == 0 else None)  # fmt: skip
+        if yo and not per_instance and len(yo) == len(ys):  # each instance's bracket, as a bar
+            if draw_brackets(ax, x, ys, yo, "tab:gray", lw=1.2, alpha=0.3) and not bracketed:
+                ax.plot([], [], "-", color="tab:gray", alpha=0.5, label="bracket (up to ALG/LB)")
+                bracketed = True
         bound = 1.0 if per_instance else (c.bound if isinstance(c.bound, int | float) else None)
         if bound:
             ax.plot([k - 0.4, k + 0.4], [bound, bound], color="tab:red", lw=2.5,
@@ -163,6 +166,8 @@ def _growth_plot(per_policy: dict, xlabel: str, title: str, path: Path, ref: flo
         if "case" in d:
             label += f", case {d['case']}"
         ax.loglog(pts[:, 0], pts[:, 1], "o", color=color, label=label)
+        if pts.shape[1] > 2:  # [x, certified, optimistic]: the brackets where they differ
+            draw_brackets(ax, pts[:, 0], pts[:, 1], pts[:, 2], color)
         for c, other in sorted((d.get("by_case") or {}).items()):
             if pol == "route" and str(c) != str(d.get("case")):  # Route: both families
                 op = np.asarray(other["points"], dtype=float)
@@ -185,7 +190,7 @@ def _growth_plot(per_policy: dict, xlabel: str, title: str, path: Path, ref: flo
         xs = np.geomspace(allx.min(), allx.max(), 20)
         ax.loglog(xs, y0 * (xs / x0) ** ref, "k--", lw=1, label=f"reference slope {ref}")
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("worst certified ratio (log)")
+    ax.set_ylabel("worst certified ratio (log; bars: up to the optimistic ratio)")
     _plain_log_ticks(ax, "xy")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
@@ -211,6 +216,8 @@ def plot_scaling(result, path: Path) -> bool:
             pts = np.asarray(sc[key], dtype=float)
             if len(pts):
                 xs[ax is axes[1]].update(pts[:, 0].tolist())
+                if pts.shape[1] > 2:  # [x, certified, optimistic]: brackets where they differ
+                    draw_brackets(ax, pts[:, 0], pts[:, 1], pts[:, 2], f"C{k}")
                 e = sc.get(ek)
                 ax.loglog(pts[:, 0], pts[:, 1], "o-", color=f"C{k}",
                           label=f"{c.id} (exponent {e:.2f})" if e is not None else c.id)  # fmt: skip
@@ -270,12 +277,14 @@ def plot_sweeps(claim, path: Path) -> bool:
         return False
     panels = [
         (f"{policy}: sweep of {_short(sw.get('record', ''))} ({sw['verdict']})",
-         {_direction_label(d): [(p["factor"], p["ratio_certified"]) for p in d["steps"]]
+         {_direction_label(d): [(p["factor"], p["ratio_certified"], p["ratio_optimistic"])
+                                for p in d["steps"]]
           for d in sw["directions"] if d.get("steps")}, _limits(sw))
         for policy, sw in sweeps
     ]  # fmt: skip
     title = (f"{claim.id} ({claim.verdict}): certified ratio against the axis factor "
-             "(dashed: limit estimates of bounded directions)")  # fmt: skip
+             "(bars: brackets up to the optimistic ratio where Opt is not proved; dashed: limit "
+             "estimates of bounded directions)")  # fmt: skip
     plot_growth_panels(panels, path, title=title)
     return True
 

@@ -43,6 +43,8 @@ class ClaimVerdict:
     kind: ClaimKind = RATIO
     source: str = ""
     data: Mapping[str, Any] = field(default_factory=dict)
+    #: The bracket of ``record`` (the record deciding the verdict; :mod:`kvopt.certify`).
+    bracket: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verdict", Verdict(self.verdict))
@@ -66,6 +68,8 @@ class ClaimVerdict:
         }
         if self.record is not None or self.verdict == Verdict.VIOLATED:
             d["record"] = self.record
+        if self.bracket is not None:
+            d["bracket"] = dict(self.bracket)
         return d
 
     @classmethod

@@ -83,7 +83,8 @@ def sweep_records(claim: Claim, ctx: Context, records: list[str], folder: Path) 
         ctx.say(f"{claim.id}: growth sweep of {path}")
         out.append(grow(path, steps=eff.sweep_steps, time_limit=eff.exact_time_limit,
                         certify=eff.sweep_certify, out=folder / f"{k}-{Path(path).stem}",
-                        find_budget=eff.find_budget, progress=ctx.show))  # fmt: skip
+                        find_budget=eff.find_budget, progress=ctx.show,
+                        certify_seconds=eff.certify_seconds))  # fmt: skip
     return Sweeps(tuple(out))
 
 
@@ -145,7 +146,7 @@ def discovery_campaign(claim: Claim, policy: str, ctx: Context) -> tuple[Any, st
     common = dict(claim=claim.id, strategy="anneal", budget=eff.discovery_budget,
                   seconds=eff.discovery_seconds, seed=ctx.seed, workers=ctx.workers,
                   scheduler=ctx.scheduler, exact_time_limit=eff.exact_time_limit,
-                  progress=ctx.show)  # fmt: skip
+                  certify_seconds=eff.certify_seconds, progress=ctx.show)  # fmt: skip
     base = ctx.out / claim.id / policy
     try:
         return search(policy, space=typed_sizes(ctx), out=base / "typed",
@@ -181,7 +182,8 @@ def discovery_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
         ctx.say(f"{claim.id}: growth sweeps of {policy}'s best records")
         g = grow_campaign(res.out, top=ctx.eff.sweep_records, steps=ctx.eff.sweep_steps,
                           time_limit=ctx.eff.exact_time_limit, certify=ctx.eff.sweep_certify,
-                          find_budget=ctx.eff.find_budget, progress=ctx.show)  # fmt: skip
+                          find_budget=ctx.eff.find_budget, progress=ctx.show,
+                          certify_seconds=ctx.eff.certify_seconds)  # fmt: skip
         sw = Sweeps(g.sweeps)
         exact += sw.exact_solves
         c, o = sw.worst()

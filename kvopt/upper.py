@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exact.heuristic import place
-from ..instance import Instance
+from .exact.heuristic import place
+from .instance import Instance
 
 
 def type_runs(inst: Instance) -> list[np.ndarray]:
