@@ -627,28 +627,7 @@ def solve_bracket(b: Bracket, inst: Instance, effort: Effort) -> Bracket:
     return tighten(b, inst, exact=ex)
 
 
-__all__ = [
-    "CERTIFY_SECONDS",
-    "CERTIFY_THREADS",
-    "CHEAP",
-    "OBJECTIVES",
-    "UB_POLICIES",
-    "Bracket",
-    "BracketError",
-    "Effort",
-    "ExactResult",
-    "OptStatus",
-    "bracket",
-    "cheap_lb",
-    "cheap_ub",
-    "exact_opt",
-    "from_solve",
-    "objective_value",
-    "ratio",
-    "solve_bracket",
-    "start_bracket",
-    "starts_of",
-    "tighten",
-    "value",
-    "with_policy",
-]
+__all__ = ["CERTIFY_SECONDS", "CERTIFY_THREADS", "CHEAP", "OBJECTIVES", "UB_POLICIES",
+           "Bracket", "BracketError", "Effort", "ExactResult", "OptStatus", "bracket",
+           "cheap_lb", "cheap_ub", "exact_opt", "from_solve", "objective_value", "ratio",
+           "solve_bracket", "start_bracket", "starts_of", "tighten", "value", "with_policy"]  # fmt: skip
