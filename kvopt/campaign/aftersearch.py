@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..certify import CERTIFY_SECONDS
 from .evaluate import instance_key
 from .families import GrowthVerdict, sweep_verdict
 from .finder import FIND_BUDGET
@@ -96,6 +97,7 @@ def grow_campaign(
     out: str | os.PathLike | None = None,
     find_budget: int = FIND_BUDGET,
     progress: bool | None = None,
+    certify_seconds: float = CERTIFY_SECONDS,
 ) -> CampaignGrowth:
     """Growth sweeps of the ``top`` best records of the campaign in ``folder`` (directions found
     by :func:`find_directions` with ``find_budget`` probes; sweeps in ``out/<record>``, default
@@ -105,7 +107,7 @@ def grow_campaign(
     for path in best_records(folder, top):
         sweeps.append(grow(path, steps=steps, time_limit=time_limit, certify=certify,
                            out=base / Path(path).stem, find_budget=find_budget,
-                           progress=progress))  # fmt: skip
+                           progress=progress, certify_seconds=certify_seconds))  # fmt: skip
     return CampaignGrowth(tuple(sweeps), sweep_verdict([g.verdict for g in sweeps]))
 
 

@@ -59,7 +59,7 @@ QUICK = Effort(
     area_solves=16,
     resolve=2,
     resolve_time_limit=10.0,
-    certify_seconds=30.0,
+    certify_seconds=5.0,  # per point of the sweeps deciding a verdict, and per campaign best
 )
 
 

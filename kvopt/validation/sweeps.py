@@ -217,7 +217,8 @@ def discovery_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
             g = grow(inst, policy=policy, steps=ctx.eff.sweep_steps,
                      time_limit=ctx.eff.exact_time_limit, certify=ctx.eff.sweep_certify,
                      find_budget=ctx.eff.find_budget, out=ctx.out / claim.id / policy /
-                     f"shared-from-{other}", progress=ctx.show)  # fmt: skip
+                     f"shared-from-{other}", progress=ctx.show,
+                     certify_seconds=ctx.eff.certify_seconds)  # fmt: skip
             shared = {"record": path, "out": g.out, "shared_from": other, **g.to_dict()}
             exact += g.exact_solves
             c, o = Sweeps((g,)).worst()
