@@ -20,7 +20,7 @@ from kvopt.validation import QUICK, VERDICTS, ValidationResult, validate
 
 SMOKE = replace(QUICK, budget=10, prop1_Ls=(2, 3, 4), sqrt_memories=(16, 36, 64), area_solves=3,
                 sweep_steps=2, sweep_certify=0, discovery_budget=16, discovery_seconds=10.0,
-                discovery_n_max=32, discovery_memory_max=48, find_budget=8,
+                discovery_n_max=32, discovery_memory_max=48, find_budget=8, sweep_extra=1,
                 certify_seconds=1.0)  # fmt: skip
 
 

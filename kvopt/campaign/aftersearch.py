@@ -13,7 +13,7 @@ from ..certify import CERTIFY_SECONDS
 from .evaluate import instance_key
 from .families import GrowthVerdict, sweep_verdict
 from .finder import FIND_BUDGET
-from .growth import GrowthResult, grow
+from .growth import EXTRA_DOUBLINGS, GrowthResult, grow
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,7 @@ def grow_campaign(
     *,
     top: int = 2,
     steps: int = 4,
+    extra: int = EXTRA_DOUBLINGS,
     time_limit: float = 10.0,
     certify: int = 2,
     out: str | os.PathLike | None = None,
@@ -105,7 +106,7 @@ def grow_campaign(
     base = Path(out) if out is not None else Path(folder) / "growth"
     sweeps = []
     for path in best_records(folder, top):
-        sweeps.append(grow(path, steps=steps, time_limit=time_limit, certify=certify,
+        sweeps.append(grow(path, steps=steps, extra=extra, time_limit=time_limit, certify=certify,
                            out=base / Path(path).stem, find_budget=find_budget,
                            progress=progress, certify_seconds=certify_seconds))  # fmt: skip
     return CampaignGrowth(tuple(sweeps), sweep_verdict([g.verdict for g in sweeps]))

@@ -19,6 +19,7 @@ class Effort:
     exact_time_limit: float = 10.0
     strategies: tuple[tuple[str, float], ...] = (("anneal", 0.6), ("random", 0.4))
     sweep_steps: int = 4  # doublings per direction of a growth sweep (grows needs 4)
+    sweep_extra: int = 6  # doublings a direction adds until it is bounded (kvopt grow --extra)
     sweep_records: int = 2  # worst records swept per claim (per policy for discovery)
     sweep_certify: int = 2  # directions per sweep whose points get exact solves
     discovery_budget: int = 200  # evaluations of a discovery claim's typed campaign, per policy

@@ -81,7 +81,8 @@ def sweep_records(claim: Claim, ctx: Context, records: list[str], folder: Path) 
     out = []
     for k, path in enumerate(records):
         ctx.say(f"{claim.id}: growth sweep of {path}")
-        out.append(grow(path, steps=eff.sweep_steps, time_limit=eff.exact_time_limit,
+        out.append(grow(path, steps=eff.sweep_steps, extra=eff.sweep_extra,
+                        time_limit=eff.exact_time_limit,
                         certify=eff.sweep_certify, out=folder / f"{k}-{Path(path).stem}",
                         find_budget=eff.find_budget, progress=ctx.show,
                         certify_seconds=eff.certify_seconds))  # fmt: skip
@@ -181,6 +182,7 @@ def discovery_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
             continue
         ctx.say(f"{claim.id}: growth sweeps of {policy}'s best records")
         g = grow_campaign(res.out, top=ctx.eff.sweep_records, steps=ctx.eff.sweep_steps,
+                          extra=ctx.eff.sweep_extra,
                           time_limit=ctx.eff.exact_time_limit, certify=ctx.eff.sweep_certify,
                           find_budget=ctx.eff.find_budget, progress=ctx.show,
                           certify_seconds=ctx.eff.certify_seconds)  # fmt: skip
@@ -214,7 +216,7 @@ def discovery_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
                 notes.append(f"{other}'s growing instance is outside {policy}'s class: {why}")
                 continue
             ctx.say(f"{claim.id}: growth sweep of {other}'s growing instance under {policy}")
-            g = grow(inst, policy=policy, steps=ctx.eff.sweep_steps,
+            g = grow(inst, policy=policy, steps=ctx.eff.sweep_steps, extra=ctx.eff.sweep_extra,
                      time_limit=ctx.eff.exact_time_limit, certify=ctx.eff.sweep_certify,
                      find_budget=ctx.eff.find_budget, out=ctx.out / claim.id / policy /
                      f"shared-from-{other}", progress=ctx.show,
