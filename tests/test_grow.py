@@ -176,7 +176,7 @@ def test_neighbours_move_one_knob():
 def test_grow_on_a_bundled_record(cli, tmp_path):
     out = tmp_path / "g"
     r = cli("grow", FCFS, "--steps", "2", "--extra", "0", "--directions", "memory,count",
-            "--time-limit", "2", "--out", str(out), "--json")  # fmt: skip
+            "--time-limit", "2", "--certify-seconds", "2", "--out", str(out), "--json")  # fmt: skip
     assert r.code == 0, r.err
     d = r.json()
     assert set(d) == {"policy", "directions", "best_direction", "verdict"}
@@ -214,8 +214,9 @@ def test_grow_on_a_bundled_record(cli, tmp_path):
 
 def test_every_point_passes_kvopt_check(cli, tmp_path):
     out = tmp_path / "g"
-    assert cli("grow", FCFS, "--steps", "1", "--directions", "memory-count", "--out", str(out),
-               "--time-limit", "2", "--json").code == 0  # fmt: skip
+    assert cli("grow", FCFS, "--steps", "1", "--extra", "0", "--directions", "memory-count",
+               "--out", str(out), "--time-limit", "2", "--certify-seconds", "2",
+               "--json").code == 0  # fmt: skip
     for path in sorted(out.glob("*.json")):
         if path.name == "growth.json":
             continue
@@ -288,7 +289,7 @@ def test_grow_on_an_instance_with_a_policy(cli, tmp_path):
     out = tmp_path / "g"
     r = cli("grow", str(inst), "--policy", "fcfs", "--steps", "1", "--extra", "0",
             "--direction", "count", "--direction", "M=1,size=1,count=0.5", "--time-limit", "2",
-            "--out", str(out), "--json")  # fmt: skip
+            "--certify-seconds", "2", "--out", str(out), "--json")  # fmt: skip
     assert r.code == 0, r.err
     d = r.json()
     assert d["policy"] == "fcfs"
@@ -358,8 +359,8 @@ def test_a_file_that_is_not_a_record_exits_2(cli, tmp_path):
 def test_search_then_grow_reports_the_verdict_and_the_family(cli, tmp_path):
     out = tmp_path / "s"
     r = cli("search", "--policy", "fcfs", "--budget", "16", "--seed", "1", "--out", str(out),
-            "--grow", "2", "--time-limit", "2", "--no-progress", "--n", "2:6", "--memory", "8:24",
-            "--json")  # fmt: skip
+            "--grow", "2", "--grow-extra", "1", "--certify-seconds", "2", "--time-limit", "2",
+            "--no-progress", "--n", "2:6", "--memory", "8:24", "--json")  # fmt: skip
     assert r.code == 0, r.err
     g = r.json()["growth"]
     assert g["verdict"] in ("grows", "bounded", "unclear") and len(g["sweeps"]) == 2
@@ -418,3 +419,13 @@ def test_the_change_rule_reads_two_whole_doublings():
     assert families.direction_verdict(xs, rs).verdict == "unclear"  # 45.79 -> 48.62: 6.2 %
     j = families.direction_verdict([*xs, 128.875], [*rs, 48.98])
     assert j.verdict == "bounded" and 48.9 < j.limit < 50
+
+
+def test_cli_extra_defaults_are_the_library_default():
+    """``kvopt grow --extra`` and ``kvopt search --grow-extra`` spell the default as a literal
+    (the CLI does not import the growth module to build its parser): keep them in step."""
+    from kvopt.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["grow", "x.json"]).extra == growth.EXTRA_DOUBLINGS
+    assert parser.parse_args(["search", "--policy", "fcfs"]).grow_extra == growth.EXTRA_DOUBLINGS

@@ -22,6 +22,7 @@ SMALL = {"kind": "typed", "types_max": 3, "n_min": 2, "n_max": 12, "memory_min":
 def run(tmp_path, name, **kw):
     kw.setdefault("space", SMALL)
     kw.setdefault("exact_time_limit", 20.0)
+    kw.setdefault("certify_seconds", 5.0)  # the certify stage's default (60 s) is for real runs
     return search("fcfs", out=tmp_path / name, progress=False, **kw)
 
 
@@ -98,7 +99,8 @@ def test_bad_typed_input_validate_and_shrink(tmp_path, cli, argv):
 def test_shrink_typed_record_reduces_types_and_counts(tmp_path, cli):
     # greedy-area with arrivals: a typed instance with many copies
     res = search("greedy-area", space={**SMALL, "n_min": 8, "n_max": 24}, budget=8, seed=4,
-                 out=tmp_path / "g", progress=False, exact_time_limit=2.0)  # fmt: skip
+                 out=tmp_path / "g", progress=False, exact_time_limit=2.0,
+                 certify_seconds=2.0)  # fmt: skip
     rec = load_record(res.best.record)
     target = max(1.0, rec.ratio_certified * 0.95)
     out = tmp_path / "small.json"

@@ -108,7 +108,11 @@ def add_parser(sub) -> None:
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     p.add_argument("--grow", type=nonneg_int("--grow"), default=0, metavar="K",
                    help="then growth sweeps (kvopt grow, 4 doublings) of the K best records; "
-                   "reports the verdict and the family (JSON key growth)")  # fmt: skip
+                   "reports the verdict and the family (JSON key growth); their deciding "
+                   "points are certified for --certify-seconds")  # fmt: skip
+    p.add_argument("--grow-extra", type=nonneg_int("--grow-extra"), default=6,
+                   metavar="K", help="with --grow: up to K more doublings for a direction not "
+                   "yet settled (kvopt grow --extra; default 6)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -210,7 +214,13 @@ def run(args) -> int:
     if args.grow and res.best is not None and res.stopped != "interrupted":
         from ..campaign.aftersearch import grow_campaign
 
-        grown = grow_campaign(res.out, top=args.grow, time_limit=args.time_limit)
+        grown = grow_campaign(
+            res.out,
+            top=args.grow,
+            time_limit=args.time_limit,
+            extra=args.grow_extra,
+            certify_seconds=args.certify_seconds,
+        )
     if args.json:
         emit_json({**res.to_dict(), **({"growth": grown.to_dict()} if grown else {})})
     else:
