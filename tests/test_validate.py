@@ -341,7 +341,8 @@ def test_discovery_shares_growing_instances_between_a_claims_rules(tmp_path, mon
         if Path(folder).name == "mcsf":
             return CampaignGrowth((), "unclear")
         g = grow(str(Path(folder) / "best.json"), out=Path(folder) / "growth", steps=kw["steps"],
-                 time_limit=kw["time_limit"], certify=kw["certify"], progress=False)  # fmt: skip
+                 extra=kw["extra"], time_limit=kw["time_limit"], certify=kw["certify"],
+                 certify_seconds=kw["certify_seconds"], progress=False)  # fmt: skip
         return CampaignGrowth((g,), g.verdict)
 
     monkeypatch.setattr(sweeps, "discovery_campaign", campaign)
