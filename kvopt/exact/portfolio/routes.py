@@ -12,7 +12,8 @@ numbers (:class:`Source`: the instances, the time limit, the ``models/*.md`` sec
 :func:`route_for` is pure: the first row whose :class:`When` holds.  A variant is another
 table (``solve(..., portfolio=Portfolio(routes=...))``, or a variant file read by
 :func:`load_variant`, as ``benchmarks/exact.py --variant FILE`` does), never a patched
-module.  The rows of ``auto`` in order (``models/bnb.md``, ``models/time-indexed.md``):
+module.  The rows of ``auto`` in order (``models/bnb.md``, ``models/time-indexed.md``,
+``models/orders.md``):
 
 ====================  =====================================================================
 small-race            n ≤ 16, Σo ≤ 400, total, 2+ threads: branch and bound, CP-SAT joins
@@ -22,12 +23,11 @@ compiled-mid          n = 17-18, compiled, mixed, 2+ threads: bnb 0.4, CP-SAT (b
 compiled-split        n = 19-20, compiled, mixed, 2+ threads: bnb 0.65, then the ladder
 compiled-one-thread   n = 17-18, compiled, mixed, one thread: as small-one-thread
 long-limit-*          n = 17, 18 without Numba, mixed, a long limit: CP-SAT, bnb, CP-SAT
+events                n ≤ 16, Σo > 400 (long responses), any objective: the event model
 typed-race            ≤ 4 distinct jobs, total, 2+ threads: HiGHS beside the block bound
 typed-serial-blocks   … one thread, limit ≥ 30 s: HiGHS ½, then the block bound
 typed-serial          … one thread: HiGHS
 ladder                n = 21-30, compiled, mixed, total, 2+ threads: local search, ladder
-race                  n ≤ 16 (long responses), 2+ threads: HiGHS races CP-SAT
-race-one-thread       … one thread: CP-SAT
 ils-cpsat             n = 31-60, total, 2+ threads: local search 0.2, CP-SAT (bound workers)
 cpsat                 everything else: CP-SAT with its bound workers
 ====================  =====================================================================
@@ -236,6 +236,15 @@ _LONG = Source(
     "the two prove different instances: in turn (CP-SAT 0.2, bnb 0.5, CP-SAT) they prove "
     "n = 17 seeds 1-5 within 160 s and n = 18 seeds 1-2 in 252-276 s of 400 s",
 )
+_EVENTS = Source(
+    "models/orders.md §6",
+    "Azure 2023 samples n = 8, 10, 12, 16, seeds 1-5 (benchmarks/real_lengths.py); "
+    "random mixed n = 12, 16 with responses <= 150, 120 (--max-response)",
+    60.0,
+    "proved 14 of 20 samples where the time-indexed race proved 6 (n = 8: 5/5, median "
+    "1.7 s against 4/5, 21.6 s), at 100-131 MB against up to 17 GB; on the random ones "
+    "(30 s) 2 of 3 against 0 of 3 at n = 12, higher bounds on all four at n = 16",
+)
 _LONG_LIMIT = {17: 160.0, 18: 400.0}  # two threads; one thread: twice that
 
 
@@ -397,6 +406,15 @@ ROUTES: tuple[Route, ...] = (
     ),
     *_long_rows(),
     Route(
+        "events",
+        When(n_max=16),
+        (Phase("events", bound_focus=True),),
+        "n <= 16 off the small path (responses adding up to more than 400 rounds): CP-SAT on "
+        "the event model, whose size follows n, not the token lengths (both objectives)",
+        _EVENTS,
+        lp_windows=False,
+    ),
+    Route(
         "typed-race",
         When(objective="total", threads_min=2, typed=True),
         Race(
@@ -452,28 +470,6 @@ ROUTES: tuple[Route, ...] = (
             "the ladder's thresholds were above CP-SAT's bound on every instance; the "
             "local search improved the heuristic's schedule on all six n = 22-30",
         ),  # fmt: skip
-    ),
-    Route(
-        "race",
-        When(n_max=16, threads_min=2),
-        Race(Phase("highs", threads="one"), (Phase("cpsat", threads="rest"),)),
-        "n <= 16 off the small path (long responses), two threads: HiGHS races CP-SAT",
-        Source(
-            "models/time-indexed.md §8", "round 1 benchmark instances", 60.0, "round 1's default"
-        ),  # fmt: skip
-    ),
-    Route(
-        "race-one-thread",
-        When(n_max=16, threads_max=1),
-        (Phase("cpsat", threads="one"),),
-        "n <= 16 off the small path, one thread: CP-SAT",
-        Source(
-            "models/time-indexed.md §8",
-            "round 1 benchmark instances",
-            60.0,
-            "round 1's default with one thread",
-        ),  # fmt: skip
-        label_auto=False,
     ),
     Route(
         "ils-cpsat",
@@ -543,6 +539,15 @@ ROUTES: tuple[Route, ...] = (
     ),  # fmt: skip
     Route(
         "bnb", When(solver="bnb"), (Phase("bnb"),), "solver=bnb", lp_windows=False, label_auto=False
+    ),  # fmt: skip
+    # solver="events": no LP windows (the time-indexed LP is what the event model avoids)
+    Route(
+        "events",
+        When(solver="events"),
+        (Phase("events"),),
+        "solver=events",
+        lp_windows=False,
+        label_auto=False,
     ),  # fmt: skip
     *(
         Route(name, When(solver=name), (Phase(name),), f"solver={name}", label_auto=False)
