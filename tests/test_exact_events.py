@@ -163,7 +163,9 @@ def test_auto_routes_long_horizons_to_the_event_model():
     assert route_for(case(3, 10**7, typed=True)).name == "events"
     assert route_for(case(12, 2000, "makespan", threads=1)).name == "events"
     assert route_for(case(10, 400)).name == "small-race"
-    assert route_for(case(17, 2000)).name != "events"
+    assert route_for(case(17, 2000)).name == "cpsat"
+    assert route_for(case(17, 6000)).name == "events-long"
+    assert route_for(case(30, 10**6, "makespan")).name == "events-long"
 
 
 def test_ten_million_tokens_cost_what_a_thousand_do():

@@ -24,6 +24,7 @@ compiled-split        n = 19-20, compiled, mixed, 2+ threads: bnb 0.65, then the
 compiled-one-thread   n = 17-18, compiled, mixed, one thread: as small-one-thread
 long-limit-*          n = 17, 18 without Numba, mixed, a long limit: CP-SAT, bnb, CP-SAT
 events                n ≤ 16, Σo > 400 (long responses), any objective: the event model
+events-long           n = 17-60, mixed, Σo ≥ 6000: the event model
 typed-race            ≤ 4 distinct jobs, total, 2+ threads: HiGHS beside the block bound
 typed-serial-blocks   … one thread, limit ≥ 30 s: HiGHS ½, then the block bound
 typed-serial          … one thread: HiGHS
@@ -137,6 +138,7 @@ class When:
     typed: bool | None = None  # at most TYPED_GROUPS distinct jobs
     rounds_max: float = math.inf  # Σ o_i
     time_limit_min: float = 0.0
+    rounds_min: float = 0.0  # Σ o_i
 
     def holds(self, case: Case) -> bool:
         return (
@@ -146,7 +148,7 @@ class When:
             and self.threads_min <= case.threads <= self.threads_max
             and self.compiled in (None, case.compiled)
             and self.typed in (None, case.typed)
-            and case.rounds <= self.rounds_max
+            and self.rounds_min <= case.rounds <= self.rounds_max
             and case.time_limit >= self.time_limit_min
         )
 
@@ -164,6 +166,8 @@ class When:
             out.append("Numba" if self.compiled else "no Numba")
         if self.typed is not None:
             out.append("typed" if self.typed else "mixed")
+        if self.rounds_min > 0:
+            out.append(f"sum of responses >= {int(self.rounds_min)}")
         if self.rounds_max < math.inf:
             out.append(f"sum of responses <= {int(self.rounds_max)}")
         if self.time_limit_min > 0:
@@ -221,6 +225,10 @@ class Route:
 SMALL_HEURISTIC = 0.02
 #: at most this many distinct jobs (prompt, response, arrival): a typed instance
 TYPED_GROUPS = 4
+#: from n = 17 (mixed), responses adding up to at least this many rounds go to the event
+#: model (``models/orders.md`` §6: measured fine up to 4,826 rounds, gigabytes and overruns
+#: at 9,652)
+EVENTS_ROUNDS = 6000
 
 _BNB_CPSAT = Source(
     "models/bnb.md §1-§6",
@@ -412,6 +420,24 @@ ROUTES: tuple[Route, ...] = (
         "n <= 16 off the small path (responses adding up to more than 400 rounds): CP-SAT on "
         "the event model, whose size follows n, not the token lengths (both objectives)",
         _EVENTS,
+        lp_windows=False,
+    ),
+    Route(
+        "events-long",
+        When(n_min=17, n_max=60, typed=False, rounds_min=EVENTS_ROUNDS),
+        (Phase("events", bound_focus=True),),
+        f"n = 17-60, mixed, responses adding up to at least {EVENTS_ROUNDS} rounds: the "
+        "time-indexed models overrun the limit by gigabytes there; the event model (both "
+        "objectives)",
+        Source(
+            "models/orders.md §6",
+            "Azure 2023 samples n = 20 seed 1 (lengths x1, x2, x4, x100), n = 30 seed 1 (x2)",
+            20.0,
+            "n = 20 x4 (9,652 rounds): the time-indexed path ran 46.8 s and 3.1 GB for the "
+            "same bound and a worse schedule; x100: it died allocating 57.9 GiB; n = 30 x2: "
+            "88.5 s, 7.7 GB; the event model 20.7 s and 124-149 MB each; up to x2 (4,826) "
+            "the time-indexed bound was higher",
+        ),  # fmt: skip
         lp_windows=False,
     ),
     Route(
