@@ -81,7 +81,7 @@ def assert_certified(inst, res, objective):
 @settings(max_examples=25, **SETTINGS)
 def test_brute_force_agrees(inst, objective):
     want = brute_force(inst, objective)
-    for solver in ("highs", "cpsat", "bnb", "auto"):
+    for solver in ("highs", "cpsat", "bnb", "events", "auto"):
         res = solve(inst, objective=objective, solver=solver, time_limit=20, threads=1)
         assert res.status is SolveStatus.OPTIMAL, (solver, res.native_status)
         assert res.objective == want, solver

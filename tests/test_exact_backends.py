@@ -94,7 +94,7 @@ def check_limits(limits: Limits, time_limit: float, **want) -> None:
 
 
 def test_registry_names_the_solvers():
-    assert SOLVERS == ("auto", "race", "highs", "cpsat", "bnb", "pyomo")
+    assert SOLVERS == ("auto", "race", "highs", "cpsat", "bnb", "pyomo", "events")
     for name, backend in BACKENDS.items():
         assert backend.name == name and callable(backend.solve)
     for name, backend in VARIANTS.items():  # the ladder is the branch and bound's ("bnb")
@@ -129,7 +129,7 @@ TABLE = [
     (case(19, compiled=False, time_limit=1e6), "cpsat"),
     (case(17, rounds=401), "cpsat"),
     (case(17, typed=True, time_limit=1e6), "typed-race"),
-    (case(12, typed=True, rounds=401), "typed-race"),
+    (case(12, typed=True, rounds=401), "events"),
     (case(40, typed=True, threads=1, time_limit=30), "typed-serial-blocks"),
     (case(40, typed=True, threads=1, time_limit=29), "typed-serial"),
     (case(40, objective="makespan", typed=True), "cpsat"),
@@ -138,9 +138,15 @@ TABLE = [
     (case(30, compiled=False), "cpsat"),
     (case(25, threads=1), "cpsat"),
     (case(30, objective="makespan"), "cpsat"),
-    (case(13, rounds=401), "race"),
-    (case(13, rounds=401, threads=1), "race-one-thread"),
-    (case(13, rounds=401, objective="makespan"), "race"),
+    (case(13, rounds=401), "events"),
+    (case(13, rounds=401, threads=1), "events"),
+    (case(13, rounds=401, objective="makespan"), "events"),
+    (case(16, rounds=10**7, threads=1, compiled=False), "events"),
+    (case(20, rounds=6000), "events-long"),
+    (case(60, rounds=10**6, objective="makespan", threads=1), "events-long"),
+    (case(20, rounds=5999), "cpsat"),
+    (case(20, rounds=10**6, typed=True), "typed-race"),
+    (case(61, rounds=10**6), "cpsat"),
     (case(31), "ils-cpsat"),
     (case(60, compiled=False), "ils-cpsat"),
     (case(60, threads=1), "cpsat"),
@@ -152,6 +158,7 @@ TABLE = [
     (case(8, solver="highs"), "highs"),
     (case(8, solver="cpsat"), "cpsat"),
     (case(8, solver="pyomo"), "pyomo"),
+    (case(8, solver="events"), "events"),
 ]
 
 
@@ -356,14 +363,33 @@ def test_long_plan_proves_what_highs_proves(threads, first, bnb):
         assert res.objective == ref.objective and res.bound <= ref.objective
 
 
+def test_long_responses_take_the_event_model(calls):
+    """Up to 16 jobs off the small path (``models/orders.md`` §6): the event model with
+    every limit, its bound workers on, and no LP windows (the windows of the heuristic's
+    value only)."""
+    n = 13
+    inst = Instance.from_arrays(
+        8 * n, [1 + i // 3 for i in range(n)], [40 + i % 3 for i in range(n)]
+    )
+    res = solve(inst, time_limit=5, threads=3, seed=4, gap=0.1, portfolio=fake(calls))
+    assert res.route.name == "events" and [c[0] for c in calls] == ["events"]
+    _, problem, limits, _ = calls[0]
+    check_limits(limits, 5, threads=3, seed=4, gap=0.1, bound_focus=True)
+    lo, hi = start_windows(inst, "total", problem.ub)
+    assert (problem.lo == lo).all() and (problem.hi == hi).all()
+    assert not res.route.lp_windows
+
+
 def test_race_splits_the_threads(calls):
-    # up to 16 jobs, off the small path by the rounds of its responses
+    # solver="race" (round 1's default): HiGHS on one thread races CP-SAT on the others
     n = 13
     inst = Instance.from_arrays(
         8 * n, [1 + i // 3 for i in range(n)], [40 + i % 3 for i in range(n)]
     )
     assert inst.responses.sum() > row("small-race").when.rounds_max
-    res = solve(inst, time_limit=5, threads=3, seed=4, gap=0.1, portfolio=fake(calls))
+    res = solve(
+        inst, solver="race", time_limit=5, threads=3, seed=4, gap=0.1, portfolio=fake(calls)
+    )
     assert res.route.name == "race" and res.route.kind == "race"
     got = {c[0]: c for c in calls}
     assert sorted(got) == ["cpsat", "highs"]
@@ -374,7 +400,7 @@ def test_race_splits_the_threads(calls):
     assert isinstance(hooks[0].stop, threading.Event) and hooks[0].monitor is not None
 
 
-@pytest.mark.parametrize("solver", ["highs", "cpsat", "bnb", "pyomo"])
+@pytest.mark.parametrize("solver", ["highs", "cpsat", "bnb", "pyomo", "events"])
 def test_named_backend_gets_the_caller_limits(calls, solver):
     inst = jobs(17)
     res = solve(inst, solver=solver, time_limit=5, threads=3, seed=9, gap=0.5,

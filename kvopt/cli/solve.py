@@ -33,11 +33,12 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--solver",
-        choices=["auto", "race", "highs", "cpsat", "bnb", "pyomo"],
+        choices=["auto", "race", "highs", "cpsat", "bnb", "pyomo", "events"],
         default="auto",
         help="auto (default) picks a route from a table by size, objective, threads, "
         "Numba, typed or not (--explain shows it); race is round 1's default; bnb the "
-        "branch and bound alone; pyomo the readable reference model (slow to build)",
+        "branch and bound alone; pyomo the readable reference model (slow to build); events "
+        "the event model, whose size follows n, not the token lengths (models/orders.md)",
     )
     p.add_argument(
         "--time-limit",

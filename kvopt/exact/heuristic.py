@@ -25,17 +25,28 @@ from ..errors import InputError
 from ..instance import Instance
 from ..schedule import Schedule, checked
 from .common import first_fit
+from .placement import place_events
+
+#: the placement on the piecewise-linear profile (:mod:`kvopt.exact.placement`) when the
+#: horizon exceeds this many rounds per squared job (``models/orders.md`` §3: at n = 12 the
+#: array placement took 0.28 ms per order at 65 rounds, 2.0-2.2 ms at 2,250; the profile one
+#: 0.40 and 0.6-0.9 ms; its cost grows as n² log n per job, the array's with the horizon)
+EVENT_PLACEMENT_ROUNDS = 8
 
 
 def _placer(inst: Instance):
     """``place`` for this instance, as a function of a list order returning the starts (a
     list); the profile is kept as ``gm[τ] = used(τ) + τ`` so that a job fits at ``t`` iff
-    ``max(gm[t : t + o]) ≤ M − s − 1 + t`` (one C-level slice and max per test)."""
+    ``max(gm[t : t + o]) ≤ M − s − 1 + t`` (one C-level slice and max per test), or, beyond
+    ``EVENT_PLACEMENT_ROUNDS · n²`` rounds, as the piecewise-linear profile of
+    :func:`kvopt.exact.placement.place_events` (the same starts)."""
     n, M = inst.n, inst.memory
     prompts, responses, arrivals = (
         x.tolist() for x in (inst.prompts, inst.responses, inst.arrivals)
     )
     H = max(arrivals) + sum(responses) + 1 if n else 1
+    if H > EVENT_PLACEMENT_ROUNDS * n * n:
+        return lambda order: place_events(M, prompts, responses, arrivals, order)
     base = list(range(H + max(responses, default=1) + 1))
     stairs: dict[tuple[int, int], list[int]] = {}
     for s, o in zip(prompts, responses):

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from .backend import Backend
 from .backends.cpsat import CpSat
+from .backends.events import CpSatEvents
 from .backends.highs import Highs
 from .backends.pyomo_model import PyomoHighs
 from .bnb import BranchAndBound
 
 #: name → backend (``solver=`` of :func:`kvopt.exact.solve`, after ``auto`` and ``race``)
 BACKENDS: dict[str, Backend] = {
-    b.name: b for b in (Highs(), CpSat(), BranchAndBound(), PyomoHighs())
+    b.name: b for b in (Highs(), CpSat(), BranchAndBound(), PyomoHighs(), CpSatEvents())
 }

@@ -180,34 +180,44 @@ class CpSat:
     time_indexed: bool | None = None
     grace: float = 0.35
 
-    def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
-        from ortools.sat.python import cp_model
-
-        t0 = time.monotonic()
+    def build(self, problem: Problem, stop: threading.Event | None):
+        """The model, its start variables and the statistics that describe it (a subclass
+        with another model overrides this and ``name``; the search is the same)."""
         inst, lo, hi = problem.instance, problem.lo, problem.hi
         time_indexed = self.time_indexed
         if time_indexed is None:  # the redundant time-indexed rows, unless the model gets huge
             width = np.maximum(np.asarray(hi) - np.asarray(lo) + 1, 0)
             terms = int((width * inst.responses).sum())
             time_indexed = self.redundant and terms <= TIME_INDEXED_TERMS
+        m, starts = build_cpsat(
+            inst,
+            problem.objective,
+            lo,
+            hi,
+            ub=problem.ub,
+            redundant=self.redundant,
+            lb=self.lb,
+            time_indexed=time_indexed,
+            stop=stop,
+        )
+        stats = {
+            "intervals": int(sum(int(o) for o in inst.responses)),
+            "time_indexed": bool(time_indexed),
+        }
+        return m, starts, stats
+
+    def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
+        from ortools.sat.python import cp_model
+
+        t0 = time.monotonic()
         try:
-            m, starts = build_cpsat(
-                inst,
-                problem.objective,
-                lo,
-                hi,
-                ub=problem.ub,
-                redundant=self.redundant,
-                lb=self.lb,
-                time_indexed=time_indexed,
-                stop=hooks.stop,
-            )
+            m, starts, model_stats = self.build(problem, hooks.stop)
         except BuildCancelled:
             return RawResult(
                 None,
                 None,
                 "CANCELLED (before solving)",
-                "cpsat",
+                self.name,
                 cpsat_version(),
                 SolveStatus.UNKNOWN,
             )
@@ -260,7 +270,7 @@ class CpSat:
                         None,
                         None,
                         "ABANDONED (did not stop when asked)",
-                        "cpsat",
+                        self.name,
                         cpsat_version(),
                         SolveStatus.UNKNOWN,
                         interrupted=interrupted,
@@ -282,14 +292,13 @@ class CpSat:
             starts=st,
             bound=bound if bound is not None and np.isfinite(bound) else None,
             native_status=native + (" (cancelled)" if cancelled and native != "OPTIMAL" else ""),
-            solver="cpsat",
+            solver=self.name,
             solver_version=cpsat_version(),
             status=cpsat_status(status, st),
             interrupted=interrupted,
             stats={
                 "branches": int(solver.num_branches),
                 "conflicts": int(solver.num_conflicts),
-                "intervals": int(sum(int(o) for o in inst.responses)),
-                "time_indexed": bool(time_indexed),
+                **model_stats,
             },
         )

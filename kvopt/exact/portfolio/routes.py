@@ -12,7 +12,8 @@ numbers (:class:`Source`: the instances, the time limit, the ``models/*.md`` sec
 :func:`route_for` is pure: the first row whose :class:`When` holds.  A variant is another
 table (``solve(..., portfolio=Portfolio(routes=...))``, or a variant file read by
 :func:`load_variant`, as ``benchmarks/exact.py --variant FILE`` does), never a patched
-module.  The rows of ``auto`` in order (``models/bnb.md``, ``models/time-indexed.md``):
+module.  The rows of ``auto`` in order (``models/bnb.md``, ``models/time-indexed.md``,
+``models/orders.md``):
 
 ====================  =====================================================================
 small-race            n ≤ 16, Σo ≤ 400, total, 2+ threads: branch and bound, CP-SAT joins
@@ -22,12 +23,12 @@ compiled-mid          n = 17-18, compiled, mixed, 2+ threads: bnb 0.4, CP-SAT (b
 compiled-split        n = 19-20, compiled, mixed, 2+ threads: bnb 0.65, then the ladder
 compiled-one-thread   n = 17-18, compiled, mixed, one thread: as small-one-thread
 long-limit-*          n = 17, 18 without Numba, mixed, a long limit: CP-SAT, bnb, CP-SAT
+events                n ≤ 16, Σo > 400 (long responses), any objective: the event model
+events-long           n = 17-60, mixed, Σo ≥ 6000: the event model
 typed-race            ≤ 4 distinct jobs, total, 2+ threads: HiGHS beside the block bound
 typed-serial-blocks   … one thread, limit ≥ 30 s: HiGHS ½, then the block bound
 typed-serial          … one thread: HiGHS
 ladder                n = 21-30, compiled, mixed, total, 2+ threads: local search, ladder
-race                  n ≤ 16 (long responses), 2+ threads: HiGHS races CP-SAT
-race-one-thread       … one thread: CP-SAT
 ils-cpsat             n = 31-60, total, 2+ threads: local search 0.2, CP-SAT (bound workers)
 cpsat                 everything else: CP-SAT with its bound workers
 ====================  =====================================================================
@@ -137,6 +138,7 @@ class When:
     typed: bool | None = None  # at most TYPED_GROUPS distinct jobs
     rounds_max: float = math.inf  # Σ o_i
     time_limit_min: float = 0.0
+    rounds_min: float = 0.0  # Σ o_i
 
     def holds(self, case: Case) -> bool:
         return (
@@ -146,7 +148,7 @@ class When:
             and self.threads_min <= case.threads <= self.threads_max
             and self.compiled in (None, case.compiled)
             and self.typed in (None, case.typed)
-            and case.rounds <= self.rounds_max
+            and self.rounds_min <= case.rounds <= self.rounds_max
             and case.time_limit >= self.time_limit_min
         )
 
@@ -164,6 +166,8 @@ class When:
             out.append("Numba" if self.compiled else "no Numba")
         if self.typed is not None:
             out.append("typed" if self.typed else "mixed")
+        if self.rounds_min > 0:
+            out.append(f"sum of responses >= {int(self.rounds_min)}")
         if self.rounds_max < math.inf:
             out.append(f"sum of responses <= {int(self.rounds_max)}")
         if self.time_limit_min > 0:
@@ -221,6 +225,10 @@ class Route:
 SMALL_HEURISTIC = 0.02
 #: at most this many distinct jobs (prompt, response, arrival): a typed instance
 TYPED_GROUPS = 4
+#: from n = 17 (mixed), responses adding up to at least this many rounds go to the event
+#: model (``models/orders.md`` §6: measured fine up to 4,826 rounds, gigabytes and overruns
+#: at 9,652)
+EVENTS_ROUNDS = 6000
 
 _BNB_CPSAT = Source(
     "models/bnb.md §1-§6",
@@ -235,6 +243,15 @@ _LONG = Source(
     400.0,
     "the two prove different instances: in turn (CP-SAT 0.2, bnb 0.5, CP-SAT) they prove "
     "n = 17 seeds 1-5 within 160 s and n = 18 seeds 1-2 in 252-276 s of 400 s",
+)
+_EVENTS = Source(
+    "models/orders.md §6",
+    "Azure 2023 samples n = 8, 10, 12, 16, seeds 1-5 (benchmarks/real_lengths.py); "
+    "random mixed n = 12, 16 with responses <= 150, 120 (--max-response)",
+    60.0,
+    "proved 14 of 20 samples where the time-indexed race proved 6 (n = 8: 5/5, median "
+    "1.7 s against 4/5, 21.6 s), at 100-131 MB against up to 17 GB; on the random ones "
+    "(30 s) 2 of 3 against 0 of 3 at n = 12, higher bounds on all four at n = 16",
 )
 _LONG_LIMIT = {17: 160.0, 18: 400.0}  # two threads; one thread: twice that
 
@@ -397,6 +414,33 @@ ROUTES: tuple[Route, ...] = (
     ),
     *_long_rows(),
     Route(
+        "events",
+        When(n_max=16),
+        (Phase("events", bound_focus=True),),
+        "n <= 16 off the small path (responses adding up to more than 400 rounds): CP-SAT on "
+        "the event model, whose size follows n, not the token lengths (both objectives)",
+        _EVENTS,
+        lp_windows=False,
+    ),
+    Route(
+        "events-long",
+        When(n_min=17, n_max=60, typed=False, rounds_min=EVENTS_ROUNDS),
+        (Phase("events", bound_focus=True),),
+        f"n = 17-60, mixed, responses adding up to at least {EVENTS_ROUNDS} rounds: the "
+        "time-indexed models overrun the limit by gigabytes there; the event model (both "
+        "objectives)",
+        Source(
+            "models/orders.md §6",
+            "Azure 2023 samples n = 20 seed 1 (lengths x1, x2, x4, x100), n = 30 seed 1 (x2)",
+            20.0,
+            "n = 20 x4 (9,652 rounds): the time-indexed path ran 46.8 s and 3.1 GB for the "
+            "same bound and a worse schedule; x100: it died allocating 57.9 GiB; n = 30 x2: "
+            "88.5 s, 7.7 GB; the event model 20.7 s and 124-149 MB each; up to x2 (4,826) "
+            "the time-indexed bound was higher",
+        ),  # fmt: skip
+        lp_windows=False,
+    ),
+    Route(
         "typed-race",
         When(objective="total", threads_min=2, typed=True),
         Race(
@@ -452,28 +496,6 @@ ROUTES: tuple[Route, ...] = (
             "the ladder's thresholds were above CP-SAT's bound on every instance; the "
             "local search improved the heuristic's schedule on all six n = 22-30",
         ),  # fmt: skip
-    ),
-    Route(
-        "race",
-        When(n_max=16, threads_min=2),
-        Race(Phase("highs", threads="one"), (Phase("cpsat", threads="rest"),)),
-        "n <= 16 off the small path (long responses), two threads: HiGHS races CP-SAT",
-        Source(
-            "models/time-indexed.md §8", "round 1 benchmark instances", 60.0, "round 1's default"
-        ),  # fmt: skip
-    ),
-    Route(
-        "race-one-thread",
-        When(n_max=16, threads_max=1),
-        (Phase("cpsat", threads="one"),),
-        "n <= 16 off the small path, one thread: CP-SAT",
-        Source(
-            "models/time-indexed.md §8",
-            "round 1 benchmark instances",
-            60.0,
-            "round 1's default with one thread",
-        ),  # fmt: skip
-        label_auto=False,
     ),
     Route(
         "ils-cpsat",
@@ -543,6 +565,15 @@ ROUTES: tuple[Route, ...] = (
     ),  # fmt: skip
     Route(
         "bnb", When(solver="bnb"), (Phase("bnb"),), "solver=bnb", lp_windows=False, label_auto=False
+    ),  # fmt: skip
+    # solver="events": no LP windows (the time-indexed LP is what the event model avoids)
+    Route(
+        "events",
+        When(solver="events"),
+        (Phase("events"),),
+        "solver=events",
+        lp_windows=False,
+        label_auto=False,
     ),  # fmt: skip
     *(
         Route(name, When(solver=name), (Phase(name),), f"solver={name}", label_auto=False)
