@@ -16,7 +16,7 @@ from kvopt.exact import SolveStatus, lp_bound, solve
 from kvopt.exact.backends.highs_matrix import lp_windows
 from kvopt.exact.common import spec_horizon, start_windows
 from kvopt.exact.heuristic import heuristic_schedule
-from kvopt.instance import Instance
+from kvopt.instance import Instance, Job
 from kvopt.schedule import Attempt, Schedule, check_schedule
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -257,10 +257,35 @@ def test_windows_keep_the_optimum():
 def test_highs_presolve_solve_error_is_retried():
     """HiGHS 1.16 presolve reduces this aggregated model to empty and postsolves it to an
     infeasible point ("Solve error"); the retry without presolve proves Opt = 28."""
-    from kvopt.instance import Job
 
     inst = Instance(memory=5, jobs=(Job(1, 3, 1), Job(2, 1, 3), Job(2, 1, 1), Job(2, 1, 3),
                                     Job(2, 1, 1), Job(2, 1, 1)))  # fmt: skip
     res = solve(inst, solver="highs", time_limit=30, threads=1)
     assert res.status is SolveStatus.OPTIMAL and res.objective == 28
     assert_certified(inst, res, "total")
+
+
+def test_start_windows_take_one_bound_per_distinct_job(monkeypatch):
+    """The total-objective window caps ``ub − LB(J∖{i})`` by their definition (one bound per job),
+    computed once per distinct (prompt, response, arrival): a typed instance with 2,000 copies
+    takes three bounds, not 2,000 bounds of 1,999 jobs."""
+    from kvopt.exact import common
+
+    tuples = [(3, 5, 0), (3, 5, 0), (7, 2, 4), (3, 5, 0), (1, 9, 2), (7, 2, 4)]
+    inst = Instance(memory=40, jobs=tuple(Job(*t) for t in tuples))
+    ub = 200
+    lo, hi = start_windows(inst, "total", ub)
+    want = []
+    for i in range(inst.n):
+        rest = inst.subset([j for j in range(inst.n) if j != i])
+        cap = min(spec_horizon(inst), ub - common.lower_bound(rest, "total"))
+        want.append(cap - inst.jobs[i].response)
+    assert hi.tolist() == want and lo.tolist() == inst.arrivals.tolist()
+    calls = []
+    real = common.lower_bound
+    monkeypatch.setattr(common, "lower_bound", lambda i, o: calls.append(i.n) or real(i, o))
+    big = Instance(
+        memory=4000, jobs=(Job(2, 3),) * 1000 + (Job(5, 1, 3),) * 600 + (Job(1, 4),) * 400
+    )
+    start_windows(big, "total", 10**7)
+    assert calls == [1999, 1999, 1999]
