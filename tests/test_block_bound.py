@@ -101,7 +101,7 @@ def test_pricing_stopped_early_is_still_a_bound():
 
 def test_stop_ends_the_column_generation_quickly():
     """``stop`` set while a pricing call runs: ``block_bound`` returns within about 0.1 s
-    (the watcher stops CP-SAT), and a round cut short is not counted as a bound."""
+    on an idle machine (the watcher stops CP-SAT; the test allows 5 s for a loaded one), and a round cut short is not counted as a bound."""
     import threading
     import time
 
@@ -115,7 +115,7 @@ def test_stop_ends_the_column_generation_quickly():
     bound, stats = block_bound(inst, None, 25, 60.0, stop=stop, price_seconds=30.0)
     took = time.monotonic() - t0
     timer.cancel()
-    assert took < 1.5 + 1.0, took
+    assert took < 1.5 + 5.0, took  # the call's own limit is 30 s; slack for a loaded machine
     assert not stats["converged"]
 
 
