@@ -86,13 +86,20 @@ def test_bad_input_exit_2(inst_file, tmp_path, capsys):
 
 
 def test_solve_json_on_a_typed_instance(tmp_path):
-    """The typed path (HiGHS with the block bound beside it) writes one JSON object: the block
-    bound's statistics hold no NaN (its master LP value before the first solve)."""
+    """The typed path writes one JSON object: with two threads the two HiGHS models that race
+    (models/time-indexed.md §10) keep their statistics apart; with three the block bound
+    joins, and its statistics hold no NaN (its master LP value before the first solve)."""
     inst = Instance.from_arrays(30, [9] * 9 + [3] * 9, [3] * 9 + [6] * 9, [0] * 9 + [2] * 9)
     path = tmp_path / "typed.json"
     save_instance(inst, path)
     r = run_cli("solve", path, "--json", "--time-limit", "20", "--threads", "2")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
-    assert d["status"] == "optimal" and d["solver"] == "auto(highs)"
-    assert "blocks" in d["stats"]
+    assert d["status"] == "optimal" and d["route"]["name"] == "typed-race"
+    assert d["solver"] in ("auto(highs)", "auto(highs-plain)")
+    assert {"highs", "highs-plain"} <= set(d["stats"])
+    assert d["stats"]["highs"]["rows"] > d["stats"]["highs-plain"]["rows"]  # the rounded rows
+    r = run_cli("solve", path, "--json", "--time-limit", "20", "--threads", "3")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["status"] == "optimal" and d["route"]["name"] == "typed-race-wide"

@@ -128,5 +128,5 @@ VARIANTS = {
     "blocks": BlockBound(),
     # the typed rows' HiGHS: the aggregated model without the rounded rows of §4.2, which
     # cost it bound on the typed records (models/time-indexed.md §10)
-    "highs-plain": Highs(cuts=()),
+    "highs-plain": Highs(cuts=(), label="highs-plain"),
 }
