@@ -535,6 +535,24 @@ def test_typed_rows_race_the_plain_aggregated_model():
     assert "blocks" in [p.backend for p in row("typed-race-wide").phases]
 
 
+def test_typed_race_fixes_without_the_lp_windows(calls):
+    """Before the typed race only the reduced-cost fixing cuts the incumbent's windows (the
+    LP windows of the other jobs are skipped there, models/time-indexed.md §10); the mixed
+    rows keep both."""
+    from kvopt.exact.bounds.relax import lagrange_fix
+
+    inst = Instance.from_arrays(20, [2] * 10 + [5] * 10, [2] * 10 + [1] * 10)
+    res = solve(inst, time_limit=5, threads=2, seed=4, portfolio=fake(calls))
+    assert res.route.name == "typed-race"
+    assert res.route.lp_windows and not res.route.lp_values
+    assert "reduced-cost fixing (no LP values" in "\n".join(res.route.lines())
+    problem = calls[0][1]
+    lo, hi = start_windows(inst, "total", problem.ub)
+    flo, fhi, _ = lagrange_fix(inst, lo, hi, problem.ub, time_limit=5)
+    assert (problem.lo == flo).all() and (problem.hi == fhi).all()
+    assert row("typed-serial").lp_values and row("ils-cpsat").lp_values
+
+
 def test_typed_route_optimum_agrees_with_the_other_solvers():
     """On a small typed instance beyond the small path, the typed route (HiGHS on the plain
     aggregated model beside the block bound) proves the optimum that CP-SAT, the per-job
