@@ -97,8 +97,10 @@ def test_registry_names_the_solvers():
     assert SOLVERS == ("auto", "race", "highs", "cpsat", "bnb", "pyomo", "events")
     for name, backend in BACKENDS.items():
         assert backend.name == name and callable(backend.solve)
-    for name, backend in VARIANTS.items():  # the ladder is the branch and bound's ("bnb")
-        assert backend.name == ("bnb" if name == "ladder" else name) and callable(backend.solve)
+    # the ladder is the branch and bound's ("bnb"), the plain aggregated model HiGHS's
+    own = {"ladder": "bnb", "highs-plain": "highs"}
+    for name, backend in VARIANTS.items():
+        assert backend.name == own.get(name, name) and callable(backend.solve)
 
 
 def case(n, objective="total", threads=2, time_limit=60.0, compiled=True, typed=False,
@@ -129,6 +131,8 @@ TABLE = [
     (case(19, compiled=False, time_limit=1e6), "cpsat"),
     (case(17, rounds=401), "cpsat"),
     (case(17, typed=True, time_limit=1e6), "typed-race"),
+    (case(40, typed=True, threads=3), "typed-race-wide"),
+    (case(40, typed=True, threads=64), "typed-race-wide"),
     (case(12, typed=True, rounds=401), "events"),
     (case(40, typed=True, threads=1, time_limit=30), "typed-serial-blocks"),
     (case(40, typed=True, threads=1, time_limit=29), "typed-serial"),
@@ -497,11 +501,22 @@ def test_auto_sends_typed_instances_to_highs(calls):
     assert inst.n > 16 and groups(inst) == 2
     res = solve(inst, time_limit=5, threads=2, seed=4, portfolio=fake(calls))
     assert res.route.name == "typed-race"
-    assert sorted(c[0] for c in calls) == ["blocks", "highs"]
+    # two threads: HiGHS on the plain aggregated model races HiGHS with the rounded rows,
+    # one thread each (models/time-indexed.md §10)
+    assert sorted(c[0] for c in calls) == ["highs", "highs-plain"]
     got = {c[0]: c for c in calls}
-    # two threads: HiGHS gets one, the block column generation runs beside it
-    check_limits(got["highs"][2], 5, threads=1, seed=4, gap=0.0, bound_focus=False)
-    assert res.solver == "auto(highs)" and "blocks" in res.stats
+    for name in ("highs", "highs-plain"):
+        check_limits(got[name][2], 5, threads=1, seed=4, gap=0.0, bound_focus=False)
+    assert got["highs"][1] is got["highs-plain"][1]  # the same windows and warm start
+    assert res.solver == "auto(highs-plain)" and "blocks" not in res.stats
+    calls.clear()
+    # three threads: the block bound joins them
+    res = solve(inst, time_limit=5, threads=3, seed=4, portfolio=fake(calls))
+    assert res.route.name == "typed-race-wide"
+    assert sorted(c[0] for c in calls) == ["blocks", "highs", "highs-plain"]
+    got = {c[0]: c for c in calls}
+    check_limits(got["highs"][2], 5, threads=2, seed=4, gap=0.0, bound_focus=False)
+    check_limits(got["highs-plain"][2], 5, threads=1, seed=4, gap=0.0, bound_focus=False)
     calls.clear()
     # one thread, 5 s: too short for the block bound, HiGHS alone
     res = solve(inst, time_limit=5, threads=1, seed=4, portfolio=fake(calls))
@@ -531,6 +546,73 @@ def test_auto_on_typed_instances_agrees_with_highs_alone(threads):
     res = solve(inst, time_limit=30, threads=threads)
     assert ref.status is SolveStatus.OPTIMAL and res.status is SolveStatus.OPTIMAL
     assert res.objective == ref.objective and res.bound <= ref.objective
+
+
+def test_typed_rows_race_the_plain_aggregated_model():
+    """With two threads or more the typed rows race HiGHS on the plain aggregated model (no
+    rounded rows: the stronger model on fcfs.json) against HiGHS with them (the one that
+    proves mc-benchmark.json), models/time-indexed.md §10."""
+    plain = VARIANTS["highs-plain"]
+    assert plain.aggregate and plain.cuts == () and BACKENDS["highs"].cuts == (1,)
+    for name in ("typed-race", "typed-race-wide"):
+        backends = sorted(p.backend for p in row(name).phases)
+        assert {"highs", "highs-plain"} <= set(backends), name
+        assert row(name).source is not None and "§10" in row(name).source.section
+    assert "blocks" in [p.backend for p in row("typed-race-wide").phases]
+
+
+def test_typed_race_fixes_without_the_lp_windows(calls):
+    """Before the typed race only the reduced-cost fixing cuts the incumbent's windows (the
+    LP windows of the other jobs are skipped there, models/time-indexed.md §10); the mixed
+    rows keep both."""
+    from kvopt.exact.bounds.relax import lagrange_fix
+
+    inst = Instance.from_arrays(20, [2] * 10 + [5] * 10, [2] * 10 + [1] * 10)
+    res = solve(inst, time_limit=5, threads=2, seed=4, portfolio=fake(calls))
+    assert res.route.name == "typed-race"
+    assert res.route.lp_windows and not res.route.lp_values
+    assert "reduced-cost fixing (no LP values" in "\n".join(res.route.lines())
+    problem = calls[0][1]
+    lo, hi = start_windows(inst, "total", problem.ub)
+    flo, fhi, _ = lagrange_fix(inst, lo, hi, problem.ub, time_limit=5)
+    assert (problem.lo == flo).all() and (problem.hi == fhi).all()
+    assert row("typed-serial").lp_values and row("ils-cpsat").lp_values
+
+
+#: a small typed instance beyond the small path (18 jobs, 3 types, two arrivals)
+SMALL_TYPED = (24, [7] * 5 + [2] * 9 + [11] * 4, [4] * 5 + [2] * 9 + [3] * 4, [0] * 14 + [3] * 4)
+
+
+def test_typed_route_optimum_agrees_with_the_other_solvers():
+    """On a small typed instance beyond the small path, the typed route (HiGHS on the plain
+    aggregated model racing HiGHS with the rounded rows) proves the optimum that CP-SAT and
+    the branch and bound prove, and its bound is that optimum."""
+    inst = Instance.from_arrays(*SMALL_TYPED)
+    assert inst.n == 18 and groups(inst) == 3
+    res = solve(inst, time_limit=30, threads=2)
+    assert res.route.name == "typed-race" and res.status is SolveStatus.OPTIMAL
+    assert res.bound == res.objective
+    for solver in ("cpsat", "bnb"):
+        ref = solve(inst, solver=solver, time_limit=30, threads=1)
+        assert ref.status is SolveStatus.OPTIMAL and ref.objective == res.objective, solver
+
+
+@pytest.mark.slow
+def test_typed_route_optimum_agrees_with_the_per_job_model():
+    """… and that the per-job time-indexed model (one binary per job and start, the copies'
+    symmetry left in; about 9 s against 2 s aggregated) proves the same optimum."""
+    from kvopt.exact.backend import Problem
+    from kvopt.exact.backends.highs import Highs
+
+    inst = Instance.from_arrays(*SMALL_TYPED)
+    res = solve(inst, time_limit=30, threads=2)
+    assert res.status is SolveStatus.OPTIMAL
+    lo, hi = start_windows(inst, "total", res.objective)
+    per_job = Highs(aggregate=False, cuts=()).solve(
+        Problem(inst, "total", lo, hi), Limits(time_limit=60)
+    )
+    assert per_job.status is SolveStatus.OPTIMAL
+    assert value_of(inst, per_job.starts, "total") == res.objective
 
 
 def test_block_results_are_json_safe():

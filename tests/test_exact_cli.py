@@ -86,13 +86,31 @@ def test_bad_input_exit_2(inst_file, tmp_path, capsys):
 
 
 def test_solve_json_on_a_typed_instance(tmp_path):
-    """The typed path (HiGHS with the block bound beside it) writes one JSON object: the block
-    bound's statistics hold no NaN (its master LP value before the first solve)."""
-    inst = Instance.from_arrays(30, [9] * 9 + [3] * 9, [3] * 9 + [6] * 9, [0] * 9 + [2] * 9)
-    path = tmp_path / "typed.json"
-    save_instance(inst, path)
+    """The typed path writes one JSON object: with two threads the two HiGHS models that race
+    (models/time-indexed.md §10) keep their statistics apart."""
+    path = typed_instance(tmp_path)
     r = run_cli("solve", path, "--json", "--time-limit", "20", "--threads", "2")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
-    assert d["status"] == "optimal" and d["solver"] == "auto(highs)"
-    assert "blocks" in d["stats"]
+    assert d["status"] == "optimal" and d["route"]["name"] == "typed-race"
+    assert d["solver"] in ("auto(highs)", "auto(highs-plain)")
+    assert {"highs", "highs-plain"} <= set(d["stats"])
+    assert d["stats"]["highs"]["rows"] > d["stats"]["highs-plain"]["rows"]  # the rounded rows
+
+
+def test_solve_json_on_a_typed_instance_with_the_block_bound(tmp_path):
+    """With three threads the block bound joins the typed race; its statistics hold no NaN
+    (its master LP value before the first solve) and the output is one JSON object."""
+    r = run_cli("solve", typed_instance(tmp_path), "--json", "--time-limit", "20", "--threads", "3")
+    assert r.returncode == 0, r.stderr
+    assert "NaN" not in r.stdout
+    d = json.loads(r.stdout)
+    assert d["status"] == "optimal" and d["route"]["name"] == "typed-race-wide"
+
+
+def typed_instance(tmp_path):
+    """An instance file of 18 jobs of two types (beyond the small path, typed)."""
+    inst = Instance.from_arrays(30, [9] * 9 + [3] * 9, [3] * 9 + [6] * 9, [0] * 9 + [2] * 9)
+    path = tmp_path / "typed.json"
+    save_instance(inst, path)
+    return path

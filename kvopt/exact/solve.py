@@ -71,18 +71,20 @@ def _warm_starts(inst: Instance, warm: Schedule) -> np.ndarray:
     return st
 
 
-def tightened(inst: Instance, lo, hi, ub: int, seconds: float):
+def tightened(inst: Instance, lo, hi, ub: int, seconds: float, *, lp_values: bool = True):
     """The windows beyond the quick routes (total completion): the LP value of the other
     jobs (:func:`~kvopt.exact.backends.highs_matrix.lp_windows`), then reduced-cost fixing
     (:func:`kvopt.exact.bounds.relax.lagrange_fix`: exact, it drops only starts that no schedule of
     value ``≤ ub`` uses; ``models/time-indexed.md`` §9), each within ``seconds``; both keep
     every schedule of value ``≤ ub``.  The fixing is skipped when its LP is not solved in
     time; Ctrl-C is raised again (it used to be swallowed there, and the solve then ran on
-    to its time limit)."""
+    to its time limit).  ``lp_values=False``: the fixing alone (the typed rows: there the LP
+    windows used their whole budget and cut almost nothing, ``models/time-indexed.md`` §10)."""
     from .backends.highs_matrix import lp_windows
     from .bounds.relax import lagrange_fix
 
-    hi = lp_windows(inst, ub, lo, hi, seconds=seconds)
+    if lp_values:
+        hi = lp_windows(inst, ub, lo, hi, seconds=seconds)
     try:
         nlo, nhi, _ = lagrange_fix(inst, lo, hi, ub, time_limit=seconds)
     except SolverError:
@@ -187,7 +189,9 @@ def solve(
             lo, hi = start_windows(instance, objective, ub)
             lp = objective == "total" and n >= 2 and route.lp_windows
             if lp:
-                lo, hi = tightened(instance, lo, hi, ub, min(0.1 * time_limit, 10.0))
+                lo, hi = tightened(
+                    instance, lo, hi, ub, min(0.1 * time_limit, 10.0), lp_values=route.lp_values
+                )
             say(
                 f"n={n} M={instance.memory} objective={objective} heuristic UB={ub} "
                 f"horizon={int((hi + instance.responses).max())} route={route.name}"
@@ -219,6 +223,7 @@ def solve(
         case=case.to_dict(),
         source=source_dict(route.source),
         lp_windows=lp,
+        lp_values=lp and route.lp_values,
         heuristic_seconds=heur_seconds,
         phases=runs,
     )

@@ -38,7 +38,8 @@ class Highs:
     column), ``cuts`` (the rounded rows), ``defaults`` (HiGHS's default gap
     tolerances, for the textbook baseline); ``isolate`` forces (or forbids) the
     worker process; ``grace`` is how long a solver that overruns its limit is
-    waited for.
+    waited for; ``label`` names its results (``RawResult.solver``: two HiGHS models
+    racing each other keep their statistics apart, ``models/time-indexed.md`` §10).
 
     HiGHS does not poll for interrupts in every phase (on a large model its
     presolve ran 20 s past a 2 s limit), and a thread cannot be killed.  So
@@ -57,6 +58,7 @@ class Highs:
     defaults: bool = False
     isolate: bool | None = None
     grace: float = 0.35
+    label: str = "highs"
 
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
         isolate = self.isolate
@@ -129,7 +131,7 @@ class Highs:
                 None,
                 None,
                 native,
-                "highs",
+                self.label,
                 highs_version(),
                 SolveStatus.UNKNOWN,
                 interrupted=interrupted,
@@ -174,7 +176,7 @@ class Highs:
             starts=starts,
             bound=bound,
             native_status=native + (" (cancelled)" if cancelled and native != "Optimal" else ""),
-            solver="highs",
+            solver=self.label,
             solver_version=highs_version(),
             status=highs_status(native, starts, trusted=not mismatch),
             interrupted=interrupted,

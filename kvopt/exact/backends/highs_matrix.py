@@ -246,20 +246,27 @@ def lp_windows(
     their windows for that bound and their LP value is ``≤ Σ_{j≠i} C*_j``.
     Hence ``C*_i ≤ UB − ⌈LP(J∖{i})⌉`` (``models/time-indexed.md`` §4.1).  Stops
     after ``seconds`` (the ends computed so far are kept); any failure leaves
-    a job's end unchanged.
+    a job's end unchanged.  Identical jobs (same prompt, response, arrival) leave the
+    same instance behind, so the LP is solved once per group of them (on a typed
+    instance at most four LPs instead of ``n``).
     """
     n = inst.n
     hi = np.asarray(hi).copy()
     deadline = time.monotonic() + seconds
+    caps: dict[tuple[int, int, int], int] = {}
     for i in np.argsort(-(hi - np.asarray(lo)), kind="stable"):  # widest windows first
         if time.monotonic() > deadline or n < 2:
             break
-        rest = inst.subset([j for j in range(n) if j != i])
-        try:
-            rlo, rhi = start_windows(rest, "total", ub - int(inst.arrivals[i] + inst.responses[i]))
-            value = lp_value(rest, rlo, rhi, time_limit=max(deadline - time.monotonic(), 0.05))
-        except SolverError:  # Ctrl-C is raised to the caller, which reports what it has
-            break
-        cap = ub - int(np.ceil(value - 1e-6))
-        hi[i] = max(min(hi[i], cap - int(inst.responses[i])), int(lo[i]))
+        key = (int(inst.prompts[i]), int(inst.responses[i]), int(inst.arrivals[i]))
+        if key not in caps:
+            rest = inst.subset([j for j in range(n) if j != i])
+            try:
+                rlo, rhi = start_windows(
+                    rest, "total", ub - int(inst.arrivals[i] + inst.responses[i])
+                )
+                value = lp_value(rest, rlo, rhi, time_limit=max(deadline - time.monotonic(), 0.05))
+            except SolverError:  # Ctrl-C is raised to the caller, which reports what it has
+                break
+            caps[key] = ub - int(np.ceil(value - 1e-6))
+        hi[i] = max(min(hi[i], caps[key] - int(inst.responses[i])), int(lo[i]))
     return hi

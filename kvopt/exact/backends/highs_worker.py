@@ -184,7 +184,7 @@ def solve_in_worker(
             None,
             None,
             "Terminated (did not stop when asked)",
-            "highs",
+            getattr(solver, "label", "highs"),
             highs_version(),
             SolveStatus.UNKNOWN,
             interrupted=interrupted,

@@ -53,6 +53,7 @@ class RouteReport:
     lp_windows: bool
     heuristic_seconds: float
     phases: tuple[PhaseRun, ...]
+    lp_values: bool = True  # with lp_windows: the other jobs' LP values before the fixing
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -63,6 +64,7 @@ class RouteReport:
             "case": dict(self.case),
             "source": self.source,
             "lp_windows": self.lp_windows,
+            "lp_values": self.lp_values,
             "heuristic_seconds": round(self.heuristic_seconds, 3),
             "phases": [p.to_dict() for p in self.phases],
         }
@@ -84,7 +86,13 @@ class RouteReport:
             out.append(f"source    {s['section']}: {s['instances']}{limit}: {s['finding']}")
         out.append(
             f"before    heuristic {self.heuristic_seconds:.3f} s; "
-            + ("LP windows and reduced-cost fixing" if self.lp_windows else "no LP windows")
+            + (
+                "no LP windows"
+                if not self.lp_windows
+                else "LP windows and reduced-cost fixing"
+                if self.lp_values
+                else "reduced-cost fixing (no LP values of the other jobs)"
+            )
         )
         for k, p in enumerate(self.phases, 1):
             if self.kind == "race":

@@ -1,7 +1,8 @@
 """``auto``'s own backends, beside those of :data:`kvopt.exact.registry.BACKENDS` (not
 ``solver=`` choices): the branch and bound climbing its ladder of thresholds
-(``models/bnb.md`` §8), the iterated local search (§9) and the time-block column
-generation's bound (``models/time-indexed.md`` §9.6, §9.8).  Each answers the backend
+(``models/bnb.md`` §8), the iterated local search (§9), the time-block column
+generation's bound (``models/time-indexed.md`` §9.6, §9.8) and HiGHS on the plain
+aggregated model, without the rounded rows (``highs-plain``, §10).  Each answers the backend
 protocol of :mod:`kvopt.exact.backend`, so that a route's phase names it like any other."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import ClassVar
 
 from ...errors import SolverError
 from ..backend import NO_HOOKS, Hooks, Limits, Problem
+from ..backends.highs import Highs
 from ..bnb import BranchAndBound
 from ..common import RawResult, SolveStatus, value_of
 from ..heuristic import LocalSearchInterrupted, improve_starts
@@ -124,4 +126,7 @@ VARIANTS = {
     "ladder": BranchAndBound(ladder=True),
     "ils": LocalSearch(),
     "blocks": BlockBound(),
+    # the typed rows' HiGHS: the aggregated model without the rounded rows of §4.2, which
+    # cost it bound on the typed records (models/time-indexed.md §10)
+    "highs-plain": Highs(cuts=(), label="highs-plain"),
 }
