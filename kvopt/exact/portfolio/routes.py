@@ -43,186 +43,30 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
+from .rows import THREADS, WINDOWS, Case, Phase, Race, Route, Source, When
 
-#: ``Phase.threads``: every thread, one, or all but one (at least one)
-THREADS = ("all", "one", "rest")
-#: ``Phase.windows`` before the phase: ``keep`` the windows as they are (still with the best
-#: schedule so far as warm start); ``value`` — intersect with the start windows of the best
-#: value; ``tighten`` — ``value``, then the LP windows and reduced-cost fixing
-#: (``models/time-indexed.md`` §2, §9), within 5 % of what is left (at most 10 s)
-WINDOWS = ("keep", "value", "tighten")
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where a row's numbers come from: the measurement that chose them."""
-
-    section: str  # e.g. "models/bnb.md §7"
-    instances: str  # which instances, e.g. "n = 17, 18 benchmark instances, seeds 1-6"
-    seconds: float | None  # the time limit of the measurement
-    finding: str  # what it showed
-
-
-@dataclass(frozen=True)
-class Phase:
-    """One backend's turn: ``backend`` (a name of the portfolio's backends), for ``share`` of
-    the time limit (``math.inf``: what is left), on ``threads`` (:data:`THREADS`), CP-SAT's
-    ``bound_focus``, the windows it is given (:data:`WINDOWS`); skipped when fewer than
-    ``min_seconds`` are left."""
-
-    backend: str
-    share: float = math.inf
-    threads: str = "all"
-    bound_focus: bool = False
-    windows: str = "keep"
-    min_seconds: float = 0.0
-
-    def __post_init__(self) -> None:
-        if not (self.share > 0):
-            raise InputError(f"must be > 0, got {self.share!r}", source=f"{self.backend}.share")
-        if self.threads not in THREADS:
-            raise InputError(
-                f"must be one of {', '.join(THREADS)}, got {self.threads!r}",
-                source=f"{self.backend}.threads",
-            )
-        if self.windows not in WINDOWS:
-            raise InputError(
-                f"must be one of {', '.join(WINDOWS)}, got {self.windows!r}",
-                source=f"{self.backend}.windows",
-            )
-
-    def thread_count(self, threads: int) -> int:
-        """The threads this phase gets out of ``threads``."""
-        return {"all": threads, "one": 1, "rest": max(threads - 1, 1)}[self.threads]
-
-
-@dataclass(frozen=True)
-class Race:
-    """Backends at once, sharing incumbents and bounds.  ``lead`` runs in the calling thread
-    (it gets Ctrl-C first); each of ``others`` runs in a thread of its own, started after
-    ``join_after`` seconds or ``join_share`` of the time limit, whichever is later (0: at
-    once), and only while the lead runs (a lead that ends first leaves it unstarted).  A
-    racer that finishes ends the race (the lead only if ``lead_ends``), and so does a bound
-    meeting an incumbent (within the gap)."""
-
-    lead: Phase
-    others: tuple[Phase, ...]
-    join_after: float = 0.0
-    join_share: float = 0.0
-    lead_ends: bool = True
-
-    def join_at(self, time_limit: float) -> float:
-        """Seconds after the race starts at which ``others`` start."""
-        return max(self.join_after, self.join_share * time_limit)
-
-    @property
-    def phases(self) -> tuple[Phase, ...]:
-        return (self.lead, *self.others)
-
-
-@dataclass(frozen=True)
-class When:
-    """The cases a row serves (all bounds inclusive; ``None``: either)."""
-
-    solver: str = "auto"
-    n_min: int = 1
-    n_max: float = math.inf
-    objective: str | None = None
-    threads_min: int = 1
-    threads_max: float = math.inf
-    compiled: bool | None = None  # the branch and bound runs compiled (Numba) at this n
-    typed: bool | None = None  # at most TYPED_GROUPS distinct jobs
-    rounds_max: float = math.inf  # Σ o_i
-    time_limit_min: float = 0.0
-    rounds_min: float = 0.0  # Σ o_i
-
-    def holds(self, case: Case) -> bool:
-        return (
-            self.solver == case.solver
-            and self.n_min <= case.n <= self.n_max
-            and self.objective in (None, case.objective)
-            and self.threads_min <= case.threads <= self.threads_max
-            and self.compiled in (None, case.compiled)
-            and self.typed in (None, case.typed)
-            and self.rounds_min <= case.rounds <= self.rounds_max
-            and case.time_limit >= self.time_limit_min
-        )
-
-    def describe(self) -> str:
-        """The conditions in words (for ``--explain``)."""
-        out = [f"solver={self.solver}"]
-        if self.n_min > 1 or self.n_max < math.inf:
-            hi = "" if self.n_max == math.inf else f"{int(self.n_max)}"
-            out.append(f"n {self.n_min}-{hi}" if hi else f"n >= {self.n_min}")
-        if self.objective:
-            out.append(self.objective)
-        if self.threads_min > 1 or self.threads_max < math.inf:
-            out.append("threads 1" if self.threads_max == 1 else f"threads >= {self.threads_min}")
-        if self.compiled is not None:
-            out.append("Numba" if self.compiled else "no Numba")
-        if self.typed is not None:
-            out.append("typed" if self.typed else "mixed")
-        if self.rounds_min > 0:
-            out.append(f"sum of responses >= {int(self.rounds_min)}")
-        if self.rounds_max < math.inf:
-            out.append(f"sum of responses <= {int(self.rounds_max)}")
-        if self.time_limit_min > 0:
-            out.append(f"time limit >= {self.time_limit_min:g} s")
-        return ", ".join(out)
-
-
-@dataclass(frozen=True)
-class Case:
-    """What :func:`route_for` reads of a solve: the ``solver=`` value, ``n``, the objective,
-    threads, the time limit, whether the branch and bound runs compiled, whether the
-    instance is typed, and Σ o_i."""
-
-    solver: str
-    n: int
-    objective: str
-    threads: int
-    time_limit: float
-    compiled: bool
-    typed: bool
-    rounds: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-@dataclass(frozen=True)
-class Route:
-    """One row of :data:`ROUTES`: its name, the cases it serves, what runs before the plan
-    (``quick``: the heuristic's local search gets at most ``SMALL_HEURISTIC`` s, else
-    ``min(0.5 s, 5 %)``; ``lp_windows``: the start windows tightened by the LP and
-    reduced-cost fixing; ``lp_values``: with ``lp_windows``, whether the LP values of the
-    other jobs cut the windows before the fixing, ``models/time-indexed.md`` §4.1 — off, the
-    fixing alone), the plan, whether the result is labelled ``auto(...)``, a line saying
-    why, and the provenance of its numbers."""
-
-    name: str
-    when: When
-    plan: tuple[Phase, ...] | Race
-    why: str
-    source: Source | None = None
-    quick: bool = False
-    lp_windows: bool = True
-    label_auto: bool = True
-    lp_values: bool = True
-
-    @property
-    def phases(self) -> tuple[Phase, ...]:
-        return self.plan.phases if isinstance(self.plan, Race) else self.plan
-
-    @property
-    def kind(self) -> str:
-        return "race" if isinstance(self.plan, Race) else "phases"
-
+# the row types live in .rows and are re-exported here, beside the table
+__all__ = [
+    "EVENTS_ROUNDS",
+    "ROUTES",
+    "SMALL_HEURISTIC",
+    "THREADS",
+    "TYPED_GROUPS",
+    "WINDOWS",
+    "Case",
+    "Phase",
+    "Race",
+    "Route",
+    "Source",
+    "When",
+    "load_variant",
+    "route_for",
+]
 
 #: ``auto``'s heuristic on the quick routes: its local search for at most this many seconds
 #: (50 and 100 ms were slower at n = 12: 0.414 s median against 0.464 and 0.532 s)
