@@ -553,13 +553,27 @@ class Effort:
                 raise InputError(f"must be an integer >= {low}, got {v!r}", field=name)
 
     def solves(self, inst: Instance) -> bool:
-        """Whether this effort solves ``inst`` exactly."""
+        """Whether this effort solves ``inst`` exactly: not when the exact solvers' per-job
+        arrays over the horizon (``n × (max a + Σ o)`` cells, :data:`EXACT_MAX_CELLS`) would
+        not fit, beyond n = 16 (up to 16 jobs a long horizon goes to the event model, whose
+        size follows n).  Certifying a growth sweep's ×128 point (n = 12,751, 65,256 rounds)
+        asked for a 1.5 GiB array; the validation run doing so had grown to 24 GB."""
         return (
             self.exact_seconds > 0
             and inst.n > 0
             and (self.exact_max_n is None or inst.n <= self.exact_max_n)
+            and (inst.n <= 16 or inst.n * horizon_rounds(inst) <= EXACT_MAX_CELLS)
         )
 
+
+def horizon_rounds(inst: Instance) -> int:
+    """SPEC §1's horizon: some optimal schedule ends by ``max a + Σ o``."""
+    return int(inst.arrivals.max() + inst.responses.sum()) if inst.n else 0
+
+
+#: an exact solve is not started when ``n × horizon`` exceeds this (400 MB of int64 per
+#: per-job array; :meth:`Effort.solves`): the bracket keeps its cheap bounds
+EXACT_MAX_CELLS = 50_000_000
 
 #: Cheap bounds only (full cheap UB).
 CHEAP = Effort()
@@ -627,7 +641,7 @@ def solve_bracket(b: Bracket, inst: Instance, effort: Effort) -> Bracket:
     return tighten(b, inst, exact=ex)
 
 
-__all__ = ["CERTIFY_SECONDS", "CERTIFY_THREADS", "CHEAP", "OBJECTIVES", "UB_POLICIES",
-           "Bracket", "BracketError", "Effort", "ExactResult", "OptStatus", "bracket",
+__all__ = ["CERTIFY_SECONDS", "CERTIFY_THREADS", "CHEAP", "EXACT_MAX_CELLS", "OBJECTIVES",
+           "UB_POLICIES", "Bracket", "BracketError", "Effort", "ExactResult", "OptStatus", "bracket",
            "cheap_lb", "cheap_ub", "exact_opt", "from_solve", "objective_value", "ratio",
            "solve_bracket", "start_bracket", "starts_of", "tighten", "value", "with_policy"]  # fmt: skip

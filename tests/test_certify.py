@@ -295,3 +295,20 @@ def test_brackets_are_drawn_as_bars_where_lb_and_ub_differ():
     assert draw_brackets(ax, [1, 2, 4], [2.0, 3.0, 4.0], [2.5, 3.0, 6.0], "C0") == 2
     assert len(ax.collections) == 2
     assert draw_brackets(ax, [1], [2.0], [None], "C0") == 0
+
+
+def test_no_exact_solve_beyond_the_cell_limit():
+    """``Effort.solves``: no exact solve when ``n × horizon`` passes ``EXACT_MAX_CELLS`` beyond
+    16 jobs (the time-indexed arrays would not fit); up to 16 jobs the event model takes any
+    horizon."""
+    from kvopt.certify import EXACT_MAX_CELLS, Effort
+    from kvopt.instance import Instance, Job
+
+    eff = Effort(exact_seconds=5.0)
+    small = Instance(memory=50, jobs=(Job(2, 3),) * 20)
+    assert eff.solves(small)
+    o = EXACT_MAX_CELLS // (20 * 20) + 1  # 20 jobs: n × Σo just above the limit
+    big = Instance(memory=10 * o, jobs=(Job(1, o),) * 20)
+    assert not eff.solves(big)
+    assert eff.solves(Instance(memory=10**8, jobs=(Job(1, 10**7),) * 3))
+    assert not Effort(exact_seconds=0.0).solves(small)
