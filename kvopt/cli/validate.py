@@ -28,7 +28,8 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--quick",
         action="store_true",
-        help="small budgets: every claim, within 10 minutes on 2 cores (about 80 s)",
+        help="small budgets: every claim (tens of minutes on 2 cores: the growth sweeps of the "
+        "constant-free and discovery claims take most of it)",
     )
     p.add_argument("--budget", type=_budget, metavar="N", help="evaluations per claim")
     p.add_argument(
