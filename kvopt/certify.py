@@ -562,18 +562,20 @@ class Effort:
             self.exact_seconds > 0
             and inst.n > 0
             and (self.exact_max_n is None or inst.n <= self.exact_max_n)
-            and (inst.n <= 16 or inst.n * horizon_rounds(inst) <= EXACT_MAX_CELLS)
+            and (inst.n <= 16 or inst.n * _spec_horizon(inst) <= EXACT_MAX_CELLS)
         )
-
-
-def horizon_rounds(inst: Instance) -> int:
-    """SPEC §1's horizon: some optimal schedule ends by ``max a + Σ o``."""
-    return int(inst.arrivals.max() + inst.responses.sum()) if inst.n else 0
 
 
 #: an exact solve is not started when ``n × horizon`` exceeds this (400 MB of int64 per
 #: per-job array; :meth:`Effort.solves`): the bracket keeps its cheap bounds
 EXACT_MAX_CELLS = 50_000_000
+
+
+def _spec_horizon(inst: Instance) -> int:
+    from .exact.common import spec_horizon  # the exact layer is imported only when used
+
+    return spec_horizon(inst)
+
 
 #: Cheap bounds only (full cheap UB).
 CHEAP = Effort()
