@@ -429,3 +429,25 @@ def test_cli_extra_defaults_are_the_library_default():
     parser = build_parser()
     assert parser.parse_args(["grow", "x.json"]).extra == growth.EXTRA_DOUBLINGS
     assert parser.parse_args(["search", "--policy", "fcfs"]).grow_extra == growth.EXTRA_DOUBLINGS
+
+
+def test_bounded_by_the_optimistic_ceiling_when_the_certified_ratio_zigzags():
+    """Route's typed record (validate --quick, seed 1): ALG/UB zigzags 85–103 over seven
+    doublings of n (neither rule settles it), ALG/LB rises 118 → 129.5 and stops moving: bounded
+    by rule ``upper``, the limit a bracket from the highest recent certified ratio up."""
+    xs = [1, 1.98, 3.95, 7.88, 15.75, 31.49, 62.96, 125.9]
+    cert = [100.97, 97.69, 100.4, 97.24, 97.61, 96.95, 85.44, 97.1]
+    ceiling = [118.28, 124.38, 126.69, 128.88, 128.84, 129.4, 129.45, 129.5]
+    assert direction_verdict(xs, cert).verdict == "unclear"
+    j = direction_verdict(xs, cert, ceiling)
+    assert j.verdict == "bounded" and j.rule == "upper"
+    assert j.limit - j.spread == pytest.approx(97.61)  # the highest certified of the window
+    assert 129.5 <= j.limit + j.spread < 131
+    # a ceiling that still climbs (5 % and more per two doublings) settles nothing
+    climbing = [100 * 1.04**i for i in range(len(xs))]
+    assert direction_verdict(xs, cert, climbing).verdict == "unclear"
+    # a certified ratio that grows is growth whatever the ceiling does
+    fs = [1, 2, 4, 8, 16]
+    assert direction_verdict(fs, [2 * f**0.5 for f in fs], [9.0] * 5).verdict == "grows"
+    # the certified rules come first: rule ``change`` when ALG/UB itself settles
+    assert direction_verdict([1, 2, 4, 8], [1.0, 3.0, 3.05, 3.1], [5, 6, 7, 8]).rule == "change"

@@ -425,7 +425,8 @@ def limit_estimate(ratios: Sequence[float]) -> tuple[float, float]:
     return now, abs(now - (before if before is not None else rs[-1]))
 
 
-def direction_verdict(factors: Sequence[float], ratios: Sequence[float]) -> Judgement:
+def direction_verdict(factors: Sequence[float], ratios: Sequence[float],
+                      upper: Sequence[float] | None = None) -> Judgement:  # fmt: skip
     """The :class:`Judgement` of one direction's certified ratios against the axis factor.
 
     ``grows``: the exponent is ≥ :data:`GROWS_EXPONENT` over at least :data:`GROWS_DOUBLINGS`
@@ -435,8 +436,19 @@ def direction_verdict(factors: Sequence[float], ratios: Sequence[float]) -> Judg
     them").  ``bounded``: the ratio changes by
     less than :data:`BOUNDED_CHANGE` over the last two doublings (rule ``change``), or the
     increments of the last three steps shrink geometrically with :data:`GEOMETRIC_Q` (rule
-    ``geometric``); either way with the limit estimate of :func:`limit_estimate`.  Else
-    ``unclear``.
+    ``geometric``); either way with the limit estimate of :func:`limit_estimate`.
+
+    ``upper`` (optional) are the same points' optimistic ratios ALG/LB — at every point an
+    upper bound on the true ratio, as the certified ALG/UB is a lower one.  When the certified
+    ratios settle by neither rule but the upper bounds do (by either rule), the direction is
+    ``bounded`` by rule ``upper``: the true ratio lies between the two, so a ceiling that stops
+    moving bounds it, while a lower bound that zigzags (a heuristic UB that is better at some
+    sizes than others, at thousands of jobs) says nothing either way.  This is the toolkit's
+    reading of SPEC §9 ("the certified ratio converges"), which a certified ratio oscillating
+    within a band for many doublings never meets; its limit ± spread is then the interval from
+    the highest certified ratio over the last two doublings up to the upper bounds' limit
+    estimate (plus that estimate's spread), so it is a bracket on the limit, not a point.
+    Else ``unclear``.
 
     >>> direction_verdict([1, 2, 4, 8, 16], [1, 1.5, 2, 2.8, 4]).verdict
     'grows'
@@ -445,6 +457,10 @@ def direction_verdict(factors: Sequence[float], ratios: Sequence[float]) -> Judg
     >>> j = direction_verdict([1, 2, 4, 8, 16], [53, 64, 69, 72, 73.6])
     >>> j.verdict, j.rule, round(j.limit, 1)
     ('bounded', 'geometric', 75.4)
+    >>> ceiling = [118, 126, 129, 129.4, 129.5]
+    >>> j = direction_verdict([1, 2, 4, 8, 16], [100, 88, 101, 85, 97], ceiling)
+    >>> j.verdict, j.rule, round(j.limit - j.spread, 1), round(j.limit + j.spread, 1)
+    ('bounded', 'upper', 101.0, 130.0)
     """
     pts = sorted(zip(factors, ratios))
     xs, rs = [p[0] for p in pts], [p[1] for p in pts]
@@ -469,6 +485,13 @@ def direction_verdict(factors: Sequence[float], ratios: Sequence[float]) -> Judg
     if geometric:
         limit, spread = limit_estimate(rs)
         return Judgement(exp, GrowthVerdict.BOUNDED, limit, spread, "geometric")
+    if upper is not None and len(upper) == len(rs) and len(rs) >= 3:
+        us = [u for _, u in sorted(zip(factors, upper))]
+        ceiling = direction_verdict(xs, us)
+        if ceiling.verdict == GrowthVerdict.BOUNDED and ceiling.limit is not None:
+            window = [r for x, r in zip(xs, rs) if below and x >= below[-1]] or rs[-2:]
+            lo, hi = max(window), max(ceiling.limit + (ceiling.spread or 0.0), max(window))
+            return Judgement(exp, GrowthVerdict.BOUNDED, (lo + hi) / 2, (hi - lo) / 2, "upper")
     return Judgement(exp, GrowthVerdict.UNCLEAR)
 
 

@@ -337,7 +337,8 @@ def grow(
             reached = math.log2(x)
             if reached >= doublings - 1e-9 and (not d.half or i % 2 == 0):
                 seen = [pts[k] for k in judged_steps(d, [p.step for p in pts])]
-                j = direction_verdict([p.factor for p in seen], [p.point.ratio_ub for p in seen])
+                j = direction_verdict([p.factor for p in seen], [p.point.ratio_ub for p in seen],
+                                      [p.point.ratio_lb for p in seen])  # fmt: skip
                 # bounded: done; grows or unclear: more doublings (within ``more`` and the
                 # sizes) to confirm growth on the certified ratios or to let the ratio settle
                 if j.verdict == GrowthVerdict.BOUNDED or reached >= doublings + more - 1e-9:
@@ -375,7 +376,8 @@ def grow(
     def judged(d: Direction):
         pts = families[d.name]
         seen = [pts[k] for k in judged_steps(d, [p.step for p in pts])]
-        return direction_verdict([p.factor for p in seen], [p.point.ratio_ub for p in seen])
+        return direction_verdict([p.factor for p in seen], [p.point.ratio_ub for p in seen],
+                                 [p.point.ratio_lb for p in seen])  # fmt: skip
 
     def solve_points() -> None:
         nonlocal solves
@@ -437,7 +439,8 @@ def grow(
                 saved[id(s.point)] = _save_point(record, s, d, out, source)
             steps_out.append(_summary(s, saved[id(s.point)]))
         seen = [steps_out[k] for k in judged_steps(d, [s.step for s in families[d.name]])]
-        j = direction_verdict([p.factor for p in seen], [p.ratio_certified for p in seen])
+        j = direction_verdict([p.factor for p in seen], [p.ratio_certified for p in seen],
+                              [p.ratio_optimistic for p in seen])  # fmt: skip
         results.append(GrowthDirection(d.name, tuple(steps_out), j.exponent, j.verdict,
                                        stopped[d.name], certified=d.name in chosen,
                                        vector=d.vector(), axis=d.axis, limit=j.limit,

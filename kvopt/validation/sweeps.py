@@ -64,6 +64,7 @@ class Sweeps:
         for g in self.results:
             dirs = ", ".join(f"{d.name} {d.verdict} ({fmt(d.exponent)}"
                              + (f", limit {d.limit:.4g} ± {d.limit_spread or 0:.2g}"
+                                + (" by the ALG/LB ceiling" if d.rule == "upper" else "")
                                 if d.limit is not None else "") + ")"
                              for d in g.directions)  # fmt: skip
             parts.append(f"{g.source}: {g.verdict} [{dirs}]")
@@ -114,7 +115,9 @@ def judge_constant_free(claim: Claim, ctx: Context, records: list[str]) -> dict[
         head = (f"a growing family: {g.family()} (certified ratios; no constant bounds the "
                 f"ratio along it)")  # fmt: skip
     elif sw.verdict == GrowthVerdict.BOUNDED:
-        lims = [d.limit for g in sw.results for d in g.directions if d.limit is not None]
+        # a limit bracketed by rule ``upper`` counts with its upper end (SPEC §9 reading)
+        lims = [d.limit + ((d.limit_spread or 0.0) if d.rule == "upper" else 0.0)
+                for g in sw.results for d in g.directions if d.limit is not None]  # fmt: skip
         verdict = Verdict.HOLDS
         head = (f"every direction swept is bounded (limit estimates up to "
                 f"{max(lims, default=float('nan')):.4g})")  # fmt: skip
