@@ -104,8 +104,8 @@ def test_registry_names_the_solvers():
 
 
 def case(n, objective="total", threads=2, time_limit=60.0, compiled=True, typed=False,
-         rounds=100, solver="auto") -> Case:  # fmt: skip
-    return Case(solver, n, objective, threads, time_limit, compiled, typed, rounds)
+         rounds=100, solver="auto", cells=0) -> Case:  # fmt: skip
+    return Case(solver, n, objective, threads, time_limit, compiled, typed, rounds, cells)
 
 
 #: (case, route name): the routing of ``auto`` and the other ``solver=`` values, row by row
@@ -163,6 +163,12 @@ TABLE = [
     (case(8, solver="cpsat"), "cpsat"),
     (case(8, solver="pyomo"), "pyomo"),
     (case(8, solver="events"), "events"),
+    # a time-indexed model too large to build (MODEL_MAX_CELLS nonzeros): not built
+    (case(8, cells=3 * 10**7), "events-large"),
+    (case(60, typed=True, cells=10**9, objective="makespan"), "events-large"),
+    (case(61, typed=True, cells=3 * 10**7), "no-model"),
+    (case(61, typed=True, cells=3 * 10**7 - 1), "typed-race"),
+    (case(8, solver="highs", cells=10**9), "highs"),  # a named solver is the user's choice
 ]
 
 

@@ -14,9 +14,11 @@ from hypothesis import strategies as st
 
 from kvopt.exact import SolveStatus, route_for, solve
 from kvopt.exact.backends.events import envelope
+from kvopt.exact.common import spec_horizon
 from kvopt.exact.heuristic import place
 from kvopt.exact.placement import Profile, place_events
-from kvopt.exact.portfolio.routes import Case
+from kvopt.exact.portfolio import DEFAULT
+from kvopt.exact.portfolio.routes import MODEL_MAX_CELLS, Case
 from kvopt.instance import Instance, Job
 from kvopt.schedule import Schedule, check_schedule
 
@@ -168,6 +170,32 @@ def test_auto_routes_long_horizons_to_the_event_model():
     assert route_for(case(30, 10**6, "makespan")).name == "events-long"
 
 
+def test_a_model_too_large_to_build_is_not_built():
+    """``Case.cells`` (the time-indexed memory rows' nonzeros) beyond ``MODEL_MAX_CELLS``:
+    the event model up to 60 jobs, no model at all beyond (issue 35: certifying a grown
+    typed record at n = 12,751 allocated 24 GB).  The no-model route still returns a checked
+    schedule and the cheap bound, ``feasible`` unless that bound meets it."""
+
+    def case(n, cells, typed=True):
+        return Case("auto", n, "total", 2, 60.0, False, typed, 1000, cells)
+
+    big = MODEL_MAX_CELLS
+    assert route_for(case(40, big)).name == "events-large"
+    assert route_for(case(40, big - 1)).name == "typed-race"
+    assert route_for(case(500, big, typed=False)).name == "no-model"
+    assert route_for(case(500, big - 1)).name == "typed-race"
+    # the typed case counts one column set per distinct job: 3,000 copies of 2 jobs
+    jobs = (Job(3, 4000),) * 1500 + (Job(1, 3000),) * 1500
+    inst = Instance(memory=5000, jobs=jobs)
+    c = DEFAULT.case(inst, "total", 5.0, 2, "auto")
+    assert c.cells == (4000 + 3000) * spec_horizon(inst) > big
+    res = solve(inst, time_limit=3.0, threads=2)
+    assert res.route.name == "no-model"
+    assert res.status in (SolveStatus.FEASIBLE, SolveStatus.OPTIMAL)
+    assert check_schedule(inst, res.schedule).valid
+    assert res.bound <= res.objective
+
+
 def test_ten_million_tokens_cost_what_a_thousand_do():
     """The three-job instance of ``benchmarks/real_lengths.py`` (one response of 10⁷ tokens):
     ``auto`` proves Opt = tokens + 220 at once, whatever the tokens (issue 35)."""
@@ -178,7 +206,8 @@ def test_ten_million_tokens_cost_what_a_thousand_do():
         )
         t0 = time.monotonic()
         res = solve(inst, time_limit=20, threads=2)
-        assert res.route.name == "events"
+        # 10⁷ tokens: a time-indexed model of 10¹⁴ nonzeros would not be built anyway
+        assert res.route.name == ("events" if tokens < 10**6 else "events-large")
         assert res.status is SolveStatus.OPTIMAL and res.objective == tokens + 220
         assert time.monotonic() - t0 < 10
         assert math.isclose(res.bound, tokens + 220)

@@ -15,6 +15,7 @@ from types import MappingProxyType
 
 from ...instance import Instance
 from ..backend import Backend
+from ..common import spec_horizon
 from .report import PhaseRun, RouteReport
 from .routes import (
     ROUTES,
@@ -104,6 +105,14 @@ def case_of(
     compiled: bool,
 ) -> Case:
     """What :func:`route_for` reads of a solve (pure)."""
+    typed = groups(instance) <= TYPED_GROUPS
+    horizon = spec_horizon(instance) if instance.n else 0
+    if typed:  # one column per distinct job and start: Σ o over the distinct jobs
+        distinct = {(int(s), int(o), int(a)) for s, o, a in
+                    zip(instance.prompts, instance.responses, instance.arrivals)}  # fmt: skip
+        rows = sum(o for _, o, _ in distinct)
+    else:
+        rows = int(instance.responses.sum())
     return Case(
         solver=solver,
         n=instance.n,
@@ -111,8 +120,9 @@ def case_of(
         threads=int(threads),
         time_limit=float(time_limit),
         compiled=bool(compiled),
-        typed=groups(instance) <= TYPED_GROUPS,
+        typed=typed,
         rounds=int(instance.responses.sum()),
+        cells=int(rows) * int(horizon),
     )
 
 

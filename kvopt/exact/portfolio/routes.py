@@ -16,6 +16,8 @@ module.  The rows of ``auto`` in order (``models/bnb.md``, ``models/time-indexed
 ``models/orders.md``):
 
 ====================  =====================================================================
+events-large          time-indexed model > 3e7 nonzeros (Case.cells), n ≤ 60: the event model
+no-model              … n > 60: the heuristic and the local search, the cheap bounds only
 small-race            n ≤ 16, Σo ≤ 400, total, 2+ threads: branch and bound, CP-SAT joins
 small-one-thread      … one thread: branch and bound ½ the limit, then CP-SAT
 small-makespan        n ≤ 16, Σo ≤ 400, makespan: CP-SAT
@@ -53,6 +55,7 @@ from .rows import THREADS, WINDOWS, Case, Phase, Race, Route, Source, When
 # the row types live in .rows and are re-exported here, beside the table
 __all__ = [
     "EVENTS_ROUNDS",
+    "MODEL_MAX_CELLS",
     "ROUTES",
     "SMALL_HEURISTIC",
     "THREADS",
@@ -139,9 +142,41 @@ def _long_rows() -> tuple[Route, ...]:
 
 _SMALL = When(n_max=16, objective="total", rounds_max=400)
 
+#: a time-indexed model with more memory-row nonzeros than this (``Case.cells``) is not built
+#: (the typed race on n = 6,224 copies of fcfs.json's jobs x4, 1.7e7 nonzeros, peaked at 2.9 GB
+#: and overran a 10 s limit by 11 s; certifying a x128 growth point, 6e8, died at 24 GB)
+MODEL_MAX_CELLS = 30_000_000
+_TOO_LARGE = Source(
+    "models/orders.md §6; kvopt solve on grown typed records (issue 35)",
+    "fcfs.json's jobs x16 copies, lengths x1 and x4 (n = 6,224); fcfs-growth's x128 point "
+    "(n = 12,751, 65,256 rounds)",
+    10.0,
+    "1.4e6 nonzeros: 0.26 GB, 12 s; 1.7e7: 2.9 GB, 21 s (threads did not stop); 6e8: killed "
+    "at 24 GB.  The event model's size follows n, not the lengths",
+)
+
 #: ``auto``'s routes, ``race``'s and the named backends', in order: :func:`route_for` takes the
 #: first that holds
 ROUTES: tuple[Route, ...] = (
+    Route(
+        "events-large",
+        When(n_max=60, cells_min=MODEL_MAX_CELLS),
+        (Phase("events", bound_focus=True),),
+        f"a time-indexed model of more than {MODEL_MAX_CELLS:.0e} nonzeros is not built; up to "
+        "60 jobs the event model, whose size follows n, not the horizon (both objectives)",
+        _TOO_LARGE,
+        lp_windows=False,
+    ),
+    Route(
+        "no-model",
+        When(n_min=61, cells_min=MODEL_MAX_CELLS),
+        (Phase("ils"),),
+        f"a time-indexed model of more than {MODEL_MAX_CELLS:.0e} nonzeros is not built, nor "
+        "the event model beyond 60 jobs: the heuristic's schedule improved by the local "
+        "search, and the cheap lower bounds of SPEC §2 (no model, no proof beyond them)",
+        _TOO_LARGE,
+        lp_windows=False,
+    ),
     Route(
         "small-race",
         replace(_SMALL, threads_min=2),

@@ -102,6 +102,7 @@ class When:
     rounds_max: float = math.inf  # Σ o_i
     time_limit_min: float = 0.0
     rounds_min: float = 0.0  # Σ o_i
+    cells_min: float = 0.0  # the time-indexed model's size (Case.cells)
 
     def holds(self, case: Case) -> bool:
         return (
@@ -113,6 +114,7 @@ class When:
             and self.typed in (None, case.typed)
             and self.rounds_min <= case.rounds <= self.rounds_max
             and case.time_limit >= self.time_limit_min
+            and case.cells >= self.cells_min
         )
 
     def describe(self) -> str:
@@ -135,6 +137,8 @@ class When:
             out.append(f"sum of responses <= {int(self.rounds_max)}")
         if self.time_limit_min > 0:
             out.append(f"time limit >= {self.time_limit_min:g} s")
+        if self.cells_min > 0:
+            out.append(f"time-indexed model >= {self.cells_min:.3g} nonzeros")
         return ", ".join(out)
 
 
@@ -142,7 +146,10 @@ class When:
 class Case:
     """What :func:`route_for` reads of a solve: the ``solver=`` value, ``n``, the objective,
     threads, the time limit, whether the branch and bound runs compiled, whether the
-    instance is typed, and Σ o_i."""
+    instance is typed, Σ o_i, and ``cells``: the nonzeros of the time-indexed memory rows
+    over the SPEC §1 horizon ``H = max a + Σ o`` (``Σ o_g · H`` over the distinct jobs ``g``
+    when typed, the aggregated model; ``Σ o_i · H`` over the jobs otherwise), which is what
+    a time-indexed model costs to build (:data:`~kvopt.exact.portfolio.routes.MODEL_MAX_CELLS`)."""
 
     solver: str
     n: int
@@ -152,6 +159,7 @@ class Case:
     compiled: bool
     typed: bool
     rounds: int
+    cells: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
