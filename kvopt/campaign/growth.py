@@ -60,6 +60,7 @@ from .families import (
     GROWS_EXPONENT,
     Direction,
     GrowthVerdict,
+    Judgement,
     direction_verdict,
     directions_for,
     judged_steps,
@@ -340,8 +341,10 @@ def grow(
                 j = direction_verdict([p.factor for p in seen], [p.point.ratio_ub for p in seen],
                                       [p.point.ratio_lb for p in seen])  # fmt: skip
                 # bounded: done; grows or unclear: more doublings (within ``more`` and the
-                # sizes) to confirm growth on the certified ratios or to let the ratio settle
-                if j.verdict == GrowthVerdict.BOUNDED or reached >= doublings + more - 1e-9:
+                # sizes) to confirm growth on the certified ratios or to let the ratio settle.
+                # Bounded by the ALG/LB ceiling alone (rule ``upper``) walks on too: more
+                # points may settle the certified ratios themselves, a tighter limit
+                if settled(j) or reached >= doublings + more - 1e-9:
                     break
         return pts, why
 
@@ -398,9 +401,7 @@ def grow(
     # The walk judged the cheap ratios; the exact solves can move the early points.  A direction
     # that is not bounded on its certified ratios walks on (the points so far are cached, and
     # judged as they are now) within its doublings, and its new points get exact solves too.
-    again = [
-        d for d in dirs if stopped[d.name] is None and judged(d).verdict != GrowthVerdict.BOUNDED
-    ]
+    again = [d for d in dirs if stopped[d.name] is None and not settled(judged(d))]
     for d in again:
         before = len(families[d.name])
         families[d.name], stopped[d.name] = walk(d, steps, extra)
@@ -466,6 +467,12 @@ def grow(
                                            "exact_solves": solves})  # fmt: skip
     say(f"verdict {res.verdict}; best {res.family()}")
     return res
+
+
+def settled(j: Judgement) -> bool:
+    """Whether a direction's walk may end: bounded on its certified ratios (rules ``change``
+    or ``geometric``); rule ``upper`` (the ALG/LB ceiling) is the final reading only."""
+    return j.verdict == GrowthVerdict.BOUNDED and j.rule != "upper"
 
 
 def _tidy(x: float) -> float:
