@@ -148,7 +148,7 @@ def test_long_responses_take_the_general_path():
     o = [SMALL_ROUNDS // 2 + 1, SMALL_ROUNDS // 2 + 1, 3]
     inst = Instance.from_arrays(2 * SMALL_ROUNDS, [1, 1, 5], o)
     res = solve(inst, time_limit=30, threads=2)
-    assert res.optimal and "bnb" not in res.solver and res.route.name == "events"
+    assert res.optimal and "bnb" not in res.solver and res.route.name == "events-small"
     assert res.objective == int(np.sum(o))
 
 

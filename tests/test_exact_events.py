@@ -161,9 +161,11 @@ def test_auto_routes_long_horizons_to_the_event_model():
     def case(n, rounds, objective="total", typed=False, threads=2):
         return Case("auto", n, objective, threads, 60.0, True, typed, rounds)
 
-    assert route_for(case(10, 2000)).name == "events"
-    assert route_for(case(3, 10**7, typed=True)).name == "events"
-    assert route_for(case(12, 2000, "makespan", threads=1)).name == "events"
+    assert route_for(case(10, 2000)).name == "events-small"
+    assert route_for(case(3, 10**7, typed=True)).name == "events-small"
+    assert route_for(case(12, 2000, "makespan", threads=1)).name == "events-small"
+    assert route_for(case(13, 2000)).name == "events"
+    assert route_for(case(16, 2000, "makespan")).name == "events"
     assert route_for(case(10, 400)).name == "small-race"
     assert route_for(case(17, 2000)).name == "cpsat"
     assert route_for(case(17, 6000)).name == "events-long"
@@ -207,7 +209,7 @@ def test_ten_million_tokens_cost_what_a_thousand_do():
         t0 = time.monotonic()
         res = solve(inst, time_limit=20, threads=2)
         # 10⁷ tokens: a time-indexed model of 10¹⁴ nonzeros would not be built anyway
-        assert res.route.name == ("events" if tokens < 10**6 else "events-large")
+        assert res.route.name == ("events-small" if tokens < 10**6 else "events-large")
         assert res.status is SolveStatus.OPTIMAL and res.objective == tokens + 220
         assert time.monotonic() - t0 < 10
         assert math.isclose(res.bound, tokens + 220)
