@@ -553,11 +553,13 @@ class Effort:
                 raise InputError(f"must be an integer >= {low}, got {v!r}", field=name)
 
     def solves(self, inst: Instance) -> bool:
-        """Whether this effort solves ``inst`` exactly: not when the exact solvers' per-job
-        arrays over the horizon (``n × (max a + Σ o)`` cells, :data:`EXACT_MAX_CELLS`) would
-        not fit, beyond n = 16 (up to 16 jobs a long horizon goes to the event model, whose
-        size follows n).  Certifying a growth sweep's ×128 point (n = 12,751, 65,256 rounds)
-        asked for a 1.5 GiB array; the validation run doing so had grown to 24 GB."""
+        """Whether this effort solves ``inst`` exactly: not beyond n = 16 when ``n × (max a +
+        Σ o)`` passes :data:`EXACT_MAX_CELLS` (certifying a growth sweep's ×128 point, n =
+        12,751 and 65,256 rounds, asked for a 1.5 GiB array; the validation run doing so had
+        grown to 24 GB).  ``kvopt solve`` has its own, later guard on the model it would build
+        (:data:`kvopt.exact.portfolio.routes.MODEL_MAX_CELLS`: the event model or no model);
+        this one is stricter on many copies of few jobs and skips the solve altogether, so a
+        sweep's largest points keep their cheap bounds at no cost."""
         return (
             self.exact_seconds > 0
             and inst.n > 0

@@ -489,8 +489,8 @@ def direction_verdict(factors: Sequence[float], ratios: Sequence[float],
         us = [u for _, u in sorted(zip(factors, upper))]
         ceiling = direction_verdict(xs, us)
         if ceiling.verdict == GrowthVerdict.BOUNDED and ceiling.limit is not None:
-            window = [r for x, r in zip(xs, rs) if below and x >= below[-1]] or rs[-2:]
-            lo, hi = max(window), max(ceiling.limit + (ceiling.spread or 0.0), max(window))
+            floor = max((p[1] for p in last), default=max(rs[-2:]))  # last two doublings
+            lo, hi = floor, max(ceiling.limit + (ceiling.spread or 0.0), floor)
             return Judgement(exp, GrowthVerdict.BOUNDED, (lo + hi) / 2, (hi - lo) / 2, "upper")
     return Judgement(exp, GrowthVerdict.UNCLEAR)
 

@@ -338,8 +338,7 @@ def grow(
             reached = math.log2(x)
             if reached >= doublings - 1e-9 and (not d.half or i % 2 == 0):
                 seen = [pts[k] for k in judged_steps(d, [p.step for p in pts])]
-                j = direction_verdict([p.factor for p in seen], [p.point.ratio_ub for p in seen],
-                                      [p.point.ratio_lb for p in seen])  # fmt: skip
+                j = _judge(seen)
                 # bounded: done; grows or unclear: more doublings (within ``more`` and the
                 # sizes) to confirm growth on the certified ratios or to let the ratio settle.
                 # Bounded by the ALG/LB ceiling alone (rule ``upper``) walks on too: more
@@ -379,8 +378,7 @@ def grow(
     def judged(d: Direction):
         pts = families[d.name]
         seen = [pts[k] for k in judged_steps(d, [p.step for p in pts])]
-        return direction_verdict([p.factor for p in seen], [p.point.ratio_ub for p in seen],
-                                 [p.point.ratio_lb for p in seen])  # fmt: skip
+        return _judge(seen)
 
     def solve_points() -> None:
         nonlocal solves
@@ -467,6 +465,12 @@ def grow(
                                            "exact_solves": solves})  # fmt: skip
     say(f"verdict {res.verdict}; best {res.family()}")
     return res
+
+
+def _judge(seen: Sequence[_Step]) -> Judgement:
+    """The verdict of a walk's judged points: certified ALG/UB, with ALG/LB as the ceiling."""
+    return direction_verdict([p.factor for p in seen], [p.point.ratio_ub for p in seen],
+                             [p.point.ratio_lb for p in seen])  # fmt: skip
 
 
 def settled(j: Judgement) -> bool:

@@ -100,8 +100,9 @@ def validate(
 ) -> ValidationResult:
     """Validate SPEC §7 claims (all by default); return the verdicts (see the module docstring).
 
-    ``quick`` uses small budgets (every claim; tens of minutes on 2 cores, most
-    of it in the growth sweeps of the constant-free and discovery claims); ``budget`` (evaluations) and ``seconds`` apply per claim;
+    ``quick`` uses small budgets (every claim; about 21 minutes on 2 cores at seed 1,
+    most of it in the growth sweeps of the constant-free and discovery claims);
+    ``budget`` (evaluations) and ``seconds`` apply per claim;
     ``workers``/``scheduler`` as in :func:`kvopt.campaign.search`; ``out`` keeps
     the campaigns (default ``kvopt-validate``), so a rerun resumes;
     ``report`` writes a Markdown report with PNG plots beside it; ``space``

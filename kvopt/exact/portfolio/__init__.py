@@ -49,9 +49,14 @@ __all__ = [
 ]
 
 
+def _distinct(inst: Instance) -> set[tuple[int, int, int]]:
+    """The distinct jobs (prompt, response, arrival)."""
+    return set(zip(inst.prompts.tolist(), inst.responses.tolist(), inst.arrivals.tolist()))
+
+
 def groups(inst: Instance) -> int:
     """The number of distinct jobs (prompt, response, arrival)."""
-    return len(set(zip(inst.prompts.tolist(), inst.responses.tolist(), inst.arrivals.tolist())))
+    return len(_distinct(inst))
 
 
 @dataclass(frozen=True)
@@ -105,14 +110,13 @@ def case_of(
     compiled: bool,
 ) -> Case:
     """What :func:`route_for` reads of a solve (pure)."""
-    typed = groups(instance) <= TYPED_GROUPS
+    distinct = _distinct(instance)
+    typed = len(distinct) <= TYPED_GROUPS
+    rounds = int(instance.responses.sum())
+    # the memory rows' nonzeros: one column per start of each job, or of each distinct job
+    # when typed (the aggregated model), each in o rows
+    per_start = sum(o for _, o, _ in distinct) if typed else rounds
     horizon = spec_horizon(instance) if instance.n else 0
-    if typed:  # one column per distinct job and start: Σ o over the distinct jobs
-        distinct = {(int(s), int(o), int(a)) for s, o, a in
-                    zip(instance.prompts, instance.responses, instance.arrivals)}  # fmt: skip
-        rows = sum(o for _, o, _ in distinct)
-    else:
-        rows = int(instance.responses.sum())
     return Case(
         solver=solver,
         n=instance.n,
@@ -121,8 +125,8 @@ def case_of(
         time_limit=float(time_limit),
         compiled=bool(compiled),
         typed=typed,
-        rounds=int(instance.responses.sum()),
-        cells=int(rows) * int(horizon),
+        rounds=rounds,
+        cells=int(per_start) * int(horizon),
     )
 
 
