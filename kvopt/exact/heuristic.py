@@ -32,6 +32,9 @@ from .placement import place_events
 #: array placement took 0.28 ms per order at 65 rounds, 2.0-2.2 ms at 2,250; the profile one
 #: 0.40 and 0.6-0.9 ms; its cost grows as n² log n per job, the array's with the horizon)
 EVENT_PLACEMENT_ROUNDS = 8
+#: beyond this many rounds (and below the profile's threshold) the array placement keeps its
+#: array in numpy (:func:`_numpy_placer`); below, Python lists are faster (short slices)
+ARRAY_PLACEMENT_ROUNDS = 1 << 16
 
 
 def _placer(inst: Instance):
@@ -47,6 +50,8 @@ def _placer(inst: Instance):
     H = max(arrivals) + sum(responses) + 1 if n else 1
     if H > EVENT_PLACEMENT_ROUNDS * n * n:
         return lambda order: place_events(M, prompts, responses, arrivals, order)
+    if H > ARRAY_PLACEMENT_ROUNDS:
+        return _numpy_placer(M, prompts, responses, arrivals, H)
     base = list(range(H + max(responses, default=1) + 1))
     stairs: dict[tuple[int, int], list[int]] = {}
     for s, o in zip(prompts, responses):
@@ -63,6 +68,42 @@ def _placer(inst: Instance):
             t = last.get(key, a)
             t = first_fit(gm, t, o, M - s - 1, H)  # found: after every placed job all is free
             gm[t : t + o] = map(_add, gm[t : t + o], stairs[s, o])
+            starts[i] = t
+            last[key] = t
+        return starts
+
+    return run
+
+
+def _numpy_placer(M: int, prompts, responses, arrivals, H: int):
+    """The array placement of :func:`_placer` on a numpy profile (the same starts): one slice
+    maximum and one slice addition per test in C, 8 bytes a round (a Python list holds
+    about 36).  At n = 3,000 with responses of 3,000-4,000 rounds (10⁷ rounds) an order takes
+    0.05 s here against 1.6 s on lists; below ``ARRAY_PLACEMENT_ROUNDS`` lists win."""
+    n = len(prompts)
+    base = np.arange(H + max(responses, default=1) + 1, dtype=np.int64)
+    stairs: dict[tuple[int, int], np.ndarray] = {}
+    for s, o in zip(prompts, responses):
+        if (s, o) not in stairs:
+            stairs[s, o] = np.arange(s + 1, s + 1 + o, dtype=np.int64)
+
+    def run(order: list[int]) -> list[int]:
+        gm = base.copy()
+        starts = [0] * n
+        last: dict[tuple[int, int, int], int] = {}
+        for i in order:
+            s, o, a = prompts[i], responses[i], arrivals[i]
+            key = (s, o, a)
+            t = last.get(key, a)
+            lim = M - s - 1
+            while True:  # common.first_fit on the array; found by H (all is free after it)
+                w = gm[t : t + o]
+                j = int(w.argmax())
+                m = int(w[j])
+                if m <= lim + t:
+                    break
+                t = m - lim if m - lim < t + j + 1 else t + j + 1
+            gm[t : t + o] += stairs[s, o]
             starts[i] = t
             last[key] = t
         return starts
@@ -99,7 +140,8 @@ def heuristic_starts(
     seconds: float = 0.5,
     moves: int | None = None,
 ) -> np.ndarray:
-    """Best serial schedule found over fixed orders plus ``seconds`` of seeded local search.
+    """Best serial schedule found over fixed orders, then seeded local search, within
+    ``seconds`` in all (at least one fixed order is placed, however long it takes).
 
     With ``moves`` the local search makes exactly that many moves and ignores the
     clock, so the result depends only on the instance and the seed.  Ctrl-C during the
@@ -108,15 +150,21 @@ def heuristic_starts(
     """
     if inst.n == 0:
         return np.zeros(0, dtype=np.int64)
+    t0 = time.monotonic()
     run = _placer(inst)
     value = _valuer(inst, objective)
     best_val, best_order, best_starts = None, None, None
     for order in _orders(inst, objective):
+        # on the clock the fixed orders stop at ``seconds`` too (after the first: a schedule
+        # is always returned): at n = 3,000 with responses of 4,000 one order takes 1.5 s
+        if best_val is not None and moves is None and time.monotonic() - t0 >= seconds:
+            break
         order = order.tolist()
         st = run(order)
         v = value(st)
         if best_val is None or v < best_val:
             best_val, best_order, best_starts = v, order, st
+    seconds = max(seconds - (time.monotonic() - t0), 0.0)
     cap = 60 * inst.n * inst.n if moves is None else int(moves)
     found = [best_starts]
     try:
