@@ -310,3 +310,18 @@ def test_start_windows_take_one_bound_per_distinct_job():
     finally:
         sys.setprofile(None)
     assert calls == [1999, 1999, 1999]
+
+
+@given(inst=instances(max_n=9, max_o=8, max_memory=30))
+@settings(max_examples=200, **SETTINGS)
+def test_bounds_without_each_job_are_the_bounds_of_the_smaller_instances(inst):
+    """``total_bounds_without_each`` (one sort, used by the windows) equals SPEC §2's bound of
+    ``J ∖ {i}`` computed on that instance, for every ``i``."""
+    from kvopt.exact.common import lower_bound, total_bounds_without_each
+
+    n = inst.n
+    want = [
+        lower_bound(inst.subset([j for j in range(n) if j != i]), "total") if n > 1 else 0
+        for i in range(n)
+    ]
+    assert total_bounds_without_each(inst).tolist() == want

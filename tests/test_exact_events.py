@@ -149,7 +149,7 @@ def test_events_agrees_with_the_time_indexed_model(memory, jobs, objective, arri
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     st.integers(3, 20),
     st.lists(

@@ -176,20 +176,35 @@ def start_windows(
         if objective == "makespan":
             cap = np.minimum(cap, ub)
         else:
-            # LB(J∖{i}) depends on job i only through (prompt, response, arrival): one bound
-            # per distinct job, so a typed instance with thousands of copies costs a few bounds
-            # (it was n bounds of n − 1 jobs each, minutes at n ≈ 2000 before any solve began)
-            others = np.empty(n, dtype=np.int64)
-            by_job: dict[tuple[int, int, int], int] = {}
-            for i, job in enumerate(inst.jobs):
-                key = (job.prompt, job.response, job.arrival)
-                if key not in by_job:
-                    rest = inst.subset([j for j in range(n) if j != i])
-                    by_job[key] = lower_bound(rest, "total") if rest.n else 0
-                others[i] = by_job[key]
-            cap = np.minimum(cap, ub - others)
+            cap = np.minimum(cap, ub - total_bounds_without_each(inst))
     hi = cap - inst.responses
     return lo, hi
+
+
+def total_bounds_without_each(inst: Instance) -> np.ndarray:
+    """``lower_bound(J ∖ {i}, "total")`` for every job ``i`` at once, in ``O(n log n)``: the
+    processing bound less ``a_i + o_i``, and the area bound (SPEC §2) of the areas sorted
+    ascending with the one at position ``p`` removed — the ``p`` smaller ones lose one of
+    their weight, the larger ones keep theirs, so the weighted sum drops by
+    ``(n − p) A_(p) + Σ_{q<p} A_(q)``.  (It was ``n`` bounds of ``n − 1``-job instances:
+    10 s at n = 1,000 before any solve began, minutes at n ≈ 2,000.)"""
+    n = inst.n
+    if n <= 1:
+        return np.zeros(n, dtype=np.int64)
+    order = np.argsort(inst.areas, kind="stable")
+    areas = [int(x) for x in inst.areas[order]]
+    total = sum((n - r) * a for r, a in enumerate(areas))  # weights n, n − 1, …, 1
+    M = inst.memory
+    proc = int(inst.arrivals.sum() + inst.responses.sum())
+    ends = (inst.arrivals + inst.responses).tolist()
+    out = np.empty(n, dtype=np.int64)
+    prefix = 0
+    for p, a in enumerate(areas):
+        i = int(order[p])
+        rest = total - (n - p) * a - prefix
+        out[i] = max(-(-rest // M), proc - ends[i])
+        prefix += a
+    return out
 
 
 def finish(

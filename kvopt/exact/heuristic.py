@@ -27,30 +27,31 @@ from ..schedule import Schedule, checked
 from .common import first_fit
 from .placement import place_events
 
-#: the placement on the piecewise-linear profile (:mod:`kvopt.exact.placement`) when the
-#: horizon exceeds this many rounds per squared job (``models/orders.md`` §3: at n = 12 the
-#: array placement took 0.28 ms per order at 65 rounds, 2.0-2.2 ms at 2,250; the profile one
-#: 0.40 and 0.6-0.9 ms; its cost grows as n² log n per job, the array's with the horizon)
-EVENT_PLACEMENT_ROUNDS = 8
-#: beyond this many rounds (and below the profile's threshold) the array placement keeps its
-#: array in numpy (:func:`_numpy_placer`); below, Python lists are faster (short slices)
-ARRAY_PLACEMENT_ROUNDS = 1 << 16
+#: the serial placement keeps the profile ``gm[τ] = used(τ) + τ`` as a Python list up to this
+#: horizon (short slices: 0.044 ms per order at n = 12 and 53 rounds, numpy 0.077) …
+LIST_PLACEMENT_ROUNDS = 1 << 10
+#: … as a numpy array up to this one (8 bytes a round: 134 MB; 0.14 ms per order at n = 12
+#: and 2,252 rounds, the list 0.50, the profile 0.19; 5.9 ms at n = 200 and 112,641 rounds,
+#: the profile 65) and beyond it as the piecewise-linear profile of
+#: :mod:`kvopt.exact.placement` (``models/orders.md`` §3: memory ``O(n)`` whatever the
+#: horizon, time about ``n²`` per job: 1.6 s per order at n = 1,000) — the same starts
+NUMPY_PLACEMENT_ROUNDS = 1 << 24
 
 
 def _placer(inst: Instance):
     """``place`` for this instance, as a function of a list order returning the starts (a
     list); the profile is kept as ``gm[τ] = used(τ) + τ`` so that a job fits at ``t`` iff
-    ``max(gm[t : t + o]) ≤ M − s − 1 + t`` (one C-level slice and max per test), or, beyond
-    ``EVENT_PLACEMENT_ROUNDS · n²`` rounds, as the piecewise-linear profile of
+    ``max(gm[t : t + o]) ≤ M − s − 1 + t`` (one slice and max per test) in a list or a numpy
+    array, or beyond ``NUMPY_PLACEMENT_ROUNDS`` as the piecewise-linear profile of
     :func:`kvopt.exact.placement.place_events` (the same starts)."""
     n, M = inst.n, inst.memory
     prompts, responses, arrivals = (
         x.tolist() for x in (inst.prompts, inst.responses, inst.arrivals)
     )
     H = max(arrivals) + sum(responses) + 1 if n else 1
-    if H > EVENT_PLACEMENT_ROUNDS * n * n:
+    if H > NUMPY_PLACEMENT_ROUNDS:
         return lambda order: place_events(M, prompts, responses, arrivals, order)
-    if H > ARRAY_PLACEMENT_ROUNDS:
+    if H > LIST_PLACEMENT_ROUNDS:
         return _numpy_placer(M, prompts, responses, arrivals, H)
     base = list(range(H + max(responses, default=1) + 1))
     stairs: dict[tuple[int, int], list[int]] = {}
@@ -79,16 +80,16 @@ def _numpy_placer(M: int, prompts, responses, arrivals, H: int):
     """The array placement of :func:`_placer` on a numpy profile (the same starts): one slice
     maximum and one slice addition per test in C, 8 bytes a round (a Python list holds
     about 36).  At n = 3,000 with responses of 3,000-4,000 rounds (10⁷ rounds) an order takes
-    0.05 s here against 1.6 s on lists; below ``ARRAY_PLACEMENT_ROUNDS`` lists win."""
+    0.35 s here against 2.4 s on lists; below ``LIST_PLACEMENT_ROUNDS`` lists win."""
     n = len(prompts)
-    base = np.arange(H + max(responses, default=1) + 1, dtype=np.int64)
+    size = H + max(responses, default=1) + 1
     stairs: dict[tuple[int, int], np.ndarray] = {}
     for s, o in zip(prompts, responses):
         if (s, o) not in stairs:
             stairs[s, o] = np.arange(s + 1, s + 1 + o, dtype=np.int64)
 
     def run(order: list[int]) -> list[int]:
-        gm = base.copy()
+        gm = np.arange(size, dtype=np.int64)  # one array per order, no copy kept
         starts = [0] * n
         last: dict[tuple[int, int, int], int] = {}
         for i in order:
@@ -194,6 +195,8 @@ class LocalSearchInterrupted(KeyboardInterrupt):
         self.starts = starts
 
 
+#: :func:`improve_starts` on the clock with less time than this returns its input
+MIN_IMPROVE_SECONDS = 0.1
 #: the iterated local search (:func:`improve_starts`) kicks the order after this many moves
 #: times ``n²`` without an improvement, …
 KICK_AFTER = 4
@@ -223,7 +226,8 @@ def improve_starts(
     st0 = [int(x) for x in starts]
     if len(st0) != n:
         raise InputError(f"must hold one start per job ({n}), got {len(st0)}", field="starts")
-    if n < 2:
+    if n < 2 or (moves is None and seconds < MIN_IMPROVE_SECONDS):
+        # no time to place even one order of a long instance (1.6 s at n = 1,000, 10⁷ rounds)
         return np.asarray(st0, dtype=np.int64)
     run = _placer(inst)
     value = _valuer(inst, objective)
