@@ -14,7 +14,8 @@ resident memory of the process (each solve runs in a fresh child process) and th
 then per n the proven count, the median and the largest seconds (an unproven instance
 counts with the seconds it ran, about the time limit).  ``--scale`` solves one
 instance (``--scale-n``, seed 1) with every length ×1, ×10, ×100; ``--big`` the three-job
-instance :func:`big_instance` (one response of ``--big-tokens``, default 10⁷);
+instance :func:`big_instance` (one response of ``--big-tokens``, default 10⁷); ``--many
+400,1000,2000`` the time-limit test on :func:`many_instance` (thousands of long jobs, no model);
 ``--max-response R`` replaces the trace by the random mixed family with responses ≤ ``R``
 (``memory = max(6n, R + 1)``), the moderate horizons where the route was chosen.  Run it
 from the checkout being measured (``PYTHONPATH=...``): the "before" figures of
@@ -72,12 +73,27 @@ def big_instance(tokens: int = 10**7) -> Instance:
     )
 
 
+def many_instance(n: int, seed: int = 1) -> Instance:
+    """``n`` long jobs for the time-limit test (``--many``): responses 10⁴-10⁵, prompts
+    1-5·10⁴ (numpy seed ``seed``), all at round 0, ``M`` three times the largest peak — far
+    beyond any model (route ``no-model``), so the heuristic alone must keep the limit."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    o = rng.integers(10**4, 10**5, n)
+    s = rng.integers(1, 5 * 10**4, n)
+    inst = Instance.from_arrays(int((s + o).max() * 3), s.tolist(), o.tolist(), [0] * n)
+    return Instance(memory=inst.memory, jobs=inst.jobs, name=f"many-n{n}-s{seed}")
+
+
 def _one(spec: dict) -> dict:
     """Solve one instance in this process; the result with the peak resident memory."""
     from kvopt.exact import solve
 
     if spec["kind"] == "big":
         inst = big_instance(spec["tokens"])
+    elif spec["kind"] == "many":
+        inst = many_instance(spec["n"], spec["seed"])
     elif spec["kind"] == "random":
         from kvopt.generators import generate
 
@@ -156,6 +172,10 @@ def main(argv=None) -> int:
     ap.add_argument("--scale", action="store_true", help="the scale test (×1, ×10, ×100)")
     ap.add_argument("--scale-n", type=int, default=10)
     ap.add_argument("--big", action="store_true", help="the three-job instance")
+    ap.add_argument(
+        "--many",
+        help="the time-limit test: many_instance(n) for each n of this list (e.g. 400,1000,2000)",
+    )
     ap.add_argument("--big-tokens", type=int, default=10**7)
     ap.add_argument(
         "--max-response",
@@ -178,6 +198,11 @@ def main(argv=None) -> int:
     if a.big:
         r = _child({"kind": "big", "tokens": a.big_tokens, **common})
         print(_line(r), flush=True)
+        return 0
+    if a.many:
+        for n in _parse_list(a.many):
+            r = _child({"kind": "many", "n": n, "seed": 1, **common})
+            print(_line(r) + f" wall={r.get('wall')} s", flush=True)
         return 0
     if a.scale:
         for scale in (1, 10, 100):
