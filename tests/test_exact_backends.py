@@ -41,7 +41,7 @@ from kvopt.exact.solve import SOLVERS
 from kvopt.instance import Instance
 
 #: the knobs these tests expect; a new Limits field must be added here (and routed)
-KNOBS = {"time_limit", "threads", "seed", "gap", "bound_focus"}
+KNOBS = {"time_limit", "threads", "seed", "gap", "bound_focus", "proof_focus"}
 
 
 def row(name: str, solver: str = "auto"):
@@ -85,7 +85,9 @@ def jobs(n: int) -> Instance:
 
 
 def check_limits(limits: Limits, time_limit: float, **want) -> None:
-    """Every field of ``limits`` as expected: ``want`` names all but ``time_limit``."""
+    """Every field of ``limits`` as expected: ``want`` names all but ``time_limit``
+    (``proof_focus`` is False unless named: only ``events-small`` sets it)."""
+    want.setdefault("proof_focus", False)
     assert {f.name for f in fields(Limits)} == KNOBS
     assert set(want) | {"time_limit"} == KNOBS
     assert 0 < limits.time_limit <= time_limit
@@ -392,6 +394,22 @@ def test_long_responses_take_the_event_model(calls):
     assert not res.route.lp_windows
 
 
+def test_up_to_twelve_long_jobs_take_two_tree_searches_then_the_bound_workers(calls):
+    """``events-small`` (``models/orders.md`` §7): the event model with CP-SAT's two tree
+    searches for half the limit, then with its bound workers for the rest (each phase with
+    every other limit passed on)."""
+    n = 12
+    inst = Instance.from_arrays(
+        8 * n, [1 + i // 3 for i in range(n)], [40 + i % 3 for i in range(n)]
+    )
+    res = solve(inst, time_limit=6, threads=2, seed=4, gap=0.1, portfolio=fake(calls))
+    assert res.route.name == "events-small" and [c[0] for c in calls] == ["events", "events"]
+    check_limits(calls[0][2], 3, threads=2, seed=4, gap=0.1, bound_focus=False, proof_focus=True)
+    check_limits(calls[1][2], 6, threads=2, seed=4, gap=0.1, bound_focus=True)
+    with pytest.raises(InputError, match="at most one"):
+        Phase("events", bound_focus=True, proof_focus=True)
+
+
 def test_race_splits_the_threads(calls):
     # solver="race" (round 1's default): HiGHS on one thread races CP-SAT on the others
     n = 13
@@ -481,6 +499,27 @@ def test_auto_beyond_race_n_gives_cpsat_its_bound_workers(monkeypatch):
     res = solve(jobs(17), time_limit=20, threads=2, portfolio=Portfolio(compiled=False))
     assert seen == [(2, list(BOUND_SUBSOLVERS))]
     assert res.solver == "auto(cpsat)" and res.status is SolveStatus.OPTIMAL
+
+
+def test_proof_focus_gives_cpsat_two_tree_searches(monkeypatch):
+    """``proof_focus`` reaches CP-SAT's parameters (two full ``default_lp`` searches,
+    ``models/orders.md`` §7), and a solve that proves in it runs no second phase."""
+    from ortools.sat.python import cp_model
+
+    from kvopt.exact.backends.cpsat import PROOF_SUBSOLVERS
+
+    seen = []
+
+    class Solver(cp_model.CpSolver):
+        def solve(self, *args, **kw):
+            seen.append((self.parameters.num_full_subsolvers, list(self.parameters.subsolvers)))
+            return super().solve(*args, **kw)
+
+    monkeypatch.setattr(cp_model, "CpSolver", Solver)  # OR-Tools' class, not a kvopt module
+    inst = Instance.from_arrays(400, [5, 9, 14, 20, 3, 8], [190, 180, 170, 160, 150, 140])
+    res = solve(inst, time_limit=30, threads=2)
+    assert res.route.name == "events-small" and res.status is SolveStatus.OPTIMAL
+    assert seen == [(2, list(PROOF_SUBSOLVERS))]
 
 
 def test_highs_worker_process_agrees_with_this_process():

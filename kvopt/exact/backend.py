@@ -7,7 +7,8 @@ A backend is an object with a ``name`` and
   windows ``[lo_i, hi_i]`` (:func:`kvopt.exact.common.start_windows`), a
   kill-free warm start and its value ``ub``;
 * :class:`Limits` — how far to go: time limit, threads, seed, relative gap and
-  ``bound_focus`` (CP-SAT's bound-moving workers, ``models/cpsat.md``);
+  ``bound_focus`` (CP-SAT's bound-moving workers, ``models/cpsat.md``) or
+  ``proof_focus`` (its two tree searches, ``models/orders.md`` §7);
 * :class:`Hooks` — how it talks to a race: a stop event, a ``monitor(value,
   bound)`` callback for incumbents and bounds as they are found, and
   ``outside()``, the value of a racing solver's best schedule.
@@ -51,13 +52,15 @@ class Problem:
 
 @dataclass(frozen=True)
 class Limits:
-    """Time limit (seconds), threads, seed, relative gap and CP-SAT's ``bound_focus``."""
+    """Time limit (seconds), threads, seed, relative gap and CP-SAT's ``bound_focus`` or
+    ``proof_focus``."""
 
     time_limit: float = 60.0
     threads: int = 1
     seed: int = 0
     gap: float = 0.0
     bound_focus: bool = False
+    proof_focus: bool = False
 
 
 @dataclass(frozen=True)

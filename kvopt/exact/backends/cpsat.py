@@ -33,6 +33,12 @@ TIME_INDEXED_TERMS = 400_000
 
 #: the two full CP-SAT workers of ``bound_focus`` with 2 threads
 BOUND_SUBSOLVERS = ("default_lp", "lb_tree_search")
+#: … and of ``proof_focus``: two tree searches (CP-SAT seeds them apart).  Where the proof is
+#: ``default_lp``'s search, not a rising bound, the second one helps it and
+#: ``lb_tree_search`` does not (``models/orders.md`` §7: the event model on the n = 12
+#: real-length samples, seed 4 in 8.1-10.9 s against 11.0-22.8 s); its bound is worse when
+#: the search does not end (n = 16: 2,344 against 2,526 after 30 s)
+PROOF_SUBSOLVERS = ("default_lp", "default_lp")
 
 #: CP-SAT statuses → kvopt reading (``finish()`` decides optimal vs feasible from the bound).
 CPSAT_STATUS = {
@@ -165,7 +171,8 @@ class CpSat:
 
     Reads the whole problem (windows, warm start as hints, ``ub`` as a
     redundant row), every limit (``bound_focus``: with 2 threads, two full
-    workers that move the bound, ``BOUND_SUBSOLVERS``) and the ``stop`` and
+    workers that move the bound, ``BOUND_SUBSOLVERS``; ``proof_focus``: two tree
+    searches, ``PROOF_SUBSOLVERS``) and the ``stop`` and
     ``monitor`` hooks.  Model options: ``redundant`` rows, ``lb`` (a known
     lower bound), ``time_indexed`` (the time-indexed rows; by default unless
     the model would have more than ``TIME_INDEXED_TERMS`` terms); ``grace`` is
@@ -233,6 +240,9 @@ class CpSat:
             # workers CP-SAT's default runs one full search and LNS helpers
             p.num_full_subsolvers = 2
             p.subsolvers.extend(BOUND_SUBSOLVERS)
+        elif limits.proof_focus and limits.threads == 2:
+            p.num_full_subsolvers = 2
+            p.subsolvers.extend(PROOF_SUBSOLVERS)
         p.random_seed = int(limits.seed)
         p.log_search_progress = False
         p.catch_sigint_signal = False  # Ctrl-C is handled in the main thread (stop_search)

@@ -109,6 +109,7 @@ def _limits(phase: Phase, limits: Limits, seconds: float) -> Limits:
         time_limit=seconds,
         threads=phase.thread_count(limits.threads),
         bound_focus=phase.bound_focus,
+        proof_focus=phase.proof_focus,
     )
 
 

@@ -34,19 +34,25 @@ class Source:
 class Phase:
     """One backend's turn: ``backend`` (a name of the portfolio's backends), for ``share`` of
     the time limit (``math.inf``: what is left), on ``threads`` (:data:`THREADS`), CP-SAT's
-    ``bound_focus``, the windows it is given (:data:`WINDOWS`); skipped when fewer than
-    ``min_seconds`` are left."""
+    ``bound_focus`` or ``proof_focus``, the windows it is given (:data:`WINDOWS`); skipped
+    when fewer than ``min_seconds`` are left."""
 
     backend: str
     share: float = math.inf
     threads: str = "all"
     bound_focus: bool = False
+    proof_focus: bool = False
     windows: str = "keep"
     min_seconds: float = 0.0
 
     def __post_init__(self) -> None:
         if not (self.share > 0):
             raise InputError(f"must be > 0, got {self.share!r}", source=f"{self.backend}.share")
+        if self.bound_focus and self.proof_focus:
+            raise InputError(
+                "bound_focus and proof_focus choose CP-SAT's workers: at most one",
+                source=f"{self.backend}.proof_focus",
+            )
         if self.threads not in THREADS:
             raise InputError(
                 f"must be one of {', '.join(THREADS)}, got {self.threads!r}",
