@@ -482,11 +482,10 @@ def test_small_path_two_threads_races_cpsat(calls):
     assert lead.started == 0.0 and joined.started >= delay - 0.1
 
 
-def test_auto_beyond_race_n_gives_cpsat_its_bound_workers(monkeypatch):
-    """``bound_focus`` reaches CP-SAT's parameters (two full bound workers, models/cpsat.md)."""
+@pytest.fixture
+def cpsat_workers(monkeypatch):
+    """The (full subsolvers, subsolver names) of every CP-SAT solve, as it starts."""
     from ortools.sat.python import cp_model
-
-    from kvopt.exact.backends.cpsat import BOUND_SUBSOLVERS
 
     seen = []
 
@@ -496,30 +495,27 @@ def test_auto_beyond_race_n_gives_cpsat_its_bound_workers(monkeypatch):
             return super().solve(*args, **kw)
 
     monkeypatch.setattr(cp_model, "CpSolver", Solver)  # OR-Tools' class, not a kvopt module
+    return seen
+
+
+def test_auto_beyond_race_n_gives_cpsat_its_bound_workers(cpsat_workers):
+    """``bound_focus`` reaches CP-SAT's parameters (two full bound workers, models/cpsat.md)."""
+    from kvopt.exact.backends.cpsat import BOUND_SUBSOLVERS
+
     res = solve(jobs(17), time_limit=20, threads=2, portfolio=Portfolio(compiled=False))
-    assert seen == [(2, list(BOUND_SUBSOLVERS))]
+    assert cpsat_workers == [(2, list(BOUND_SUBSOLVERS))]
     assert res.solver == "auto(cpsat)" and res.status is SolveStatus.OPTIMAL
 
 
-def test_proof_focus_gives_cpsat_two_tree_searches(monkeypatch):
+def test_proof_focus_gives_cpsat_two_tree_searches(cpsat_workers):
     """``proof_focus`` reaches CP-SAT's parameters (two full ``default_lp`` searches,
     ``models/orders.md`` §7), and a solve that proves in it runs no second phase."""
-    from ortools.sat.python import cp_model
-
     from kvopt.exact.backends.cpsat import PROOF_SUBSOLVERS
 
-    seen = []
-
-    class Solver(cp_model.CpSolver):
-        def solve(self, *args, **kw):
-            seen.append((self.parameters.num_full_subsolvers, list(self.parameters.subsolvers)))
-            return super().solve(*args, **kw)
-
-    monkeypatch.setattr(cp_model, "CpSolver", Solver)  # OR-Tools' class, not a kvopt module
     inst = Instance.from_arrays(400, [5, 9, 14, 20, 3, 8], [190, 180, 170, 160, 150, 140])
     res = solve(inst, time_limit=30, threads=2)
     assert res.route.name == "events-small" and res.status is SolveStatus.OPTIMAL
-    assert seen == [(2, list(PROOF_SUBSOLVERS))]
+    assert cpsat_workers == [(2, list(PROOF_SUBSOLVERS))]
 
 
 def test_highs_worker_process_agrees_with_this_process():
