@@ -48,7 +48,7 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
     ),  # fmt: skip
     2: ("policies", ("policy",)),
     3: ("policies by name, adversaries", ("simulation", "adversary")),
-    4: ("brackets on Opt", ("certify", "upper")),
+    4: ("brackets on Opt", ("certify", "evidence", "upper")),
     5: ("comparison, records, search", ("claimchecks", "comparison", "record", "campaign")),
     6: ("validation", ("validation",)),
     7: ("API and command line", ("api", "demo", "cli", "__init__", "__main__", "layers")),

@@ -107,7 +107,8 @@ def test_one_merge_rule_in_the_package():
         re.compile(r"\bexact_opt\("),  # a solve outside the pipeline
         re.compile(r"\bcheap_(lb|ub)\("),  # the cheap bounds outside the pipeline
     ]
-    allowed = {pkg / "certify.py", pkg / "campaign" / "evaluate.py"}  # evaluate: the cache
+    # evidence.py: where cheap_lb, cheap_ub and exact_opt are defined; evaluate: the cache
+    allowed = {pkg / "certify.py", pkg / "evidence.py", pkg / "campaign" / "evaluate.py"}
     offenders = []
     for path in pkg.rglob("*.py"):
         if path in allowed or "exact" in path.relative_to(pkg).parts[:1]:
