@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from kvopt.exact import SolveStatus, route_for, solve
 from kvopt.exact.backends.events import envelope
 from kvopt.exact.common import spec_horizon
-from kvopt.exact.heuristic import _numpy_placer, place
+from kvopt.exact.heuristic import _array_placer, place
 from kvopt.exact.placement import Profile, place_events
 from kvopt.exact.portfolio import DEFAULT
 from kvopt.exact.portfolio.routes import MODEL_MAX_CELLS, Case
@@ -112,9 +112,9 @@ def test_event_placement_equals_the_array_placement(seed, n):
     assert place(inst, order).tolist() == place_events(M, s.tolist(), o.tolist(), a.tolist(), order)
     # the numpy array placement of long horizons: the same starts too
     H = int(a.max() + o.sum() + 1)
-    assert place(inst, order).tolist() == _numpy_placer(M, *(x.tolist() for x in (s, o, a)), H)(
-        order
-    )
+    assert place(inst, order).tolist() == _array_placer(
+        M, *(x.tolist() for x in (s, o, a)), H, numpy=True
+    )(order)
 
 
 def test_envelope_covers_the_response():

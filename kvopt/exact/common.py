@@ -127,6 +127,18 @@ def first_fit(gm: list[int], t: int, o: int, lim: int, hi: int) -> int:
     return -1
 
 
+def first_fit_array(gm: np.ndarray, t: int, o: int, lim: int, hi: int) -> int:
+    """:func:`first_fit` on a numpy profile (the same start, the same jumps)."""
+    while t <= hi:
+        w = gm[t : t + o]
+        j = int(w.argmax())
+        m = int(w[j])
+        if m <= lim + t:
+            return t
+        t = m - lim if m - lim < t + j + 1 else t + j + 1
+    return -1
+
+
 def check_objective(objective: str) -> str:
     if objective not in OBJECTIVES:
         raise InputError(

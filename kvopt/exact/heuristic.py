@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import InputError
 from ..instance import Instance
 from ..schedule import Schedule, checked
-from .common import first_fit
+from .common import first_fit, first_fit_array
 from .placement import place_events
 
 #: the serial placement keeps the profile ``gm[τ] = used(τ) + τ`` as a Python list up to this
@@ -51,60 +51,38 @@ def _placer(inst: Instance):
     H = max(arrivals) + sum(responses) + 1 if n else 1
     if H > NUMPY_PLACEMENT_ROUNDS:
         return lambda order: place_events(M, prompts, responses, arrivals, order)
-    if H > LIST_PLACEMENT_ROUNDS:
-        return _numpy_placer(M, prompts, responses, arrivals, H)
-    base = list(range(H + max(responses, default=1) + 1))
-    stairs: dict[tuple[int, int], list[int]] = {}
-    for s, o in zip(prompts, responses):
-        if (s, o) not in stairs:
-            stairs[s, o] = list(range(s + 1, s + 1 + o))
-
-    def run(order: list[int]) -> list[int]:
-        gm = base.copy()
-        starts = [0] * n
-        last: dict[tuple[int, int, int], int] = {}
-        for i in order:
-            s, o, a = prompts[i], responses[i], arrivals[i]
-            key = (s, o, a)
-            t = last.get(key, a)
-            t = first_fit(gm, t, o, M - s - 1, H)  # found: after every placed job all is free
-            gm[t : t + o] = map(_add, gm[t : t + o], stairs[s, o])
-            starts[i] = t
-            last[key] = t
-        return starts
-
-    return run
+    return _array_placer(M, prompts, responses, arrivals, H, numpy=H > LIST_PLACEMENT_ROUNDS)
 
 
-def _numpy_placer(M: int, prompts, responses, arrivals, H: int):
-    """The array placement of :func:`_placer` on a numpy profile (the same starts): one slice
-    maximum and one slice addition per test in C, 8 bytes a round (a Python list holds
-    about 36).  At n = 3,000 with responses of 3,000-4,000 rounds (10⁷ rounds) an order takes
-    0.35 s here against 2.4 s on lists; below ``LIST_PLACEMENT_ROUNDS`` lists win."""
+def _array_placer(M: int, prompts, responses, arrivals, H: int, *, numpy: bool):
+    """The array placement of :func:`_placer`: the profile in a Python list, or with ``numpy``
+    in an array (the same starts; one slice maximum and one slice addition per test in C,
+    8 bytes a round where a list holds about 36: at n = 3,000 with responses of 3,000-4,000
+    rounds, 10⁷ rounds, an order takes 0.35 s against 2.4 s on lists; below
+    ``LIST_PLACEMENT_ROUNDS`` lists win)."""
     n = len(prompts)
     size = H + max(responses, default=1) + 1
-    stairs: dict[tuple[int, int], np.ndarray] = {}
-    for s, o in zip(prompts, responses):
-        if (s, o) not in stairs:
-            stairs[s, o] = np.arange(s + 1, s + 1 + o, dtype=np.int64)
+    if numpy:
+        stair = lambda s, o: np.arange(s + 1, s + 1 + o, dtype=np.int64)  # noqa: E731
+        fit, fresh = first_fit_array, lambda: np.arange(size, dtype=np.int64)  # noqa: E731
+    else:
+        stair = lambda s, o: list(range(s + 1, s + 1 + o))  # noqa: E731
+        fit, fresh = first_fit, list(range(size)).copy
+    stairs = {(s, o): stair(s, o) for s, o in set(zip(prompts, responses))}
 
     def run(order: list[int]) -> list[int]:
-        gm = np.arange(size, dtype=np.int64)  # one array per order, no copy kept
+        gm = fresh()
         starts = [0] * n
         last: dict[tuple[int, int, int], int] = {}
         for i in order:
             s, o, a = prompts[i], responses[i], arrivals[i]
             key = (s, o, a)
             t = last.get(key, a)
-            lim = M - s - 1
-            while True:  # common.first_fit on the array; found by H (all is free after it)
-                w = gm[t : t + o]
-                j = int(w.argmax())
-                m = int(w[j])
-                if m <= lim + t:
-                    break
-                t = m - lim if m - lim < t + j + 1 else t + j + 1
-            gm[t : t + o] += stairs[s, o]
+            t = fit(gm, t, o, M - s - 1, H)  # found: after every placed job all is free
+            if numpy:
+                gm[t : t + o] += stairs[s, o]
+            else:
+                gm[t : t + o] = map(_add, gm[t : t + o], stairs[s, o])
             starts[i] = t
             last[key] = t
         return starts
