@@ -222,3 +222,23 @@ def test_ten_million_tokens_cost_what_a_thousand_do():
         assert res.status is SolveStatus.OPTIMAL and res.objective == tokens + 220
         assert time.monotonic() - t0 < 10
         assert math.isclose(res.bound, tokens + 220)
+
+
+def test_few_jobs_over_a_long_horizon_take_the_profile_not_an_array():
+    """The heuristic's placement of three jobs over 10⁷ rounds keeps six breakpoints, not an
+    array of 10⁷ rounds (80 MB and its copies: the issue's 200 MB were exceeded that way,
+    ``models/orders.md`` §3).  ``tracemalloc`` sees numpy's buffers."""
+    import tracemalloc
+
+    tokens = 10**7
+    inst = Instance(memory=tokens + 100, jobs=(Job(50, tokens), Job(tokens - 10, 100), Job(70, 20)))
+    tracemalloc.start()
+    try:
+        starts = place(inst, [2, 1, 0])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert starts.tolist() == place_events(
+        inst.memory, [50, tokens - 10, 70], [tokens, 100, 20], [0, 0, 0], [2, 1, 0]
+    )
+    assert peak < 10**6, peak

@@ -30,26 +30,31 @@ from .placement import place_events
 #: the serial placement keeps the profile ``gm[τ] = used(τ) + τ`` as a Python list up to this
 #: horizon (short slices: 0.044 ms per order at n = 12 and 53 rounds, numpy 0.077) …
 LIST_PLACEMENT_ROUNDS = 1 << 10
-#: … as a numpy array up to this one (8 bytes a round: 134 MB; 0.14 ms per order at n = 12
+#: … as a numpy array up to this one (8 bytes a round: 34 MB; 0.14 ms per order at n = 12
 #: and 2,252 rounds, the list 0.50, the profile 0.19; 5.9 ms at n = 200 and 112,641 rounds,
 #: the profile 65) and beyond it as the piecewise-linear profile of
 #: :mod:`kvopt.exact.placement` (``models/orders.md`` §3: memory ``O(n)`` whatever the
 #: horizon, time about ``n²`` per job: 1.6 s per order at n = 1,000) — the same starts
-NUMPY_PLACEMENT_ROUNDS = 1 << 24
+NUMPY_PLACEMENT_ROUNDS = 1 << 22
+#: … and the profile also wherever the horizon exceeds this many rounds per job pair: an
+#: array order costs about 52 ns a round, a profile order about 1.6 µs · n² (the figures
+#: above), so with few jobs over a long horizon the profile wins (three jobs and 10⁷ rounds:
+#: an 80 MB array, against a profile of six breakpoints)
+PROFILE_ROUNDS_PER_PAIR = 32
 
 
 def _placer(inst: Instance):
     """``place`` for this instance, as a function of a list order returning the starts (a
     list); the profile is kept as ``gm[τ] = used(τ) + τ`` so that a job fits at ``t`` iff
     ``max(gm[t : t + o]) ≤ M − s − 1 + t`` (one slice and max per test) in a list or a numpy
-    array, or beyond ``NUMPY_PLACEMENT_ROUNDS`` as the piecewise-linear profile of
+    array, or beyond ``NUMPY_PLACEMENT_ROUNDS`` (or ``PROFILE_ROUNDS_PER_PAIR · n²``) as the piecewise-linear profile of
     :func:`kvopt.exact.placement.place_events` (the same starts)."""
     n, M = inst.n, inst.memory
     prompts, responses, arrivals = (
         x.tolist() for x in (inst.prompts, inst.responses, inst.arrivals)
     )
     H = max(arrivals) + sum(responses) + 1 if n else 1
-    if H > NUMPY_PLACEMENT_ROUNDS:
+    if H > min(NUMPY_PLACEMENT_ROUNDS, max(LIST_PLACEMENT_ROUNDS, PROFILE_ROUNDS_PER_PAIR * n * n)):
         return lambda order: place_events(M, prompts, responses, arrivals, order)
     return _array_placer(M, prompts, responses, arrivals, H, numpy=H > LIST_PLACEMENT_ROUNDS)
 
