@@ -16,6 +16,8 @@ counts with the seconds it ran, about the time limit).  ``--scale`` solves one
 instance (``--scale-n``, seed 1) with every length ×1, ×10, ×100; ``--big`` the three-job
 instance :func:`big_instance` (one response of ``--big-tokens``, default 10⁷); ``--many
 400,1000,2000`` the time-limit test on :func:`many_instance` (thousands of long jobs, no model);
+``--arrivals`` replaces the draw by
+:func:`arriving_instance` (``n`` consecutive requests with their arrival times);
 ``--max-response R`` replaces the trace by the random mixed family with responses ≤ ``R``
 (``memory = max(6n, R + 1)``), the moderate horizons where the route was chosen.  Run it
 from the checkout being measured (``PYTHONPATH=...``): the "before" figures of
@@ -53,6 +55,26 @@ def real_length_instance(n: int, seed: int, scale: int = 1) -> Instance:
     memory = max(max(peaks), math.ceil(sum(peaks) / 3))
     meta = dict(base.meta, scale=scale, memory_rule="max(largest peak, ceil(sum of peaks / 3))")
     return Instance(memory=memory, jobs=tuple(jobs), name=f"azure-n{n}-s{seed}-x{scale}", meta=meta)
+
+
+def arriving_instance(n: int, seed: int) -> Instance:
+    """``n`` *consecutive* requests of the bundled trace (``--arrivals``): from a position drawn
+    with numpy seed ``seed`` among those with ``prompt + response ≤ 4096``, each arriving at
+    round ``⌊(t_i − t_first) · 50⌋`` (50 decode rounds a second,
+    :data:`kvopt.trace.DEFAULT_ROUNDS_PER_SECOND`), ``M`` as in :func:`real_length_instance`:
+    the instance of a researcher comparing an online policy with Opt on real requests."""
+    import numpy as np
+
+    from kvopt.trace import bundled_trace_dir, load_trace, trace_instance
+
+    tr = load_trace(bundled_trace_dir())
+    usable = int(((tr.prompt >= 1) & (tr.response >= 1) & (tr.prompt + tr.response <= MAX_PEAK)).sum())
+    offset = int(np.random.default_rng(seed).integers(0, usable - n + 1))
+    base = trace_instance(tr, n=n, memory=MAX_PEAK, mode="head", offset=offset, arrivals=True)
+    peaks = [j.prompt + j.response for j in base.jobs]
+    memory = max(max(peaks), math.ceil(sum(peaks) / 3))
+    meta = dict(base.meta, memory_rule="max(largest peak, ceil(sum of peaks / 3))")
+    return Instance(memory=memory, jobs=base.jobs, name=f"azure-arr-n{n}-s{seed}", meta=meta)
 
 
 def big_instance(tokens: int = 10**7) -> Instance:
@@ -99,6 +121,8 @@ def _one(spec: dict) -> dict:
 
         n, r = spec["n"], spec["max_response"]
         inst = generate("random", spec["seed"], n=n, memory=max(6 * n, r + 1), max_response=r)
+    elif spec["kind"] == "arrivals":
+        inst = arriving_instance(spec["n"], spec["seed"])
     else:
         inst = real_length_instance(spec["n"], spec["seed"], spec.get("scale", 1))
     t0 = time.monotonic()
@@ -183,6 +207,11 @@ def main(argv=None) -> int:
         help="instead of the trace: generate('random', seed, n=n, memory=max(6n, R + 1), "
         "max_response=R), the moderate horizons between the small path and the trace",
     )
+    ap.add_argument(
+        "--arrivals",
+        action="store_true",
+        help="consecutive requests of the trace with their arrival times (arriving_instance)",
+    )
     ap.add_argument("--one", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.one:
@@ -214,7 +243,9 @@ def main(argv=None) -> int:
     for n in _parse_list(a.n):
         rows = []
         for seed in seeds:
-            if a.max_response:
+            if a.arrivals:
+                spec = {"kind": "arrivals", "n": n, "seed": seed}
+            elif a.max_response:
                 spec = {"kind": "random", "n": n, "seed": seed, "max_response": a.max_response}
             else:
                 spec = {"kind": "trace", "n": n, "seed": seed}
