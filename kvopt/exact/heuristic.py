@@ -47,14 +47,16 @@ def _placer(inst: Instance):
     """``place`` for this instance, as a function of a list order returning the starts (a
     list); the profile is kept as ``gm[τ] = used(τ) + τ`` so that a job fits at ``t`` iff
     ``max(gm[t : t + o]) ≤ M − s − 1 + t`` (one slice and max per test) in a list or a numpy
-    array, or beyond ``NUMPY_PLACEMENT_ROUNDS`` (or ``PROFILE_ROUNDS_PER_PAIR · n²``) as the piecewise-linear profile of
-    :func:`kvopt.exact.placement.place_events` (the same starts)."""
+    array, or beyond ``NUMPY_PLACEMENT_ROUNDS`` or ``PROFILE_ROUNDS_PER_PAIR · n²`` rounds as
+    the piecewise-linear profile of :func:`kvopt.exact.placement.place_events` (the same
+    starts)."""
     n, M = inst.n, inst.memory
     prompts, responses, arrivals = (
         x.tolist() for x in (inst.prompts, inst.responses, inst.arrivals)
     )
     H = max(arrivals) + sum(responses) + 1 if n else 1
-    if H > min(NUMPY_PLACEMENT_ROUNDS, max(LIST_PLACEMENT_ROUNDS, PROFILE_ROUNDS_PER_PAIR * n * n)):
+    array_rounds = max(LIST_PLACEMENT_ROUNDS, PROFILE_ROUNDS_PER_PAIR * n * n)
+    if H > min(NUMPY_PLACEMENT_ROUNDS, array_rounds):
         return lambda order: place_events(M, prompts, responses, arrivals, order)
     return _array_placer(M, prompts, responses, arrivals, H, numpy=H > LIST_PLACEMENT_ROUNDS)
 
