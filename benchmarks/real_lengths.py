@@ -65,12 +65,10 @@ def arriving_instance(n: int, seed: int) -> Instance:
     the instance of a researcher comparing an online policy with Opt on real requests."""
     import numpy as np
 
-    from kvopt.trace import bundled_trace_dir, load_trace, trace_instance
+    from kvopt.trace import bundled_trace_dir, load_trace, trace_instance, usable_requests
 
     tr = load_trace(bundled_trace_dir())
-    usable = int(
-        ((tr.prompt >= 1) & (tr.response >= 1) & (tr.prompt + tr.response <= MAX_PEAK)).sum()
-    )
+    usable = len(usable_requests(tr, MAX_PEAK))
     offset = int(np.random.default_rng(seed).integers(0, usable - n + 1))
     base = trace_instance(tr, n=n, memory=MAX_PEAK, mode="head", offset=offset, arrivals=True)
     peaks = [j.prompt + j.response for j in base.jobs]

@@ -180,6 +180,15 @@ def load_trace(path: str | os.PathLike) -> Trace:
     )
 
 
+def usable_requests(trace: Trace, memory: int) -> np.ndarray:
+    """Positions (ascending) of the requests of ``trace`` that an instance with budget
+    ``memory`` can serve: both lengths at least 1 and ``prompt + response ≤ memory``."""
+    tr = trace
+    return np.flatnonzero(
+        (tr.prompt >= 1) & (tr.response >= 1) & (tr.prompt + tr.response <= memory)
+    )
+
+
 def trace_instance(
     trace: Trace | str | os.PathLike | None = None,
     n: int = 20,
@@ -206,9 +215,7 @@ def trace_instance(
     tr = trace if isinstance(trace, Trace) else load_trace(trace)
     if mode not in ("head", "random"):
         raise InputError(f"must be head or random, got {mode!r}", source="--param mode")
-    usable = np.flatnonzero(
-        (tr.prompt >= 1) & (tr.response >= 1) & (tr.prompt + tr.response <= memory)
-    )
+    usable = usable_requests(tr, memory)
     skipped = len(tr) - len(usable)
     if mode == "head":
         pick = usable[offset : offset + n]

@@ -109,6 +109,10 @@ def place(inst: Instance, order) -> np.ndarray:
     return np.asarray(_placer(inst)(order), dtype=np.int64)
 
 
+#: the position of the area order in :func:`_orders` (placed first on the clock)
+_AREA_ORDER = 1
+
+
 def _orders(inst: Instance, objective: str) -> list[np.ndarray]:
     s, o, a = inst.prompts, inst.responses, inst.arrivals
     idx = np.arange(inst.n)
@@ -145,7 +149,7 @@ def heuristic_starts(
     # always returned; at n = 1,000 with responses of 10⁴-10⁵ one order takes 1.6 s), so the
     # area order, the best or near it on the long instances, goes first; the choice among
     # those placed is the same as in list order (the first of the smallest value)
-    for idx in (1, *(k for k in range(len(orders)) if k != 1)):
+    for idx in (_AREA_ORDER, *(k for k in range(len(orders)) if k != _AREA_ORDER)):
         if best_key is not None and moves is None and time.monotonic() - t0 >= seconds:
             break
         order = orders[idx].tolist()

@@ -235,14 +235,12 @@ class CpSat:
         p = solver.parameters
         p.max_time_in_seconds = max(limits.time_limit - (time.monotonic() - t0), 0.01)
         p.num_workers = int(limits.threads)
-        if limits.bound_focus and limits.threads == 2:
-            # two full searches that move the bound (models/cpsat.md, "Parameters"): with 2
-            # workers CP-SAT's default runs one full search and LNS helpers
+        # two full workers of our choice (models/cpsat.md, "Parameters"): with 2 workers
+        # CP-SAT's default runs one full search and LNS helpers
+        full = BOUND_SUBSOLVERS if limits.bound_focus else PROOF_SUBSOLVERS
+        if (limits.bound_focus or limits.proof_focus) and limits.threads == 2:
             p.num_full_subsolvers = 2
-            p.subsolvers.extend(BOUND_SUBSOLVERS)
-        elif limits.proof_focus and limits.threads == 2:
-            p.num_full_subsolvers = 2
-            p.subsolvers.extend(PROOF_SUBSOLVERS)
+            p.subsolvers.extend(full)
         p.random_seed = int(limits.seed)
         p.log_search_progress = False
         p.catch_sigint_signal = False  # Ctrl-C is handled in the main thread (stop_search)
