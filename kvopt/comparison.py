@@ -241,10 +241,11 @@ def compare_instance(
     progress: Callable[[str], None] | None = None,
 ) -> InstanceComparison:
     """Run ``policies`` (default: every registered policy) on ``inst``; see the module doc."""
-    from .policy import POLICIES, get_policy, parse_policy
+    from .policy import POLICIES, get_policy, parse_policy, policy_reference
     from .simulation import simulate
 
-    names = list(policies) if policies is not None else list(POLICIES)
+    # a class (API) stands for its reference (SPEC §4); the row is labelled with it
+    names = [policy_reference(p) for p in policies] if policies is not None else list(POLICIES)
     say = progress or (lambda msg: None)
     rows: list[PolicyRow] = []
     for label in names:
@@ -377,9 +378,13 @@ def compare(
     progress: bool = False,
 ) -> Comparison:
     """:func:`compare_instance` over instances (paths, folders or :class:`Instance` objects)."""
-    from .policy import POLICIES, get_policy, parse_policy
+    from .policy import POLICIES, get_policy, parse_policy, policy_reference
 
-    names = tuple(policies) if policies is not None else tuple(POLICIES)
+    if isinstance(policies, str | type):
+        policies = [policies]
+    names = (
+        tuple(policy_reference(p) for p in policies) if policies is not None else tuple(POLICIES)
+    )
     for label in names:  # unknown names and parameters fail before any work
         name, params = parse_policy(label)
         get_policy(name).resolve_params(params)

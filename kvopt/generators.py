@@ -33,6 +33,7 @@ from .errors import InputError
 from .instance import Instance, Job
 from .params import convert_value
 from .trace import DEFAULT_ROUNDS_PER_SECOND, bundled_trace_dir, trace_instance
+from .usercode import FAMILY_GROUP, UserCode, load, register_object
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class Generator:
     defaults: dict[str, Any]
     doc: str
     passthrough: bool = False  # extra params are forwarded (arrivals)
+    #: a user's family (SPEC §4 references): where its function comes from; ``None``: built-in
+    code: UserCode | None = None
 
 
 def _need(cond: bool, key: str, rule: str) -> None:
@@ -238,16 +241,97 @@ def _convert(key: str, value: Any, default: Any) -> Any:
     return value
 
 
-def generate(family: str, seed: int, **params: Any) -> Instance:
-    """Generate an instance of ``family`` with ``seed``; provenance goes into ``meta``."""
-    if family not in GENERATORS:
+def get_generator(family: Any, source: str = "FAMILY") -> Generator:
+    """The family named ``family``: a built-in name or a reference to a user's function (SPEC §4).
+
+    A reference (``path/to/fam.py:function``, ``package.module:function``, a name
+    registered in the entry-point group ``kvopt.families``, or the function itself)
+    names a function ``f(rng, **params) -> Instance`` of a
+    :class:`numpy.random.Generator` and keyword parameters with defaults (their
+    types are the defaults' types, as for ``--param``).
+    """
+    if callable(family) and not isinstance(family, str):
+        family = register_object(family)[0]
+    if not isinstance(family, str):
+        raise InputError(f"must be a family name or reference, got {family!r}", source=source)
+    if family in GENERATORS:
+        return GENERATORS[family]
+    try:
+        fn, code = load(family, FAMILY_GROUP)
+    except KeyError:
         raise InputError(
-            f"unknown family {family!r} (known: {', '.join(GENERATORS)})", source="FAMILY"
+            f"unknown family {family!r} (known: {', '.join(GENERATORS)}; or a reference "
+            f"fam.py:function, package.module:function, or a name registered in the "
+            f"entry-point group {FAMILY_GROUP})",
+            source=source,
+        ) from None
+    return _user_generator(family, fn, code)
+
+
+def _user_generator(ref: str, fn: Any, code: UserCode) -> Generator:
+    import inspect
+
+    if not callable(fn) or isinstance(fn, type):
+        raise InputError(f"{code.attr} is not a function", source=repr(ref))
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"cannot read the signature: {exc}", source=repr(ref)) from None
+    ps = list(sig.parameters.values())
+    if not ps or ps[0].kind not in (ps[0].POSITIONAL_ONLY, ps[0].POSITIONAL_OR_KEYWORD):
+        raise InputError(
+            "a family is a function f(rng, **params) -> Instance: its first argument is the "
+            "numpy.random.Generator",
+            source=repr(ref),
         )
+    defaults: dict[str, Any] = {}
+    for p in ps[1:]:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.default is inspect.Parameter.empty or not isinstance(
+            p.default, bool | int | float | str
+        ):
+            raise InputError(
+                f"argument {p.name!r} needs a default of type int, float, bool or str "
+                "(the type --param converts to)",
+                source=repr(ref),
+            )
+        defaults[p.name] = p.default
+
+    def run(rng: np.random.Generator, seed: int, p: dict[str, Any]) -> Instance:
+        try:
+            inst = fn(rng, **p)
+        except InputError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a user's function may raise anything
+            raise InputError(
+                f"{code.attr}({', '.join(f'{k}={v!r}' for k, v in p.items())}) raised "
+                f"{type(exc).__name__}: {exc}",
+                source=repr(ref),
+            ) from None
+        if not isinstance(inst, Instance):
+            raise InputError(
+                f"{code.attr} returned {type(inst).__name__}, not a kvopt.Instance",
+                source=repr(ref),
+            )
+        return inst
+
+    doc = (inspect.getdoc(fn) or "").splitlines()
+    return Generator(ref, run, defaults, doc[0] if doc else f"user family {ref}", code=code)
+
+
+def generate(family: Any, seed: int, **params: Any) -> Instance:
+    """Generate an instance of ``family`` with ``seed``; provenance goes into ``meta``.
+
+    ``family`` is a built-in name or a reference to a user's function
+    (:func:`get_generator`); a user family's ``meta`` also names its source
+    (``family_source``: reference, path and SHA-256 of the file).
+    """
+    gen = get_generator(family)
+    family = gen.name
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise InputError(f"must be an integer >= 0, got {seed!r}", source="--seed")
     seed = int(seed)
-    gen = GENERATORS[family]
     p: dict[str, Any] = dict(gen.defaults)
     extra: dict[str, Any] = {}
     for key, value in params.items():
@@ -267,5 +351,8 @@ def generate(family: str, seed: int, **params: Any) -> Instance:
     meta.update(source=f"kvopt gen {family}", family=family, seed=seed, params=all_params)
     if gen.passthrough:
         meta["family"] = family
-    name = f"{family}-s{seed}"
+    if gen.code is not None:
+        meta["family_source"] = gen.code.to_dict()
+    stem = family if gen.code is None else gen.code.attr
+    name = f"{stem}-s{seed}"
     return inst.replace(name=name, meta=meta)

@@ -67,8 +67,10 @@ _KEYS = {
     "meta",
     "lb_source",
     "history",
+    "policy_source",
 }
-_REQUIRED = _KEYS - {"meta", "found_by", "versions", "seed", "lb_source", "history"}
+_REQUIRED = _KEYS - {"meta", "found_by", "versions", "seed", "lb_source", "history",
+                     "policy_source"}  # fmt: skip
 
 #: A stated ratio may differ from ``alg/ub`` by rounding to 4 decimals at most.
 RATIO_TOL = 5e-5
@@ -115,10 +117,15 @@ class Record:
     #: The brackets the record had before (oldest first): each ``lb``, ``ub``, ``opt_status``,
     #: both ratios, ``lb_source``, ``ub_source``, and ``replaced`` (by what, when).
     history: tuple[Mapping[str, Any], ...] = ()
+    #: A user's policy (SPEC §4): its ``reference``, ``kind``, ``path`` and the ``sha256`` of
+    #: its source file when the record was made (``None`` for a built-in policy).
+    policy_source: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         for name in ("params", "found_by", "versions", "meta"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        if self.policy_source is not None:
+            object.__setattr__(self, "policy_source", MappingProxyType(dict(self.policy_source)))
         object.__setattr__(self, "history", tuple(MappingProxyType(dict(h)) for h in self.history))
 
     @property
@@ -174,6 +181,8 @@ class Record:
             d["lb_source"] = self.lb_source
         if self.history:
             d["history"] = [dict(h) for h in self.history]
+        if self.policy_source is not None:
+            d["policy_source"] = dict(self.policy_source)
         return d
 
     def summary(self) -> str:
@@ -216,6 +225,11 @@ class Record:
         for k, h in enumerate(history):
             if not isinstance(h, dict):
                 raise InputError(f"must be an object, got {_describe(h)}", field=f"history[{k}]")
+        policy_source = data.get("policy_source")
+        if policy_source is not None and not (
+            isinstance(policy_source, dict) and isinstance(policy_source.get("reference"), str)
+        ):
+            raise InputError("must be an object with a string 'reference'", field="policy_source")
         seed = data.get("seed")
         if seed is not None and not _is_int(seed):
             raise InputError(f"must be an integer or null, got {_describe(seed)}", field="seed")
@@ -258,6 +272,7 @@ class Record:
             meta=data.get("meta", {}),
             lb_source=lb_source,
             history=tuple(history),
+            policy_source=policy_source,
         )
 
 
@@ -313,11 +328,17 @@ def record_from_bracket(
     found_by: Mapping[str, Any] | None = None,
     meta: Mapping[str, Any] | None = None,
     history: tuple[Mapping[str, Any], ...] = (),
+    source: Mapping[str, Any] | None | str = "resolve",
 ) -> Record:
-    """A record of a bracket (:func:`kvopt.certify.bracket`) with the policy's schedule."""
+    """A record of a bracket (:func:`kvopt.certify.bracket`) with the policy's schedule.
+
+    ``source`` is the ``policy_source`` to store (a user's policy, SPEC §4); by default it
+    is read from the policy as resolved now (a record derived from another passes that
+    record's ``policy_source``)."""
     if bracket.schedule is None or bracket.alg is None:
         raise ValueError("a record needs the policy's schedule in the bracket")
     return Record(
+        policy_source=policy_source(policy) if isinstance(source, str) else source,
         policy=policy,
         params=dict(params),
         seed=seed,
@@ -337,6 +358,39 @@ def record_from_bracket(
         lb_source=bracket.lb_source,
         history=tuple(history),
     )
+
+
+def policy_source(policy: str) -> dict[str, Any] | None:
+    """What a record stores of a user's policy (SPEC §4): reference, kind, path, SHA-256."""
+    from .policy import get_policy, parse_policy
+
+    try:
+        spec = get_policy(parse_policy(policy)[0])
+    except InputError:
+        return None
+    return spec.code.to_dict() if spec.code is not None else None
+
+
+def replay_name(record: Record, source: str | None = None) -> str:
+    """The name under which to run a record's policy again (SPEC §4).
+
+    A built-in's name as it is; a user's policy from a file by the absolute path the
+    record stores (so the record replays from any folder).  A source file that is
+    missing or changed since the record was made is :class:`InputError` (naming the
+    record): the record is not re-checkable as that policy, and nothing re-simulates
+    another version silently.
+    """
+    from .usercode import describe_change, split_reference
+
+    src = record.policy_source
+    if src is None:
+        return record.policy
+    change = describe_change(dict(src), record.policy)
+    if change:
+        raise InputError(change, source=source or "record")
+    if src.get("kind") == "file" and src.get("path"):
+        return f"{src['path']}:{split_reference(record.policy)[1]}"
+    return record.policy
 
 
 # --------------------------------------------------------------------------- verification
@@ -414,12 +468,38 @@ def _check_policy(record: Record, resimulate: bool) -> list[Problem]:
     from .errors import PolicyError
     from .policy import get_policy
     from .simulation import simulate
+    from .usercode import describe_change, split_reference
 
+    name = record.policy
+    src = record.policy_source
+    if src is not None:
+        # a user's policy (SPEC §4): replay it only as the very code that made the record
+        change = describe_change(dict(src), name)
+        if change:
+            return [Problem("policy", change)]
+        if src.get("kind") == "file" and src.get("path"):
+            name = f"{src['path']}:{split_reference(name)[1]}"  # wherever the record is read
     try:
-        spec = get_policy(record.policy)
+        spec = get_policy(name)
         params = spec.resolve_params(record.params)
     except InputError as err:
         return [Problem("policy", str(err))]
+    if (
+        src is not None
+        and spec.code is not None
+        and src.get("sha256")
+        not in (
+            None,
+            spec.code.sha256,
+        )
+    ):
+        return [
+            Problem(
+                "policy",
+                f"{record.policy} resolves to other code than the record's "
+                f"(SHA-256 {spec.code.sha256} now, {src.get('sha256')} stored)",
+            )
+        ]
     rule = spec.check(record.instance, params) if spec.check else None
     if rule:
         return [Problem("policy", f"policy {record.policy!r} does not apply: {rule}")]
@@ -429,7 +509,7 @@ def _check_policy(record: Record, resimulate: bool) -> list[Problem]:
     if spec.seeded and seed is None:
         return [Problem("replay", f"policy {record.policy!r} is seeded but the record has no seed")]
     try:
-        res = simulate(record.instance, record.policy, params=dict(record.params), seed=seed)
+        res = simulate(record.instance, name, params=dict(record.params), seed=seed)
     except (PolicyError, InputError) as err:
         return [Problem("replay", f"re-simulating the policy fails: {err}")]
     got = sorted((a.start, a.job, a.rounds, a.completed) for a in res.schedule.attempts)
@@ -462,7 +542,9 @@ __all__ = [
     "load_record",
     "make_record",
     "objective_value",
+    "policy_source",
     "ratio",
+    "replay_name",
     "record_from_bracket",
     "save_record",
     "verify_record",

@@ -18,7 +18,7 @@ from .engine.core import run
 from .engine.results import SimulationResult
 from .errors import InputError
 from .instance import Instance, Job
-from .policy import PolicySpec, get_policy, make_policy
+from .policy import PolicySpec, get_policy, make_policy, parse_policy
 
 
 def _check_admits_releases(
@@ -68,7 +68,10 @@ def simulate(
     adversary: Adversary | None = None,
     max_attempts: int | None = None,
 ) -> SimulationResult:
-    """Run ``policy`` (a registry name or a policy object) on ``instance``.
+    """Run ``policy`` (a registry name, a reference, a policy class or object) on ``instance``.
+
+    A reference (``file.py:Class``, ``package.module:Class``, an entry-point name,
+    SPEC §4) or a class runs like a built-in name; an object runs as it is.
 
     ``params`` (only with a name) are the policy's parameters (see ``kvopt
     policies``); ``seed`` feeds seeded policies.  A name is checked against the
@@ -82,6 +85,8 @@ def simulate(
     schedule has passed the checker against the final instance.  ``max_attempts``
     stops a run that makes more attempts with :class:`~kvopt.errors.BudgetError`.
     """
+    if isinstance(policy, type | PolicySpec):  # a class (API): its reference (SPEC §4)
+        policy = parse_policy(policy)[0]
     if not isinstance(policy, str):
         if params:
             raise TypeError("params are only accepted with a policy name")

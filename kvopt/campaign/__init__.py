@@ -63,7 +63,7 @@ def _space_fields(space: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(space)
 
 
-def _policy_and_params(policy: str, params: Mapping[str, Any] | None):
+def _policy_and_params(policy: Any, params: Mapping[str, Any] | None):
     from ..policy import get_policy, parse_policy
 
     name, inline = parse_policy(policy)
@@ -99,7 +99,10 @@ def search(
     """Search for instances on which ``policy`` is far from Opt; return the campaign's result.
 
     ``policy`` is a registry name, optionally with parameters
-    (``"route[compact=true]"``, or ``params=``).  ``strategy`` is one of
+    (``"route[compact=true]"``, or ``params=``), or a reference to a user's policy
+    (``"path/to/file.py:Class"``, ``"package.module:Class"``, an entry-point name, or the
+    class itself; SPEC §4), which worker processes and Dask workers receive with its code.
+    ``family`` may likewise be a reference to a user's function (``"fam.py:function"``).  ``strategy`` is one of
     :data:`STRATEGIES`; ``family``/``family_params`` draw instances from a
     ``kvopt gen`` family (lists in ``family_params`` span the ``family``
     strategy's grid); ``space`` bounds the instances (a :class:`Space` or a
@@ -161,14 +164,12 @@ def search(
         raise InputError(f"must be > 0, got {exact_time_limit!r}", source="--time-limit")
     certify_seconds = check_time_limit(certify_seconds, "--certify-seconds")
     fam_params = dict(family_params or {})
+    gen = None
     if family is not None:
-        from ..generators import GENERATORS
+        from ..generators import get_generator
 
-        if family not in GENERATORS:
-            raise InputError(
-                f"unknown family {family!r} (known: {', '.join(GENERATORS)})", source="--family"
-            )
-        gen = GENERATORS[family]
+        gen = get_generator(family, source="--family")
+        family = gen.name
         for k in fam_params:
             if k not in gen.defaults and not gen.passthrough:
                 raise InputError(
@@ -188,7 +189,7 @@ def search(
         raise InputError(f"strategy {strategy} works on the per-job space only (use anneal, "
                          "random or exhaustive with --space kind=typed)", source="--strategy")  # fmt: skip
     if out is None:
-        out = Path("kvopt-search") / f"{spec.name}-{strategy}-s{seed}"
+        out = Path("kvopt-search") / f"{spec.slug}-{strategy}-s{seed}"
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise InputError("is a file, expected a folder for the campaign", source=f"--out {out}")
@@ -231,6 +232,8 @@ def search(
         policy_seed=seed if spec.seeded else None,
         batch=batch,
         exact_time_limit=float(exact_time_limit),
+        policy_source=spec.code.to_dict() if spec.code is not None else None,
+        family_source=gen.code.to_dict() if gen is not None and gen.code is not None else None,
     )
 
     def make(rec: Evaluation, path: Path):

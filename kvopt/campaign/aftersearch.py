@@ -66,7 +66,7 @@ def best_records(folder: str | os.PathLike, top: int = 2) -> list[str]:
     from ..fileio import read_json
 
     raw = read_json(folder / HEADER_NAME)
-    header = CampaignHeader(**{k: raw[k] for k in CampaignHeader.__dataclass_fields__})
+    header = CampaignHeader(**{k: raw[k] for k in CampaignHeader.__dataclass_fields__ if k in raw})
     log = [r for r in read_log(folder / LOG_NAME).values() if r.certified]
     log.sort(key=lambda r: (-r.ratio_certified, r.index))
     seen = set()

@@ -115,7 +115,7 @@ def certify_record(
     new = record_from_bracket(
         inst, record.policy, dict(record.params), record.seed, after,
         found_by=dict(record.found_by), meta=dict(record.meta),
-        history=(*record.history, entry),
+        history=(*record.history, entry), source=record.policy_source,
     )  # fmt: skip
     return new, report
 

@@ -72,6 +72,7 @@ from ..certify import Effort, bracket, exact_opt, starts_of, tighten
 from ..claimchecks import claim_metrics, needs_instrument
 from ..errors import BudgetError, PolicyError
 from ..instance import Instance
+from ..usercode import install
 from .types import (
     BUDGET_PREFIX,
     CompactInstance,
@@ -80,6 +81,9 @@ from .types import (
     ExactStatus,
     Screen,
 )
+
+#: The ``error`` of an evaluation whose user policy raised (SPEC §4): kept as a finding.
+CRASH_PREFIX = "PolicyCrash: "
 
 #: Typed candidates with more jobs than this are not solved exactly in the loop (module doc).
 TYPED_EXACT_N = 16
@@ -163,6 +167,8 @@ def evaluate(task: EvalTask) -> Evaluation:
                 instance=task.instance, origin=task.origin)  # fmt: skip
     claim_id = task.claim
     try:
+        for code in task.code:  # a user's policy: load exactly the code the campaign loaded
+            install(code)
         res = simulate(
             inst,
             task.policy,
@@ -177,6 +183,11 @@ def evaluate(task: EvalTask) -> Evaluation:
                           seconds=round(time.perf_counter() - t0, 4))  # fmt: skip
     except BudgetError as err:
         return Evaluation(**head, error=f"{BUDGET_PREFIX}{err}",
+                          seconds=round(time.perf_counter() - t0, 4))  # fmt: skip
+    except Exception as err:  # noqa: BLE001 - a user's policy may raise anything: a finding
+        if not task.code:
+            raise
+        return Evaluation(**head, error=f"{CRASH_PREFIX}{type(err).__name__}: {err}",
                           seconds=round(time.perf_counter() - t0, 4))  # fmt: skip
     per_job = "score" in metrics  # per-job / invariant claims: the score needs no Opt
     bound = metrics.get("bound")

@@ -227,9 +227,11 @@ def grow(
     >>> [p.factor for p in res.direction("count").steps], res.verdict
     ([1, 2], 'unclear')
     """
-    from ..policy import get_policy
-    from ..record import Record
+    from ..policy import get_policy, policy_reference
+    from ..record import Record, replay_name
 
+    if policy is not None:
+        policy = policy_reference(policy)  # a class (API) stands for its reference (SPEC §4)
     record, source = _load_source(record, policy)
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise InputError(f"must be an integer >= 1, got {steps!r}", source="--steps")
@@ -252,7 +254,8 @@ def grow(
     texts = _split_directions(directions)
     if directions is not None and not texts:
         raise InputError("no direction given", source="--directions")
-    stem = Path(source).stem if source else f"{record.policy}-record"
+    spec = get_policy(replay_name(record, source))
+    stem = Path(source).stem if source else f"{spec.slug}-record"
     out = Path(out) if out is not None else Path("kvopt-grow") / stem
     if out.exists() and not out.is_dir():
         raise InputError("is a file, expected a folder", source=f"--out {out}")
@@ -260,7 +263,6 @@ def grow(
     dirs = [parse_direction(d, len(types), "--direction" if "=" in d else "--directions")
             for d in texts]  # fmt: skip
     dirs = list({d.text(): d for d in dirs}.values())
-    spec = get_policy(record.policy)
     params = spec.resolve_params(record.params)
     seed = record.seed if spec.seeded else None
     say = progress_logger("kvopt.campaign.growth", progress is not False, "kvopt grow")
@@ -283,7 +285,7 @@ def grow(
             # ends that direction instead of running for hours
             budget = max_attempts(inst.n) if factor > 1 else None
             res = simulate(
-                inst, record.policy, params=dict(record.params) or None, seed=seed,
+                inst, spec.name, params=dict(record.params) or None, seed=seed,
                 max_attempts=budget,
             )  # fmt: skip
         except BudgetError as err:
@@ -456,6 +458,7 @@ def grow(
         exact_solves=solves,
         finder=None if finder is None else finder.to_dict(),
         certify_seconds=certify_spent,
+        policy_source=dict(record.policy_source) if record.policy_source is not None else None,
     )
     if plot:
         res = _with_plot(res, out / PLOT_NAME)
@@ -515,6 +518,7 @@ def _save_point(record, s: _Step, d: Direction, out: Path, source: str) -> str:
                   "vector": d.vector() if s.step else None, "step": s.step,
                   "factor": s.factor, "source": source or None,
                   "types": [list(t) for t in TypedSpace.types(p.inst)]},
+        source=record.policy_source,
     )  # fmt: skip
     name = "x1.json" if s.step == 0 else f"{_slug(d.name)}-s{s.step}.json"
     path = out / name

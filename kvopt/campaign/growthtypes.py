@@ -78,12 +78,16 @@ class GrowthResult:
     finder: dict[str, Any] | None = None  # what the direction finder probed, when it ran
     certify_seconds: float = 0.0  # the certify stage's seconds (in ``seconds`` too)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: a user's policy (SPEC §4): reference, kind, path, SHA-256 of its source; ``None``: built-in
+    policy_source: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = {"policy": self.policy, "directions": [d.to_dict() for d in self.directions],
              "best_direction": self.best_direction, "verdict": self.verdict}  # fmt: skip
         if self.finder is not None:
             d["finder"] = self.finder
+        if self.policy_source is not None:
+            d["policy_source"] = self.policy_source
         return d
 
     def direction(self, name: str) -> GrowthDirection:

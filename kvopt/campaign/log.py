@@ -36,6 +36,8 @@ IDENTITY = (
     "seed",
     "batch",
     "exact_time_limit",
+    "policy_source",
+    "family_source",
 )
 
 

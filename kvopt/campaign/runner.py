@@ -176,6 +176,10 @@ def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, sched
     bar = _Progress(progress, header, budget, label)
     results: dict[int, Evaluation] = {}
     typed = (header.space or {}).get("kind") == "typed"
+    from ..policy import user_code
+
+    code = user_code(header.policy)  # a user's policy goes to the workers with its code
+    shipped = (code.shippable(),) if code is not None else ()
 
     def now() -> float:
         return round(t_base + time.monotonic() - t_start, 3)
@@ -245,6 +249,7 @@ def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, sched
                         cached=state.cache.get(ckey),
                         claim=header.claim,
                         typed=typed,
+                        code=shipped,
                     )
                 )
             for k in sorted(results):

@@ -223,8 +223,12 @@ def shrink(
         raise InputError(f"must be > 0, got {min_ratio!r}", source="--min-ratio")
     if seconds is not None and not seconds > 0:
         raise InputError(f"must be > 0, got {seconds!r}", source="--seconds")
-    rule = _class_rule(record)
-    judge = _Judge(record, float(min_ratio), exact_time_limit, rule, typed=typed)
+    from ..record import replay_name
+
+    # a user's policy runs as the code that made the record, or not at all (SPEC §4)
+    runnable = dataclasses.replace(record, policy=replay_name(record, src))
+    rule = _class_rule(runnable)
+    judge = _Judge(runnable, float(min_ratio), exact_time_limit, rule, typed=typed)
     say = progress_logger(__name__, progress_enabled(progress), "kvopt shrink")
     cur = record.instance
     if not judge.keeps(cur):
@@ -282,10 +286,12 @@ def shrink(
         while not out_of_time() and (found := first_kept(_candidates_numbers(cur))) is not None:
             cur, changed, steps = found, True, steps + 1
     # the final record, solved exactly (certified as well as the solver can)
+    from ..policy import get_policy
     from ..simulation import simulate
 
-    cur = cur.replace(name=f"{record.policy}-shrunk", meta={"source": "kvopt shrink"})
-    res = simulate(cur, record.policy, params=dict(record.params) or None, seed=record.seed)
+    slug = get_policy(runnable.policy).slug
+    cur = cur.replace(name=f"{slug}-shrunk", meta={"source": "kvopt shrink"})
+    res = simulate(cur, runnable.policy, params=dict(record.params) or None, seed=record.seed)
     effort = Effort(exact_seconds=exact_time_limit, typed=typed, **solve_options(cur, typed))
     b = bracket(res.schedule, cur, effort, objective=record.objective)
     new = record_from_bracket(
@@ -294,6 +300,7 @@ def shrink(
         dict(record.params),
         record.seed,
         b,
+        source=record.policy_source,
         found_by={
             "strategy": "shrink",
             "min_ratio": float(min_ratio),

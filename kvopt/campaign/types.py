@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from ..certify import Bracket, ExactResult, OptStatus
 from ..instance import Instance
+from ..usercode import UserCode
 
 
 class ExactStatus(StrEnum):
@@ -289,6 +290,9 @@ class EvalTask:
     cached: ExactResult | None = None
     claim: str | None = None
     typed: bool = False
+    #: a user's policy (SPEC §4) travels with its code, so that local worker processes and
+    #: Dask workers elsewhere run exactly what was loaded here (:func:`kvopt.usercode.install`)
+    code: tuple[UserCode, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -308,6 +312,11 @@ class CampaignHeader:
     policy_seed: int | None
     batch: int
     exact_time_limit: float
+    #: a user's policy (SPEC §4): reference, kind, path and SHA-256 of its source (``None``:
+    #: built-in); part of the campaign's identity, so a changed file does not resume its log
+    policy_source: Mapping[str, Any] | None = None
+    #: the same for a user's instance family (``--family file.py:function``)
+    family_source: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -251,7 +251,7 @@ def format_result(res) -> str:
         )
     if res.errors:
         lines.append(
-            f"  {res.errors} evaluation(s) where the policy broke the model: {res.out}/errors/"
+            f"  {res.errors} evaluation(s) where the policy broke the model or raised (each instance kept): {res.out}/errors/"
         )
     b = res.best
     if b is None:

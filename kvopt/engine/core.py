@@ -25,7 +25,8 @@ policy may know.
 :class:`~kvopt.engine.contract.Actions` object: ``start(job, cap=None)``,
 ``kill(job)``, ``wake(time)``.  Starting a job that is not visible (not
 arrived, or no job at all), is finished or already running, killing a job that
-is not running (or in the round it started), a cap < 1, a wake-up in the past,
+is not running (or in the round it started), a kill or an expiring cap of a policy that
+declares ``kills = False``, a cap < 1, a wake-up in the past,
 a decision after which the running set exceeds ``M`` in the current round, and
 a policy that stops while jobs are unfinished all raise
 :class:`~kvopt.errors.PolicyError` naming the policy, the job and the round.
@@ -84,11 +85,12 @@ class _EngineActions(Actions):
     policy catches the error, so refusals cannot be used to probe.
     """
 
-    __slots__ = ("_view", "_pname", "_log", "_refused", "_unseen")
+    __slots__ = ("_view", "_pname", "_log", "_refused", "_unseen", "_no_kills")
 
-    def __init__(self, view: View, pname: str):
+    def __init__(self, view: View, pname: str, no_kills: bool = False):
         self._view = view
         self._pname = pname
+        self._no_kills = no_kills
         self._log: list[
             tuple[int, int, int]
         ] = []  # (0=start/1=kill/2=wake, job or time, cap/start)
@@ -127,6 +129,8 @@ class _EngineActions(Actions):
 
     def kill(self, job: int) -> None:
         v = self._view
+        if self._no_kills:
+            raise self._err("killed, but the policy declares kills = False (it never kills)", job)
         if job not in v._running:
             raise self._err("killed but not running", job)
         start = v._running[job]
@@ -307,7 +311,9 @@ class _Engine:
         policy = self.policy
         clair = bool(policy.clairvoyant)
         adversary = self.adversary
-        act = _EngineActions(v, self.pname)
+        # a policy declaring ``kills = False`` is held to it: no kill, no cap that expires
+        no_kills = getattr(policy, "kills", True) is False
+        act = _EngineActions(v, self.pname, no_kills)
         log = act._log
         trace = self.trace
         n_events = 0
@@ -334,6 +340,14 @@ class _Engine:
                         self.attempts.append(Attempt(job, start, resp[job], True))
                         events.append(Event(t, COMPLETION, job, resp[job]))
                     else:
+                        if no_kills:
+                            raise self._err(
+                                t,
+                                f"its attempt reached its cap of {t - start} rounds before "
+                                "completing (an expiry is a kill), but the policy declares "
+                                "kills = False",
+                                job,
+                            )
                         v._stop(job)
                         self.attempts.append(Attempt(job, start, t - start, False))
                         events.append(Event(t, EXPIRY, job, t - start))

@@ -95,6 +95,7 @@ from ..errors import InputError
 from ..instance import Instance
 from ..params import convert_value
 from ..space import Space
+from ..usercode import POLICY_GROUP, UserCode, is_reference, load, register_object
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,21 @@ class PolicySpec:
     arrivals: bool = True
     #: :class:`~kvopt.space.Space` fields that keep the default search space in the class
     search_space: Mapping[str, Any] = field(default_factory=dict)
+    #: where a user's policy comes from (SPEC §4 references); ``None`` for a built-in
+    code: UserCode | None = None
+
+    @property
+    def builtin(self) -> bool:
+        return self.code is None
+
+    @property
+    def slug(self) -> str:
+        """A file-name-safe label: the name of a built-in, the class name of a user's policy."""
+        if self.code is None:
+            return self.name
+        import re
+
+        return re.sub(r"[^\w.-]", "_", self.code.attr) or "policy"
 
     @property
     def policy_class(self) -> type:
@@ -230,6 +246,7 @@ class PolicySpec:
             "seeded": self.seeded,
             "kills": self.kills,
             "summary": self.summary,
+            **({"reference": self.code.to_dict()} if self.code is not None else {}),
         }
 
 
@@ -528,14 +545,69 @@ POLICIES: dict[str, PolicySpec] = {
 }
 
 
-def get_policy(name: str) -> PolicySpec:
-    """The registry entry for ``name``; :class:`InputError` naming ``--policy`` if unknown."""
-    try:
+# reference → (sha256, spec) of the user policies resolved in this process
+_USER_SPECS: dict[str, tuple[str | None, PolicySpec]] = {}
+
+
+def get_policy(name: str | type | PolicySpec) -> PolicySpec:
+    """The registry entry for ``name``: a built-in name or a reference (SPEC §4).
+
+    A reference is ``path/to/file.py:Class``, ``package.module:Class``, a name an
+    installed package registers in the entry-point group ``kvopt.policies``, or
+    (API) the class itself; its entry is read from the class
+    (:mod:`kvopt.policy.user`).  Unknown names and bad references are
+    :class:`InputError` naming ``--policy`` or the reference.
+    """
+    if isinstance(name, PolicySpec):
+        return name
+    if not isinstance(name, str):
+        name = policy_reference(name)
+    if name in POLICIES:
         return POLICIES[name]
+    try:
+        obj, code = load(name, POLICY_GROUP)
     except KeyError:
         raise InputError(
-            f"unknown policy {name!r} (known: {', '.join(sorted(POLICIES))})", source="--policy"
+            f"unknown policy {name!r} (known: {', '.join(sorted(POLICIES))}; or a reference "
+            "path/to/file.py:Class, package.module:Class, or a name registered in the "
+            f"entry-point group {POLICY_GROUP})",
+            source="--policy",
         ) from None
+    cached = _USER_SPECS.get(name)
+    if cached is not None and cached[0] == code.sha256 and cached[1].policy_class is obj:
+        return cached[1]
+    from .user import spec_from_class
+
+    spec = spec_from_class(obj, code, PolicySpec, Param, no_arrivals)
+    _USER_SPECS[name] = (code.sha256, spec)
+    return spec
+
+
+def policy_reference(policy: Any) -> str:
+    """The text that names ``policy`` everywhere (a name or reference as given; for a class
+    handed to the API, the reference :func:`kvopt.usercode.register_object` gives it)."""
+    if isinstance(policy, str):
+        return policy
+    if isinstance(policy, PolicySpec):
+        return policy.name
+    if isinstance(policy, type):
+        for spec in POLICIES.values():
+            if spec.policy_class is policy:
+                return spec.name
+        ref, _ = register_object(policy)
+        return ref
+    raise InputError(
+        f"a policy is named by a string (a built-in name or a reference) or given as its class, "
+        f"got {type(policy).__name__} {policy!r}",
+        source="policy",
+    )
+
+
+def user_code(policy: str) -> UserCode | None:
+    """The :class:`~kvopt.usercode.UserCode` of a user policy named by ``policy`` (``None``
+    for a built-in): what records store and what campaign workers are sent."""
+    name, _ = parse_policy(policy)
+    return get_policy(name).code
 
 
 def make_policy(name: str, params: Mapping[str, Any] | None = None, seed: int | None = None):
@@ -546,15 +618,20 @@ def make_policy(name: str, params: Mapping[str, Any] | None = None, seed: int | 
         raise InputError(f"policy {name!r} is randomised and needs a seed", source="--seed")
     pol = spec.factory(resolved, seed)
     pol.params = dict(resolved)
+    if spec.code is not None:
+        pol.name = spec.name  # errors name the reference
     return pol
 
 
-def parse_policy(text: str) -> tuple[str, dict[str, str]]:
+def parse_policy(text: str | type | PolicySpec) -> tuple[str, dict[str, str]]:
     """``"name"`` or ``"name[key=value;key=value]"`` → ``(name, params)`` (values stay strings).
 
     The bracket form lets one comparison hold variants of a policy, e.g.
-    ``pack-and-schedule[packer=nfdh]``; the row is labelled with the whole text.
+    ``pack-and-schedule[packer=nfdh]``; the row is labelled with the whole text.  The name
+    may be a reference (``file.py:Class[k=v]``); a class (API) stands for its reference.
     """
+    if not isinstance(text, str):
+        return policy_reference(text), {}
     text = text.strip()
     if "[" not in text:
         return text, {}
@@ -580,4 +657,7 @@ __all__ = [
     "make_policy",
     "no_arrivals",
     "parse_policy",
+    "policy_reference",
+    "user_code",
+    "is_reference",
 ]
