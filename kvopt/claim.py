@@ -122,7 +122,12 @@ class Claim:
         space; the space's size ranges only bound where validation searches)."""
         if self.space is None:
             return None
-        return self.space.rule(inst, sizes=False)
+        rule = self.space.rule(inst, sizes=False)
+        if rule is None and self.bound_fn is not None:
+            b = self.bound_fn(inst)
+            if not (0 < b < float("inf")):  # e.g. 1 + 2/(1-alpha) at alpha = 1: no claim there
+                return f"the claim's bound {self.bound_text()} is {b} on this instance (not finite)"
+        return rule
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -269,14 +274,89 @@ CLAIMS: dict[str, Claim] = {
 }  # fmt: skip
 
 
+#: A user's claims (SPEC §4: ``kvopt validate --policy REF --ratio-at-most C``, ``--bounded``,
+#: ``--claims-file``), registered in this process by :func:`register_claim` while they are
+#: validated (and in each worker that evaluates for them); never mixed into :data:`CLAIMS`.
+USER_CLAIMS: dict[str, Claim] = {}
+
+
+def register_claim(claim: Claim) -> Claim:
+    """Make a user's claim known by its id in this process (:func:`get_claim` finds it)."""
+    if claim.id in CLAIMS:
+        raise InputError(f"id {claim.id!r} is a built-in claim of SPEC §7; choose another",
+                         source="claim")  # fmt: skip
+    USER_CLAIMS[claim.id] = claim
+    return claim
+
+
 def get_claim(claim_id: str) -> Claim:
     """The claim ``claim_id``; :class:`InputError` listing the valid ids otherwise."""
     try:
         return CLAIMS[claim_id]
     except KeyError:
+        if claim_id in USER_CLAIMS:
+            return USER_CLAIMS[claim_id]
         raise InputError(
             f"unknown claim {claim_id!r} (valid: {', '.join(CLAIMS)})", source="--claims"
         ) from None
+
+
+class Formula:
+    """A claim's constant as a formula in ``alpha``, ``n`` and ``M`` (SPEC §4 user claims).
+
+    ``alpha = max_i (s_i + o_i)/M`` (:func:`alpha`), ``n`` the number of jobs, ``M`` the
+    memory.  Numbers, ``+ - * / **``, parentheses and ``sqrt``, ``log`` (natural),
+    ``log2``, ``min``, ``max`` are allowed, nothing else (the text is parsed, never
+    executed).  Calling it on an instance gives the bound there (``inf`` where the formula
+    divides by zero, e.g. ``1 + 2/(1-alpha)`` at ``alpha = 1``: no bound).  It pickles as
+    its text, so worker processes evaluate the same bound.
+    """
+
+    NAMES = ("alpha", "n", "M")
+    FUNCTIONS = ("sqrt", "log", "log2", "min", "max")
+
+    def __init__(self, text: str, source: str = "constant"):
+        import ast
+
+        self.text = str(text)
+        try:
+            tree = ast.parse(self.text, mode="eval")
+        except SyntaxError:
+            raise InputError(f"not a formula: {self.text!r}", source=source) from None
+        allowed = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
+                   ast.Call, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub, ast.UAdd)  # fmt: skip
+        for node in ast.walk(tree):
+            if not isinstance(node, allowed):
+                raise InputError(f"{type(node).__name__} is not allowed in a formula "
+                                 f"({self.text!r})", source=source)  # fmt: skip
+            if isinstance(node, ast.Constant) and (
+                isinstance(node.value, bool) or not isinstance(node.value, int | float)
+            ):
+                raise InputError(f"only numbers are constants, got {node.value!r}", source=source)
+            if isinstance(node, ast.Name) and node.id not in self.NAMES + self.FUNCTIONS:
+                raise InputError(f"unknown name {node.id!r} (use {', '.join(self.NAMES)})",
+                                 source=source)  # fmt: skip
+            if isinstance(node, ast.Call) and not (
+                isinstance(node.func, ast.Name) and node.func.id in self.FUNCTIONS
+            ):
+                raise InputError(f"only {', '.join(self.FUNCTIONS)} may be called", source=source)
+        self._code = compile(tree, "<formula>", "eval")
+
+    def __call__(self, inst: Instance) -> float:
+        import math
+
+        env = {"alpha": float(alpha(inst)), "n": inst.n, "M": inst.memory, "sqrt": math.sqrt,
+               "log": math.log, "log2": math.log2, "min": min, "max": max}  # fmt: skip
+        try:
+            return float(eval(self._code, {"__builtins__": {}}, env))  # noqa: S307 - checked AST
+        except (ZeroDivisionError, OverflowError, ValueError):
+            return float("inf")
+
+    def __reduce__(self):
+        return (Formula, (self.text,))
+
+    def __repr__(self) -> str:
+        return f"Formula({self.text!r})"
 
 
 def claims_for_policy(policy: str) -> tuple[str, ...]:
@@ -286,7 +366,10 @@ def claims_for_policy(policy: str) -> tuple[str, ...]:
 
 __all__ = [
     "CLAIMS",
+    "Formula",
     "KINDS",
+    "USER_CLAIMS",
+    "register_claim",
     "ClaimKind",
     "Claim",
     "alpha",

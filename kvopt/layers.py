@@ -29,6 +29,7 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
             "instance",
             "schedule",
             "space",
+            "usercode",
             "_version",
         ),
     ),
@@ -49,7 +50,10 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
     2: ("policies", ("policy",)),
     3: ("policies by name, adversaries", ("simulation", "adversary")),
     4: ("brackets on Opt", ("certify", "evidence", "upper")),
-    5: ("comparison, records, search", ("claimchecks", "comparison", "record", "campaign")),
+    5: (
+        "comparison, records, search",
+        ("claimchecks", "comparison", "record", "campaign", "conformance"),
+    ),
     6: ("validation", ("validation",)),
     7: ("API and command line", ("api", "demo", "cli", "__init__", "__main__", "layers")),
 }

@@ -69,6 +69,7 @@ import numpy as np
 
 from ..bound import lower_bounds
 from ..certify import Effort, bracket, exact_opt, starts_of, tighten
+from ..claim import USER_CLAIMS
 from ..claimchecks import claim_metrics, needs_instrument
 from ..errors import BudgetError, PolicyError
 from ..instance import Instance
@@ -169,6 +170,8 @@ def evaluate(task: EvalTask) -> Evaluation:
     try:
         for code in task.code:  # a user's policy: load exactly the code the campaign loaded
             install(code)
+        if task.user_claim is not None:
+            USER_CLAIMS[task.user_claim.id] = task.user_claim
         res = simulate(
             inst,
             task.policy,

@@ -180,6 +180,9 @@ def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, sched
 
     code = user_code(header.policy)  # a user's policy goes to the workers with its code
     shipped = (code.shippable(),) if code is not None else ()
+    from ..claim import USER_CLAIMS
+
+    user_claim = USER_CLAIMS.get(header.claim) if header.claim else None
 
     def now() -> float:
         return round(t_base + time.monotonic() - t_start, 3)
@@ -250,6 +253,7 @@ def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, sched
                         claim=header.claim,
                         typed=typed,
                         code=shipped,
+                        user_claim=user_claim,
                     )
                 )
             for k in sorted(results):

@@ -47,12 +47,13 @@ TYPED_JOB_MOVES_N = 32
 
 
 def _class_rule(record: Record) -> Callable[[Instance], str | None]:
-    from ..claim import CLAIMS
+    from ..claim import CLAIMS, USER_CLAIMS
     from ..policy import get_policy
 
     spec = get_policy(record.policy)
     params = spec.resolve_params(record.params)
-    claim = CLAIMS.get(str(record.meta.get("claim", ""))) if record.meta else None
+    cid = str(record.meta.get("claim", "")) if record.meta else ""
+    claim = CLAIMS.get(cid) or USER_CLAIMS.get(cid)
 
     def rule(inst: Instance) -> str | None:
         r = spec.check(inst, params) if spec.check else None

@@ -293,6 +293,8 @@ class EvalTask:
     #: a user's policy (SPEC §4) travels with its code, so that local worker processes and
     #: Dask workers elsewhere run exactly what was loaded here (:func:`kvopt.usercode.install`)
     code: tuple[UserCode, ...] = ()
+    #: a user's claim (SPEC §4) travels whole: workers do not have it in their registry
+    user_claim: Any = None
 
 
 @dataclass(frozen=True)

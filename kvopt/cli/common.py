@@ -73,6 +73,7 @@ def positive_float(option: str):
 
 
 __all__ = [
+    "POLICY_REF_HELP",
     "EXIT_BAD_INPUT",
     "EXIT_FAIL",
     "EXIT_OK",
@@ -85,3 +86,10 @@ __all__ = [
     "positive_float",
     "positive_int",
 ]
+
+
+#: How ``--policy`` / ``--policies`` name a policy (SPEC §4, "References (user code)").
+POLICY_REF_HELP = (
+    "a name (kvopt policies) or a reference to your own: path/to/file.py:Class, "
+    "package.module:Class, or a name registered in the entry-point group kvopt.policies"
+)

@@ -38,7 +38,8 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--policies",
         metavar="A,B,…",
-        help="comma-separated policy names, NAME[KEY=VALUE;…] for parameters (default: all)",
+        help="comma-separated policies, NAME[KEY=VALUE;…] for parameters (default: all built-ins); "
+        "each a name or a reference path/to/file.py:Class, package.module:Class, entry-point name",
     )
     p.add_argument("--exact", action="store_true", help="also solve for exact Opt")
     p.add_argument(
@@ -79,7 +80,8 @@ def run(args) -> int:
             try:
                 get_policy(name).resolve_params(params)
             except InputError as err:
-                raise InputError(err.rule, source="--policies") from None
+                rule = err.rule if err.source in (None, "--policy") else f"{err.source}: {err.rule}"
+                raise InputError(rule, source="--policies") from None
     if args.worst_plot and not args.exact:
         raise InputError("needs --exact (it draws Opt's schedule)", source="--worst-plot")
     cmp = compare(

@@ -18,7 +18,7 @@ to stderr.
 from __future__ import annotations
 
 from ..certify import CERTIFY_SECONDS
-from .common import emit_json, nonneg_int, positive_float, positive_int
+from .common import POLICY_REF_HELP, emit_json, nonneg_int, positive_float, positive_int
 
 
 def add_parser(sub) -> None:
@@ -35,8 +35,9 @@ def add_parser(sub) -> None:
     )
     p.add_argument("record", metavar="RECORD_OR_INSTANCE",
                    help="search record (kvopt.record) or instance (kvopt.instance, needs --policy)")  # fmt: skip
-    p.add_argument("--policy", metavar="NAME",
-                   help="the policy to sweep (required with an instance; with a record, its own)")  # fmt: skip
+    p.add_argument("--policy", metavar="NAME|REF",
+                   help="the policy to sweep (required with an instance; with a record, its own): "
+                   + POLICY_REF_HELP)  # fmt: skip
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="policy parameter (with an instance)")  # fmt: skip
     p.add_argument("--seed", type=nonneg_int("--seed"), default=0, metavar="S",

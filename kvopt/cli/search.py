@@ -17,7 +17,7 @@ import sys
 from ..certify import CERTIFY_SECONDS
 from ..errors import InputError
 from ..params import parse_params
-from .common import emit_json, nonneg_int, positive_float, positive_int
+from .common import POLICY_REF_HELP, emit_json, nonneg_int, positive_float, positive_int
 
 
 def _range(option: str):
@@ -62,11 +62,14 @@ def add_parser(sub) -> None:
             "is kept as a record in DIR/best.json; rerunning with the same --out resumes."
         ),
     )
-    p.add_argument("--policy", required=True, metavar="NAME",
-                   help="policy (kvopt policies), optionally NAME[KEY=VALUE;...]")  # fmt: skip
+    p.add_argument("--policy", required=True, metavar="NAME|REF",
+                   help="policy: " + POLICY_REF_HELP + "; optionally NAME[KEY=VALUE;...]")  # fmt: skip
     p.add_argument("--strategy", default="anneal",
                    help="anneal (default), random, cma, family, trace or exhaustive")  # fmt: skip
-    p.add_argument("--family", metavar="F", help="draw instances from a kvopt gen family")
+    p.add_argument("--family", metavar="F",
+                   help="draw instances from a kvopt gen family, or your own: fam.py:function "
+                   "(a function of a numpy Generator and keyword parameters returning an "
+                   "Instance)")  # fmt: skip
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="family parameter; comma lists (L=2,3,4) span the family strategy's grid")  # fmt: skip
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",

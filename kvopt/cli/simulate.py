@@ -15,7 +15,7 @@ import sys
 from ..bound import area_bound
 from ..instance import load_instance
 from ..schedule import save_schedule
-from .common import emit_json, nonneg_int, parse_params
+from .common import POLICY_REF_HELP, emit_json, nonneg_int, parse_params
 
 
 def add_parser(sub) -> None:
@@ -25,7 +25,8 @@ def add_parser(sub) -> None:
         description="Simulate one scheduling policy (see `kvopt policies`) on an instance.",
     )
     p.add_argument("instance", help="instance JSON file")
-    p.add_argument("--policy", required=True, metavar="NAME", help="policy name (kvopt policies)")
+    p.add_argument("--policy", required=True, metavar="NAME|REF",
+                   help="policy: " + POLICY_REF_HELP)  # fmt: skip
     p.add_argument(
         "--param",
         action="append",

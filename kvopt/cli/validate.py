@@ -9,11 +9,17 @@ with ``claims``: a list, each with ``id``, ``verdict``, ``bound``,
 ``exact_solves``, ``seconds``, ``text``, and ``record`` for ``violated``.
 Exit status 0 whatever the verdicts (a violated claim is a finding, not an
 error), 2 on bad input, 130 when interrupted.
+
+A user's own claims (SPEC §4): ``--policy REF --ratio-at-most C [--objective …]
+[--space …]`` states "REF's ratio is at most C on its class" (``C`` a number or a
+formula in ``alpha``, ``n``, ``M``), ``--policy REF --bounded`` "REF's ratio stays
+bounded as instances grow"; ``--claims-file FILE.toml`` states several
+(:mod:`kvopt.validation.user`).  With them and no ``--claims`` only they run.
 """
 
 from __future__ import annotations
 
-from .common import emit_json, nonneg_int, positive_float, positive_int
+from .common import POLICY_REF_HELP, emit_json, nonneg_int, positive_float, positive_int
 from .search import _budget, _range, space_overrides
 
 
@@ -25,6 +31,23 @@ def add_parser(sub) -> None:
         "report a verdict per claim with certified evidence.",
     )
     p.add_argument("--claims", metavar="ID,…", help="comma-separated claim ids (default: all)")
+    p.add_argument("--policy", metavar="NAME|REF",
+                   help="your own claim about this policy (with --ratio-at-most or --bounded): "
+                   + POLICY_REF_HELP + "; parameters as NAME[KEY=VALUE;...]")  # fmt: skip
+    own = p.add_mutually_exclusive_group()
+    own.add_argument("--ratio-at-most", metavar="C",
+                     help="with --policy: the claim 'ALG <= C * Opt on the policy's class' (C a "
+                     "number or a formula in alpha, n, M, e.g. '1 + 2/(1-alpha)')")  # fmt: skip
+    own.add_argument("--bounded", action="store_true",
+                     help="with --policy: the claim 'the ratio stays bounded as instances grow' "
+                     "(judged by growth sweeps, SPEC §9)")  # fmt: skip
+    p.add_argument("--objective", choices=("total", "makespan", "latency"), default="total",
+                   help="with --policy: the objective of the claim (default total)")  # fmt: skip
+    p.add_argument("--claim-id", metavar="ID",
+                   help="with --policy: the claim's id (default: derived from the policy)")  # fmt: skip
+    p.add_argument("--claims-file", metavar="FILE.toml",
+                   help="your own claims: [[claim]] tables with id, policy, kind (ratio or "
+                   "bounded), constant, objective, optional params, space, source")  # fmt: skip
     p.add_argument(
         "--quick",
         action="store_true",
@@ -57,12 +80,55 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+#: The ``--space`` fields that change every claim's search (the others define a user claim's class).
+SIZE_FIELDS = {"n_min", "n_max", "memory_min", "memory_max", "max_response", "max_arrival",
+               "kind", "types_max", "count_max"}  # fmt: skip
+
+
+def _user_claims(args, sizes: dict) -> tuple[list, dict]:
+    """The user's claims of ``--policy``/``--claims-file``, and the sizes left for every claim."""
+    from ..errors import InputError
+    from ..validation.user import load_claims_file, make_claim
+
+    claims = []
+    if args.policy is None:
+        for opt, given in (("--ratio-at-most", args.ratio_at_most is not None),
+                           ("--bounded", args.bounded), ("--claim-id", args.claim_id)):  # fmt: skip
+            if given:
+                raise InputError("needs --policy REF (the policy the claim is about)", source=opt)
+    else:
+        if args.ratio_at_most is None and not args.bounded:
+            raise InputError("needs --ratio-at-most C or --bounded (what is claimed)",
+                             source="--policy")  # fmt: skip
+        from ..policy import get_policy, parse_policy
+
+        spec = get_policy(parse_policy(args.policy)[0])
+        what = f"ratio-at-most-{args.ratio_at_most}" if not args.bounded else "bounded"
+        cid = args.claim_id or f"{spec.slug}-{what}".replace(" ", "")
+        structural = {k: v for k, v in sizes.items() if k not in SIZE_FIELDS}
+        sizes = {k: v for k, v in sizes.items() if k in SIZE_FIELDS}
+        claims.append(make_claim(
+            id=cid, policy=args.policy, kind="bounded" if args.bounded else "ratio",
+            constant=args.ratio_at_most, objective=args.objective, space=structural or None,
+            source=f"kvopt validate --policy {args.policy}", where="--policy",
+        ))  # fmt: skip
+    if args.claims_file:
+        claims += load_claims_file(args.claims_file)
+    ids = [c.id for c in claims]
+    dup = next((i for i in ids if ids.count(i) > 1), None)
+    if dup:
+        raise InputError(f"claim id {dup!r} given twice", source="--claim-id")
+    return claims, sizes
+
+
 def run(args) -> int:
     from ..validation import validate
 
     sizes = space_overrides(args)
+    user_claims, sizes = _user_claims(args, sizes)
     res = validate(
         args.claims,
+        user_claims=user_claims,
         space=sizes or None,
         quick=args.quick,
         budget=args.budget,

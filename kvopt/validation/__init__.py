@@ -58,7 +58,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..claim import CLAIMS, get_claim
+from ..claim import CLAIMS, Claim, get_claim, register_claim
 from ..errors import InputError
 from ..fileio import write_json_atomic
 from .context import Context
@@ -97,6 +97,7 @@ def validate(
     progress: bool | None = None,
     effort: Effort | None = None,
     space: dict[str, Any] | None = None,
+    user_claims: Sequence[Claim] = (),
 ) -> ValidationResult:
     """Validate SPEC §7 claims (all by default); return the verdicts (see the module docstring).
 
@@ -110,6 +111,9 @@ def validate(
     ``n_max``, ``memory_min``, ``memory_max``, ``max_response``,
     ``max_arrival``; the structural rules of each class stay); ``kind="typed"``
     (with ``types_max``, ``count_max``) searches the typed space of SPEC §9.
+    ``user_claims`` are a user's own claims (SPEC §4; :func:`kvopt.validation.user.make_claim`,
+    :func:`~kvopt.validation.user.load_claims_file`), validated with the same procedures;
+    with them and no ``claims``, only they run.
 
     >>> res = validate(["area-lb"], quick=True, out=tmp / "v", progress=False)
     >>> res.verdict("area-lb").verdict == "holds"
@@ -117,7 +121,12 @@ def validate(
     """
     from ..campaign.runner import progress_enabled
 
-    ids = _resolve_ids(claims)
+    for c in user_claims:
+        if not isinstance(c, Claim):
+            raise InputError(f"must be Claim objects, got {type(c).__name__}", source="user_claims")
+        register_claim(c)
+    ids = [] if (claims is None and user_claims) else _resolve_ids(claims)
+    ids += [c.id for c in user_claims if c.id not in ids]
     if budget is not None and (
         isinstance(budget, bool) or not isinstance(budget, int) or budget < 1
     ):
@@ -151,7 +160,7 @@ def validate(
         from ..space import space_from_dict
 
         space_from_dict(sizes)
-    procs = {c: procedure_for(CLAIMS[c]) for c in ids}  # every claim can run, before any does
+    procs = {c: procedure_for(get_claim(c)) for c in ids}  # every claim can run, before any does
     for c in ids:
         if c in GROWTH_INPUT_CHECKS:
             GROWTH_INPUT_CHECKS[c](eff, sizes)
@@ -159,7 +168,7 @@ def validate(
     t0 = time.monotonic()
     verdicts: dict[str, ClaimVerdict] = {}
     for cid in sorted(ids, key=lambda c: procs[c].stage):  # stable: the given order within a stage
-        claim = CLAIMS[cid]
+        claim = get_claim(cid)
         ctx.say(f"claim {cid} ({claim.kind}): {claim.statement}")
         t1 = time.monotonic()
         v = procs[cid].run(claim, ctx)

@@ -160,7 +160,7 @@ def resolve(claim: Claim, r: Evaluation, ctx: Context):
     prior = r.bracket(claim.objective, inst)
     if prior is None:
         return None
-    res = simulate(inst, claim.policy, params=dict(claim.params) or None)
+    res = simulate(inst, claim.policy, params=dict(claim.params) or None, seed=ctx.seed)
     b = with_policy(prior, inst, res.schedule)
     b = solve_bracket(b, inst, Effort(exact_seconds=ctx.eff.resolve_time_limit))
     bound = claim.bound_for(inst)
