@@ -12,6 +12,17 @@ The public API (:mod:`kvopt.api`) is what a notebook needs::
     sweep = kvopt.grow(worst.best.record)      # bounded or growing along families?
     verdicts = kvopt.validate(quick=True)      # the papers' claims
 
+Your own policy (SPEC §4) is a subclass of :class:`BlindPolicy` (non-clairvoyant) or
+:class:`ClairvoyantPolicy`; every function above takes it (the class, or a reference
+``"path/to/file.py:Class"``), :func:`check_policy` runs it through the conformance
+battery and :func:`user_claim` states a constant for :func:`validate` to check::
+
+    class Mine(kvopt.BlindPolicy):
+        kills = False
+        def on_events(self, now, events, view, act): ...
+    kvopt.compare(inst, [Mine, "fcfs"], exact=True)
+    kvopt.validate(user_claims=[kvopt.user_claim("mine-4", Mine, ratio_at_most=4)])
+
 Solver packages are imported only when something is solved.  ``bounds``,
 ``claims``, ``compare``, ``policies``, ``search``, ``validate`` and the others
 above are plain functions of :mod:`kvopt.api` (``help()`` and
@@ -26,6 +37,7 @@ from ._version import __version__
 from .api import (
     Table,
     bounds,
+    check_policy,
     claims,
     compare,
     generate,
@@ -36,14 +48,41 @@ from .api import (
     search,
     simulate,
     solve,
+    user_claim,
     validate,
 )
 from .bound import Bounds, lower_bounds
+from .engine.contract import (
+    ARRIVAL,
+    COMPLETION,
+    EXPIRY,
+    OVERFLOW,
+    WAKE,
+    Actions,
+    BlindPolicy,
+    ClairvoyantPolicy,
+    ClairvoyantView,
+    Event,
+    View,
+)
 from .instance import Instance, Job, Regime, save_instance
+from .policy import Param
 from .record import Record, load_record, save_record, verify_record
 from .schedule import Attempt, CheckResult, Schedule, check_schedule, load_schedule, save_schedule
 
 __all__ = [
+    "ARRIVAL",
+    "COMPLETION",
+    "EXPIRY",
+    "OVERFLOW",
+    "WAKE",
+    "Actions",
+    "BlindPolicy",
+    "ClairvoyantPolicy",
+    "ClairvoyantView",
+    "Event",
+    "Param",
+    "View",
     "Attempt",
     "Bounds",
     "CheckResult",
@@ -55,6 +94,7 @@ __all__ = [
     "Table",
     "__version__",
     "bounds",
+    "check_policy",
     "check_schedule",
     "claims",
     "compare",
@@ -72,6 +112,7 @@ __all__ = [
     "search",
     "simulate",
     "solve",
+    "user_claim",
     "validate",
     "verify_record",
 ]

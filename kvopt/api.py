@@ -38,8 +38,11 @@ if TYPE_CHECKING:  # the result types, for signatures only (their modules load o
     from .bound import Bounds
     from .campaign import CampaignResult
     from .campaign.growth import GrowthResult
+    from .claim import Claim
     from .comparison import Comparison
+    from .conformance import ConformanceReport
     from .engine import Adversary, SimulationResult
+    from .engine.contract import Policy
     from .exact import SolveResult
     from .exact.portfolio import Portfolio
     from .record import Record
@@ -172,7 +175,7 @@ def solve(
 
 def simulate(
     instance: Instance | str | os.PathLike,
-    policy: str,
+    policy: str | type | Policy,
     params: Mapping[str, Any] | None = None,
     seed: int | None = None,
     *,
@@ -184,7 +187,9 @@ def simulate(
     """Run one policy (SPEC §6) with the event engine; the schedule has passed the checker.
 
     ``policy`` is a registry name (``kvopt policies``), optionally with
-    parameters (``"route[compact=true]"``); ``trace`` keeps the engine's event
+    parameters (``"route[compact=true]"``), a reference to your own policy
+    (``"path/to/file.py:Class"``, ``"package.module:Class"``, an entry-point name),
+    the class itself, or a policy object (one run, as it is); ``trace`` keeps the engine's event
     rows, ``instrument`` the per-job quantities the claim checks read, and
     ``adversary`` releases jobs in reaction to the policy (SPEC §7).
     ``max_attempts`` stops a run past that many attempts (:class:`kvopt.errors.BudgetError`).
@@ -209,7 +214,7 @@ def simulate(
 
 def compare(
     instances: Instance | str | os.PathLike | Sequence[Instance | str | os.PathLike],
-    policies: Sequence[str] | None = None,
+    policies: Sequence[str | type] | None = None,
     *,
     exact: bool = False,
     time_limit: float = 60.0,
@@ -219,6 +224,8 @@ def compare(
     progress: bool = False,
 ) -> Comparison:
     """Every policy (or ``policies``) against the bounds and, with ``exact=True``, against Opt.
+
+    ``policies`` holds names, references to your own policies (SPEC §4) or classes.
 
     Instances may be :class:`Instance` objects, files or folders; ``time_limit``,
     ``threads``, ``seed`` and ``solver`` go to each exact solve.
@@ -245,7 +252,7 @@ def compare(
 
 
 def search(
-    policy: str,
+    policy: str | type,
     *,
     strategy: str = "anneal",
     params: Mapping[str, Any] | None = None,
@@ -390,8 +397,12 @@ def validate(
     progress: bool | None = None,
     effort: Effort | None = None,
     space: dict[str, Any] | None = None,
+    user_claims: Sequence[Claim] = (),
 ) -> ValidationResult:
-    """Verdicts on SPEC §7's claims (all, or the ids in ``claims``).
+    """Verdicts on SPEC §7's claims (all, or the ids in ``claims``), and on your own.
+
+    ``user_claims`` are claims made by :func:`user_claim` (your policy, your constant);
+    with them and no ``claims`` only they run.
 
     ``quick`` uses the small effort of ``kvopt validate --quick``; ``budget``
     (evaluations per claim) or ``seconds`` override it; ``out`` keeps the
@@ -419,7 +430,71 @@ def validate(
         progress=progress,
         effort=effort,
         space=space,
+        user_claims=user_claims,
     )
+
+
+def user_claim(
+    id: str,
+    policy: str | type,
+    *,
+    ratio_at_most: float | str | None = None,
+    bounded: bool = False,
+    objective: str = "total",
+    params: Mapping[str, Any] | None = None,
+    space: Mapping[str, Any] | None = None,
+    source: str = "",
+) -> Claim:
+    """Your own claim about a policy (SPEC §4), for :func:`validate` (``user_claims=``).
+
+    ``ratio_at_most`` states ``ALG <= C · Opt`` on the policy's class (``C`` a number or a
+    formula in ``alpha``, ``n``, ``M`` such as ``"1 + 2/(1-alpha)"``); ``bounded=True``
+    states that the ratio stays bounded as instances grow (judged by growth sweeps,
+    SPEC §9).  ``space`` narrows the class searched (fields of ``--space``).
+
+    >>> c = user_claim("fcfs-2", "fcfs", ratio_at_most=2)
+    >>> c.statement
+    'fcfs total <= 2 Opt'
+    """
+    from .errors import InputError
+    from .validation.user import make_claim
+
+    if (ratio_at_most is None) == (not bounded):
+        raise InputError("give ratio_at_most=C or bounded=True (one of them)", source="user_claim")
+    return make_claim(
+        id=id,
+        policy=policy,
+        kind="bounded" if bounded else "ratio",
+        constant=ratio_at_most,
+        objective=objective,
+        params=params,
+        space=space,
+        source=source,
+        where=f"user_claim {id!r}",
+    )
+
+
+def check_policy(
+    policy: str | type,
+    *,
+    params: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    out: str | os.PathLike | None = None,
+) -> ConformanceReport:
+    """Run a policy through the conformance battery of ``kvopt policies --check`` (SPEC §4).
+
+    Checks: no exception, every decision allowed and every schedule valid, the same
+    seed gives the same schedule, blindness to unseen responses (a ``BlindPolicy``),
+    visibility of jobs that have not arrived, and a declared ``kills = False``.
+    A failing check saves its smallest failing instance under ``out``
+    (default ``kvopt-check/<policy>``) and names it.
+
+    >>> check_policy("serial").passed
+    True
+    """
+    from .conformance import check_policy as _check
+
+    return _check(policy, params=params, seed=seed, out=out)
 
 
 def plot_schedule(
@@ -508,6 +583,7 @@ def claims() -> Table:
 __all__ = [
     "Table",
     "bounds",
+    "check_policy",
     "claims",
     "compare",
     "generate",
@@ -518,5 +594,6 @@ __all__ = [
     "search",
     "simulate",
     "solve",
+    "user_claim",
     "validate",
 ]

@@ -128,8 +128,10 @@ def module_name_for(path: Path) -> str:
 
 # module name → sha256 of the source it was executed from (this process)
 _LOADED: dict[str, str] = {}
-# reference → (object, UserCode) registered from the API or installed from a worker's bundle
+# reference → (object, UserCode) of the objects handed to the API (``<module>:Name``)
 _OBJECTS: dict[str, tuple[Any, UserCode]] = {}
+# reference → (object, UserCode) installed in a worker from a shipped bundle (:func:`install`)
+_SHIPPED: dict[str, tuple[Any, UserCode]] = {}
 
 
 def _exec_module(name: str, path: Path, source: str, ref: str):
@@ -246,6 +248,19 @@ def load(ref: str, group: str) -> tuple[Any, UserCode]:
     """
     if ref in _OBJECTS:
         return _OBJECTS[ref]
+    shipped = _SHIPPED.get(ref)
+    try:
+        found = _load(ref, group)
+    except (InputError, KeyError):
+        if shipped is not None:  # a worker without the file: the code the campaign shipped
+            return shipped
+        raise
+    if shipped is not None and found[1].sha256 != shipped[1].sha256:
+        return shipped  # another file of that name here: run what the campaign loaded
+    return found
+
+
+def _load(ref: str, group: str) -> tuple[Any, UserCode]:
     if not is_reference(ref):
         return _load_entry_point(ref, group)
     target, attr = split_reference(ref)
@@ -330,16 +345,24 @@ def install(code: UserCode) -> None:
     is unpickled and registered under its reference.  Module and entry-point
     references need the package installed where the worker runs.
     """
-    known = _OBJECTS.get(code.reference)
-    if known is not None and known[1].sha256 == code.sha256:
-        return  # installed before (a worker reused across tasks and campaigns)
     if code.kind == "object":
+        known = _OBJECTS.get(code.reference)
+        if known is not None and known[1].sha256 == code.sha256:
+            return  # installed before (a worker reused across tasks and campaigns)
         if code.pickled is None:
             raise InputError("the object was not shipped with its bytes", source=code.reference)
         _OBJECTS[code.reference] = (pickle.loads(code.pickled), code)
         return
     if code.kind != "file" or code.path is None:
         return  # a module or entry point: the package must be installed where this runs
+    known = _SHIPPED.get(code.reference)
+    if known is not None and known[1].sha256 == code.sha256:
+        return
+    try:
+        if _load(code.reference, POLICY_GROUP)[1].sha256 == code.sha256:
+            return  # the reference finds the same bytes here (this process, a local worker)
+    except (InputError, KeyError):
+        pass
     path = Path(code.path)
     name = code.module or module_name_for(path)
     if path.is_file() and sha256_of(path) == code.sha256:
@@ -354,7 +377,7 @@ def install(code: UserCode) -> None:
             _exec_module(name, path, code.source, code.reference)
             _LOADED[name] = code.sha256 or ""
         obj = _getattr(sys.modules[name], code.attr, code.reference, f"file {path}")
-    _OBJECTS[code.reference] = (obj, code)
+    _SHIPPED[code.reference] = (obj, code)
 
 
 def describe_change(stored: dict[str, Any], ref: str) -> str | None:

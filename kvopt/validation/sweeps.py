@@ -151,7 +151,7 @@ def discovery_campaign(claim: Claim, policy: str, ctx: Context) -> tuple[Any, st
                   seconds=eff.discovery_seconds, seed=ctx.seed, workers=ctx.workers,
                   scheduler=ctx.scheduler, exact_time_limit=eff.exact_time_limit,
                   certify_seconds=eff.certify_seconds, progress=ctx.show)  # fmt: skip
-    base = ctx.out / claim.id / policy
+    base = ctx.out / claim.id / _folder(policy)
     try:
         return search(policy, space=typed_sizes(ctx), out=base / "typed",
                       label=f"{claim.id}: typed {policy}", **common), None  # fmt: skip
@@ -221,8 +221,8 @@ def discovery_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
             ctx.say(f"{claim.id}: growth sweep of {other}'s growing instance under {policy}")
             g = grow(inst, policy=policy, steps=ctx.eff.sweep_steps, extra=ctx.eff.sweep_extra,
                      time_limit=ctx.eff.exact_time_limit, certify=ctx.eff.sweep_certify,
-                     find_budget=ctx.eff.find_budget, out=ctx.out / claim.id / policy /
-                     f"shared-from-{other}", progress=ctx.show,
+                     find_budget=ctx.eff.find_budget, out=ctx.out / claim.id / _folder(policy) /
+                     f"shared-from-{_folder(other)}", progress=ctx.show,
                      certify_seconds=ctx.eff.certify_seconds)  # fmt: skip
             shared = {"record": path, "out": g.out, "shared_from": other, **g.to_dict()}
             exact += g.exact_solves
@@ -253,6 +253,13 @@ def discovery_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
         exact_solves=exact, seconds=0.0, record=record, kind=claim.kind,
         text="; ".join([f"{text} ({effort})", *parts, *notes]), data={"policies": found},
     )  # fmt: skip
+
+
+def _folder(policy: str) -> str:
+    """A folder name for ``policy`` (a user's reference may hold ``/`` and ``:``)."""
+    from ..policy import get_policy
+
+    return get_policy(policy).slug
 
 
 __all__ = ["Sweeps", "discovery_campaign", "discovery_claim", "judge_constant_free",

@@ -1,0 +1,478 @@
+"""A researcher's own policy, family and claims (SPEC §4, "References (user code)")."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+import kvopt
+from kvopt.errors import InputError, PolicyError
+from kvopt.instance import Instance, save_instance
+from kvopt.policy import get_policy
+from kvopt.record import load_record, save_record, verify_record
+
+SERIAL = '''
+from kvopt import BlindPolicy
+
+
+class Serial(BlindPolicy):
+    """one job at a time, in index order (or reversed)"""
+
+    kills = False
+
+    def __init__(self, reverse: bool = False, gap: int = 0):
+        self.reverse = reverse
+        self.gap = gap
+
+    def on_events(self, now, events, view, act):
+        if view.running:
+            return
+        left = [j for j in view.jobs if j not in view.done]
+        if left:
+            act.start(max(left) if self.reverse else min(left))
+'''
+
+FAMILY = '''
+import kvopt
+
+
+def pairs(rng, n: int = 4, memory: int = 20, long: int = 6):
+    """n jobs alternating short and long"""
+    jobs = [kvopt.Job(int(rng.integers(1, 4)), long if k % 2 else 1) for k in range(n)]
+    return kvopt.Instance(memory=memory, jobs=tuple(jobs), name="pairs")
+'''
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    """A folder outside the repository holding a policy file, a family file and an instance."""
+    (tmp_path / "mine.py").write_text(SERIAL)
+    (tmp_path / "fam.py").write_text(FAMILY)
+    inst = Instance.from_arrays(20, [3, 2, 5, 1], [4, 6, 2, 3], name="four")
+    save_instance(inst, tmp_path / "four.json")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_file_reference_runs_like_a_builtin(folder, cli):
+    r = cli("simulate", "four.json", "--policy", "mine.py:Serial", "--param", "reverse=true",
+            "--json")  # fmt: skip
+    assert r.code == 0, r.err
+    d = r.json()
+    assert d["policy"] == "mine.py:Serial" and d["params"] == {"reverse": True, "gap": 0}
+    starts = sorted((a["start"], a["job"]) for a in d["schedule"]["attempts"])
+    assert [j for _, j in starts] == [3, 2, 1, 0]  # reversed index order, one at a time
+    spec = get_policy("mine.py:Serial")
+    assert not spec.clairvoyant and not spec.kills and spec.code.kind == "file"
+    assert spec.code.sha256 and Path(spec.code.path).is_absolute()
+
+
+def test_module_reference_and_class(folder, monkeypatch):
+    monkeypatch.syspath_prepend(str(folder))
+    inst = kvopt.load_instance("four.json")
+    by_module = kvopt.simulate(inst, "mine:Serial")
+    import mine
+
+    by_class = kvopt.simulate(inst, mine.Serial)
+    assert by_module.schedule.attempts == by_class.schedule.attempts
+    cmp = kvopt.compare(inst, [mine.Serial, "fcfs"])  # was: AttributeError 'strip'
+    assert "mine:Serial" in cmp.summary()
+
+
+@pytest.mark.parametrize(
+    "ref, words",
+    [
+        ("missing.py:Serial", "file missing.py not found"),
+        ("broken.py:X", "importing"),
+        ("mine.py:Nope", "has no 'Nope'"),
+        ("fam.py:pairs", "not a policy class"),
+        ("numpy:ndarray", "not a policy"),
+        ("no_such_package.module:X", "no module named"),
+        ("no-such-entry-point", "unknown policy"),
+    ],
+)
+def test_bad_references_are_bad_input(folder, cli, ref, words):
+    (folder / "broken.py").write_text("raise RuntimeError('boom at import')\n")
+    r = cli("simulate", "four.json", "--policy", ref)
+    assert r.code == 2 and r.out == ""
+    assert len(r.err.strip().splitlines()) == 1 and words in r.err
+    if ref == "broken.py:X":
+        assert "RuntimeError: boom at import" in r.err
+    if ":" in ref:
+        assert ref in r.err  # the one line names the reference
+
+
+def test_parameters_are_checked_against_the_signature(folder, cli):
+    r = cli("simulate", "four.json", "--policy", "mine.py:Serial", "--param", "nope=1")
+    assert r.code == 2 and "unknown parameter 'nope'" in r.err and "mine.py:Serial" in r.err
+    r = cli("simulate", "four.json", "--policy", "mine.py:Serial", "--param", "gap=x")
+    assert r.code == 2 and "must be an integer" in r.err
+    r = cli("compare", "four.json", "--policies", "mine.py:Serial[gap=1],fcfs", "--json")
+    assert r.code == 0, r.err
+
+
+def test_a_class_without_defaults_or_not_a_policy_is_refused(folder):
+    (folder / "odd.py").write_text(textwrap.dedent('''
+        from kvopt import BlindPolicy
+        class NeedsArg(BlindPolicy):
+            def __init__(self, k):
+                self.k = k
+            def on_events(self, now, events, view, act):
+                pass
+        class Abstract(BlindPolicy):
+            pass
+    '''))  # fmt: skip
+    with pytest.raises(InputError, match="has no default"):
+        get_policy("odd.py:NeedsArg")
+    with pytest.raises(InputError, match="abstract"):
+        get_policy("odd.py:Abstract")
+
+
+def test_declared_kills_false_is_enforced(folder):
+    (folder / "killer.py").write_text(textwrap.dedent('''
+        from kvopt import BlindPolicy
+        class Killer(BlindPolicy):
+            kills = False
+            def on_events(self, now, events, view, act):
+                for j, b in list(view.running.items()):
+                    if now - b >= 1:
+                        act.kill(j)
+                if not view.running:
+                    left = [j for j in view.jobs if j not in view.done]
+                    if left:
+                        act.start(min(left))
+                if view.running:
+                    act.wake(now + 1)
+        class Capper(BlindPolicy):
+            kills = False
+            def on_events(self, now, events, view, act):
+                if not view.running:
+                    left = [j for j in view.jobs if j not in view.done]
+                    if left:
+                        act.start(min(left), cap=1)
+    '''))  # fmt: skip
+    inst = kvopt.load_instance("four.json")
+    with pytest.raises(PolicyError, match="kills = False"):
+        kvopt.simulate(inst, "killer.py:Killer")
+    with pytest.raises(PolicyError, match="an expiry is a kill"):
+        kvopt.simulate(inst, "killer.py:Capper")
+
+
+def test_record_names_the_code_and_check_refuses_a_changed_file(folder, cli):
+    r = cli("search", "--policy", "mine.py:Serial", "--budget", "6", "--seed", "1", "--out",
+            "camp", "--no-progress", "--json")  # fmt: skip
+    assert r.code == 0, r.err
+    best = folder / "camp" / "best.json"
+    rec = load_record(best)
+    src = dict(rec.policy_source)
+    assert src["reference"] == "mine.py:Serial" and src["kind"] == "file"
+    assert src["sha256"] == get_policy("mine.py:Serial").code.sha256
+    header = json.loads((folder / "camp" / "campaign.json").read_text())
+    assert header["policy_source"]["sha256"] == src["sha256"]
+    assert cli("check", str(best)).code == 0
+    (folder / "mine.py").write_text(SERIAL + "\n# changed\n")
+    r = cli("check", str(best))
+    assert r.code == 1 and "has changed since the record was made" in r.out
+    (folder / "mine.py").unlink()
+    r = cli("check", str(best))
+    assert r.code == 1 and "is missing" in r.out
+    r = cli("grow", str(best), "--steps", "1", "--directions", "memory")
+    assert r.code == 2 and "is missing" in r.err  # never silently another version
+
+
+def test_record_replays_from_another_folder(folder, cli, tmp_path_factory, monkeypatch):
+    r = cli("search", "--policy", "mine.py:Serial", "--budget", "4", "--seed", "2", "--out",
+            "camp", "--no-progress")  # fmt: skip
+    assert r.code == 0, r.err
+    best = (folder / "camp" / "best.json").resolve()
+    monkeypatch.chdir(tmp_path_factory.mktemp("elsewhere"))
+    assert cli("check", str(best)).code == 0  # the stored absolute path, same bytes
+
+
+def test_search_with_workers_ships_a_notebook_class(folder):
+    """A class defined in ``__main__`` (a notebook cell) reaches spawned workers by value."""
+    script = folder / "nb.py"
+    script.write_text(SERIAL.replace("class Serial", "class Cell") + textwrap.dedent('''
+        if __name__ == "__main__":
+            import kvopt
+            res = kvopt.search(Cell, budget=6, seed=3, workers=2, out="ws", progress=False)
+            rec = kvopt.load_record(res.best.record)
+            print(rec.policy, res.errors, kvopt.verify_record(rec) == [])
+    '''))  # fmt: skip
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         cwd=folder, timeout=300)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["<__main__>:Cell", "0", "True"]
+
+
+def test_a_crash_in_a_campaign_is_kept_as_a_finding(folder):
+    (folder / "crash.py").write_text(SERIAL.replace(
+        "        if left:\n", "        if len(left) == 3:\n            raise ZeroDivisionError('x')\n"
+        "        if left:\n"))  # fmt: skip
+    res = kvopt.search("crash.py:Serial", budget=12, seed=1, out="cr", progress=False)
+    assert res.errors > 0
+    saved = sorted((folder / "cr" / "errors").glob("*.json"))
+    assert saved and "ZeroDivisionError" in json.loads(saved[0].read_text())["meta"]["error"]
+
+
+def test_user_family_gen_and_search(folder, cli):
+    r = cli("gen", "fam.py:pairs", "--seed", "1", "--param", "n=8")
+    assert r.code == 0, r.err
+    d = json.loads(r.out)
+    assert len(d["jobs"]) == 8 and d["meta"]["family"] == "fam.py:pairs"
+    assert d["meta"]["family_source"]["sha256"]
+    assert cli("gen", "fam.py:pairs", "--seed", "1", "--param", "n=x").code == 2
+    assert cli("gen", "fam.py:pairs", "--seed", "1", "--param", "bogus=1").code == 2
+    r = cli("search", "--policy", "fcfs", "--strategy", "random", "--family", "fam.py:pairs",
+            "--param", "n=6", "--budget", "4", "--out", "fs", "--no-progress", "--json")  # fmt: skip
+    assert r.code == 0, r.err
+    header = json.loads((folder / "fs" / "campaign.json").read_text())
+    assert header["family"] == "fam.py:pairs" and header["family_source"]["kind"] == "file"
+
+
+def test_conformance_battery_passes_a_good_policy(folder, cli):
+    r = cli("policies", "--check", "mine.py:Serial", "--json")
+    assert r.code == 0, r.err
+    d = r.json()
+    assert d["passed"] and {c["check"] for c in d["checks"]} >= {"blind", "kills", "model"}
+    assert not (folder / "kvopt-check").exists()  # nothing written when all pass
+
+
+BAD = """
+import gc
+import random
+import sys
+
+from kvopt import BlindPolicy
+
+
+class Base(BlindPolicy):
+    kills = False
+
+    def order(self, view, left):
+        return sorted(left)
+
+    def on_events(self, now, events, view, act):
+        if view.running:
+            return
+        left = [j for j in view.jobs if j not in view.done]
+        if left:
+            act.start(self.order(view, left)[0])
+
+
+class PeeksFrame(Base):
+    def order(self, view, left):
+        f = sys._getframe()
+        while not hasattr(f.f_locals.get("self"), "resp"):
+            f = f.f_back
+        resp = f.f_locals["self"].resp
+        return sorted(left, key=lambda j: (resp[j], j))
+
+
+class PeeksGC(Base):
+    def setup(self, view):  # the engine that holds this very view, found by the collector
+        eng = next(o for o in gc.get_objects() if getattr(o, "view", None) is view)
+        self.resp = eng.resp
+
+    def order(self, view, left):
+        return sorted(left, key=lambda j: (self.resp[j], j))
+
+
+class Coin(Base):
+    def order(self, view, left):
+        random.shuffle(left)
+        return left
+
+
+class Killer(Base):
+    def on_events(self, now, events, view, act):
+        for j, b in list(view.running.items()):
+            if now - b >= 1:
+                act.kill(j)
+        super().on_events(now, events, view, act)
+        if view.running:
+            act.wake(now + 1)
+
+
+class Overflow(BlindPolicy):
+    kills = True
+
+    def on_events(self, now, events, view, act):
+        for j in view.jobs:
+            if j not in view.done and j not in view.running:
+                act.start(j)
+"""
+
+
+@pytest.mark.parametrize(
+    "cls, check",
+    [("PeeksFrame", "blind"), ("Coin", "deterministic"), ("Killer", "kills"),
+     ("Overflow", "model"),
+     # gc.get_objects() at every run's setup: slow in a test process with a large heap
+     pytest.param("PeeksGC", "blind", marks=pytest.mark.slow)],
+)  # fmt: skip
+def test_conformance_battery_catches(folder, cli, cls, check):
+    (folder / "bad.py").write_text(BAD)
+    r = cli("policies", "--check", f"bad.py:{cls}", "--out", "chk", "--json")
+    assert r.code == 1, r.err
+    d = r.json()
+    failed = {c["check"]: c for c in d["checks"] if c["status"] == "failed"}
+    assert check in failed, failed
+    saved = Path(failed[check]["instance"])
+    assert saved.is_file() and saved.parent.name == "chk"
+    inst = kvopt.load_instance(saved)  # a valid instance file, with the failure in its meta
+    assert inst.meta["check"] == check and inst.meta["failure"]
+    assert inst.n <= 4  # shrunk
+
+
+def test_own_claims_violated_and_holds(folder, cli):
+    # reversed serial on jobs whose last one is long: far from Opt, so 1.05 is violated
+    r = cli("validate", "--policy", "mine.py:Serial[reverse=true]", "--ratio-at-most", "1.05",
+            "--budget", "24", "--seed", "1", "--out", "v", "--no-progress", "--json")  # fmt: skip
+    assert r.code == 0, r.err
+    (c,) = r.json()["claims"]
+    assert c["verdict"] == "violated" and c["record"]
+    rec = load_record(c["record"])
+    assert verify_record(rec) == [] and rec.ratio_certified > 1.05
+    assert rec.policy_source["reference"] == "mine.py:Serial"
+    r = cli("validate", "--policy", "mine.py:Serial", "--ratio-at-most", "1000", "--budget", "8",
+            "--seed", "1", "--out", "v2", "--no-progress", "--json")  # fmt: skip
+    (c,) = r.json()["claims"]
+    assert c["verdict"] == "holds" and c["instances"] == 8 and c["worst_certified_ratio"] >= 1
+
+
+def test_claims_file(folder, cli):
+    (folder / "claims.toml").write_text(textwrap.dedent('''
+        [[claim]]
+        id = "serial-n"
+        policy = "mine.py:Serial"
+        kind = "ratio"
+        constant = "n"
+        objective = "total"
+        source = "a serial schedule is at most n times Opt"
+
+        [[claim]]
+        id = "serial-greedy-formula"
+        policy = "mine.py:Serial"
+        params = { gap = 1 }
+        kind = "ratio"
+        constant = "1 + 2/(1-alpha)"
+        objective = "makespan"
+        space = { n_max = 5 }
+    '''))  # fmt: skip
+    r = cli("validate", "--claims-file", "claims.toml", "--budget", "10", "--seed", "1",
+            "--out", "vf", "--no-progress", "--json")  # fmt: skip
+    assert r.code == 0, r.err
+    got = {c["id"]: c for c in r.json()["claims"]}
+    assert set(got) == {"serial-n", "serial-greedy-formula"}
+    assert got["serial-n"]["verdict"] == "holds"  # n * Opt bounds any serial order
+    assert got["serial-greedy-formula"]["bound"] == "1 + 2/(1-alpha)"
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ('id = "a"\npolicy = "fcfs"\nobjective = "total"', "claim[0].kind: missing"),
+        ('id = "a"\npolicy = "fcfs"\nkind = "ratio"\nobjective = "total"', "constant: missing"),
+        ('id = "a"\npolicy = "fcfs"\nkind = "ratio"\nconstant = 2', "objective: missing"),
+        ('id = "a"\npolicy = "nope.py:X"\nkind = "ratio"\nconstant = 2\nobjective = "total"',
+         "not found"),
+        ('id = "a"\npolicy = "fcfs"\nkind = "ratio"\nconstant = "2 + __import__(1)"\n'
+         'objective = "total"', "may be called"),
+        ('id = "rect-large"\npolicy = "fcfs"\nkind = "bounded"\nobjective = "total"',
+         "SPEC §7 claim"),
+    ],
+)  # fmt: skip
+def test_bad_claims_files(folder, cli, body, words):
+    (folder / "c.toml").write_text("[[claim]]\n" + body + "\n")
+    r = cli("validate", "--claims-file", "c.toml", "--out", "bad", "--budget", "2")
+    assert r.code == 2 and words in r.err and "c.toml" in r.err, r.err
+    assert len(r.err.strip().splitlines()) == 1
+    assert not (folder / "bad").exists()  # nothing written
+
+
+def test_formula_is_parsed_not_executed():
+    from kvopt.claim import Formula
+
+    inst = Instance.from_arrays(10, [3, 2], [2, 2])
+    assert Formula("1 + 2/(1-alpha)")(inst) == pytest.approx(1 + 2 / (1 - 0.5))
+    assert Formula("sqrt(n) * log2(M)")(inst) == pytest.approx(2**0.5 * 10**0.0 * 3.321928, 1e-5)
+    assert Formula("1/(1-alpha)")(Instance.from_arrays(4, [2], [2])) == float("inf")
+    with pytest.raises(InputError):
+        Formula("().__class__")
+
+
+def test_entry_point_rejects_nothing_when_none_installed(cli):
+    r = cli("policies", "--json")
+    assert r.code == 0
+    names = [p["name"] for p in r.json()["policies"]]
+    assert names[: len(kvopt.policy.POLICIES)] == list(kvopt.policy.POLICIES)
+
+
+@pytest.mark.slow
+def test_example_package_registers_a_policy_and_a_family(tmp_path):
+    """``examples/kvopt-example-policies`` installed: its entry points work on every command."""
+    target = tmp_path / "site"
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                          "--target", str(target), str(REPO / "examples" / "kvopt-example-policies")],
+                         capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert pip.returncode == 0, pip.stderr
+    env = {**__import__("os").environ, "PYTHONPATH": str(target)}
+
+    def kv(*args):
+        return subprocess.run([sys.executable, "-m", "kvopt", *args], capture_output=True,
+                              text=True, env=env, cwd=tmp_path, timeout=600)  # fmt: skip
+
+    listed = kv("policies", "--json")
+    assert listed.returncode == 0, listed.stderr
+    mine = [
+        p for p in json.loads(listed.stdout)["policies"] if p["name"] == "shortest-prompt-first"
+    ]
+    assert mine and mine[0]["reference"]["kind"] == "entry-point"
+    inst = kv("gen", "bimodal", "--seed", "1", "--param", "n=6", "--out", "b.json")
+    assert inst.returncode == 0, inst.stderr
+    sim = kv("simulate", "b.json", "--policy", "shortest-prompt-first", "--param", "headroom=2",
+             "--json")  # fmt: skip
+    assert sim.returncode == 0, sim.stderr
+    assert json.loads(sim.stdout)["params"] == {"headroom": 2}
+    assert kv("policies", "--check", "shortest-prompt-first").returncode == 0
+
+
+@pytest.mark.slow
+def test_search_on_a_local_dask_cluster(folder):
+    """Dask workers import the file from the source the campaign ships (they run elsewhere)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:  # fmt: skip
+        res = kvopt.search("mine.py:Serial", budget=8, seed=4, scheduler=cluster.scheduler_address,
+                           out="dask", progress=False)  # fmt: skip
+    assert res.errors == 0 and res.evaluations == 8
+    assert verify_record(load_record(res.best.record)) == []
+
+
+def test_install_executes_shipped_source_where_the_file_is_absent(folder):
+    """A worker on another machine: the file is not there, its shipped source is run instead."""
+    from kvopt import usercode
+
+    spec = get_policy("mine.py:Serial")
+    shipped = spec.code.shippable()
+    moved = usercode.UserCode(**{**shipped.__dict__, "reference": "gone.py:Serial",
+                                 "path": str(folder / "gone.py")})  # fmt: skip
+    usercode.install(moved)
+    inst = kvopt.load_instance("four.json")
+    a = kvopt.simulate(inst, "gone.py:Serial").schedule.attempts
+    assert a == kvopt.simulate(inst, "mine.py:Serial").schedule.attempts
+
+
+def test_builtin_record_has_no_policy_source(tmp_path):
+    rec_path = REPO / "instances" / "worst" / "small" / "fcfs.json"
+    rec = load_record(rec_path)
+    assert rec.policy_source is None
+    save_record(rec, tmp_path / "r.json")
+    assert "policy_source" not in json.loads((tmp_path / "r.json").read_text())
