@@ -15,7 +15,7 @@ from conftest import REPO
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 
 
-def test_there_are_the_five_notebooks():
+def test_there_are_the_six_notebooks():
     names = [p.name for p in NOTEBOOKS]
     assert names == [
         "00-quickstart.ipynb",
@@ -23,6 +23,7 @@ def test_there_are_the_five_notebooks():
         "02-compare-policies.ipynb",
         "03-adversarial-search.ipynb",
         "04-validate-theorems.ipynb",
+        "05-your-own-policy.ipynb",
     ]
 
 

@@ -87,10 +87,10 @@ class _EngineActions(Actions):
 
     __slots__ = ("_view", "_pname", "_log", "_refused", "_unseen", "_no_kills")
 
-    def __init__(self, view: View, pname: str, no_kills: bool = False):
+    def __init__(self, view: View, pname: str, no_kills: Callable[[], bool] | None = None):
         self._view = view
         self._pname = pname
-        self._no_kills = no_kills
+        self._no_kills = no_kills  # the engine's never_kills (SPEC §4: the declared mark)
         self._log: list[
             tuple[int, int, int]
         ] = []  # (0=start/1=kill/2=wake, job or time, cap/start)
@@ -129,7 +129,7 @@ class _EngineActions(Actions):
 
     def kill(self, job: int) -> None:
         v = self._view
-        if self._no_kills:
+        if self._no_kills is not None and self._no_kills():
             raise self._err("killed, but the policy declares kills = False (it never kills)", job)
         if job not in v._running:
             raise self._err("killed but not running", job)
@@ -186,6 +186,17 @@ class _Engine:
         self.attempts: list[Attempt] = []
         self.trace: list[tuple[int, str, int, int]] | None = [] if trace else None
         self.n_events = 0
+
+    def never_kills(self) -> bool:
+        """Whether the policy declared ``kills = False`` for this run (SPEC §4: the engine holds
+        it to that).  A policy that plans with ``predicted_response`` declares
+        ``kills_when_mispredicted = True``: on an instance (adversary releases included) where
+        some prediction differs from the true length it may kill."""
+        if getattr(self.policy, "kills", True) is not False:
+            return False
+        if getattr(self.policy, "kills_when_mispredicted", False):
+            return self.pred == self.resp
+        return True
 
     def over_budget(self, t: int) -> None:
         raise BudgetError(
@@ -312,8 +323,9 @@ class _Engine:
         clair = bool(policy.clairvoyant)
         adversary = self.adversary
         # a policy declaring ``kills = False`` is held to it: no kill, no cap that expires
+        # (``kills_when_mispredicted``: except on instances whose predictions are not exact)
         no_kills = getattr(policy, "kills", True) is False
-        act = _EngineActions(v, self.pname, no_kills)
+        act = _EngineActions(v, self.pname, self.never_kills if no_kills else None)
         log = act._log
         trace = self.trace
         n_events = 0
@@ -340,7 +352,7 @@ class _Engine:
                         self.attempts.append(Attempt(job, start, resp[job], True))
                         events.append(Event(t, COMPLETION, job, resp[job]))
                     else:
-                        if no_kills:
+                        if no_kills and self.never_kills():
                             raise self._err(
                                 t,
                                 f"its attempt reached its cap of {t - start} rounds before "

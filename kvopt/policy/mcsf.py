@@ -61,6 +61,9 @@ class FutureCheckGreedy(ClairvoyantPolicy):
 
     name = "future-check"
     kills = False  # exact future-memory admission: memory never overflows
+    # ... with the true lengths; planned with a predicted_response shorter than the truth,
+    # memory may overflow, and the newest attempt is killed (SPEC §6.2 admission, §6.3 rule)
+    kills_when_mispredicted = True
 
     def __init__(self) -> None:
         self.params: dict = {}
