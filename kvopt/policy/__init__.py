@@ -207,7 +207,14 @@ class PolicySpec:
                     f"unknown parameter {key!r} of policy {self.name!r} (allowed: {allowed})",
                     source=f"--param {key}",
                 )
-            out[key] = known[key].convert(value)
+            try:
+                out[key] = known[key].convert(value)
+            except InputError as err:
+                if self.code is None:
+                    raise
+                # a user's policy: the one line names the reference too (SPEC §4)
+                raise InputError(f"{err.rule} (a parameter of policy {self.name!r})",
+                                 source=err.source) from None  # fmt: skip
         return out
 
     def check_applies(self, instance: Instance, params: Mapping[str, Any] | None = None) -> None:
