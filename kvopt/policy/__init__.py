@@ -519,7 +519,7 @@ POLICIES: dict[str, PolicySpec] = {
             name="serial",
             factory=_factory("serial", "Serial"),
             clairvoyant=False,
-            source="the Θ(n) abstract in papers/related-abstracts.txt (uniform causal serial "
+            source="the Θ(n) abstract, related work of arXiv 2607.09248 (uniform causal serial "
             "policy; closes the gap of Jaillet et al.'s online model)",
             summary="one request at a time in arrival order; never kills",
             applies_to="all instances (arrivals allowed)",
