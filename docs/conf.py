@@ -51,7 +51,7 @@ myst_heading_anchors = 3
 suppress_warnings = ["myst.header"]  # models/*.md and the notebooks skip heading levels
 
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "CONTRIBUTING.md", "README.md", "**/.ipynb_checkpoints"]
+exclude_patterns = ["_build", "README.md", "**/.ipynb_checkpoints"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"

@@ -176,7 +176,7 @@ def policies_markdown() -> str:
         "",
         "Generated from the registry `kvopt.policy.POLICIES` (what `kvopt policies` prints). "
         "The algorithms are specified in [SPEC §6](#spec-6); the papers are in the "
-        "[bibliography](../bibliography.md). *Clairvoyant* policies know every response length "
+        "[bibliography](../../bibliography.md). *Clairvoyant* policies know every response length "
         "`o_i` (SPEC §1); *kills* says whether the policy may stop an attempt before it "
         "completes (its progress is then lost).",
         "",
