@@ -194,6 +194,9 @@ def search(
         raise InputError("is a file, expected a folder for the campaign", source=f"--out {out}")
     if out.exists() and not os.access(out, os.W_OK):
         raise InputError("is not writable", source=f"--out {out}")
+    from ..logs import progress_logger
+
+    progress_logger(__name__, True, "kvopt search")(f"results go to {out.resolve()}")
 
     def rule(inst):
         r = spec.check(inst, resolved) if spec.check else None

@@ -135,6 +135,9 @@ def validate(
         eff = replace(eff, seconds=float(seconds))
     out = Path(out if out is not None else "kvopt-validate")
     _writable(out, "--out")
+    from ..logs import progress_logger
+
+    progress_logger(__name__, True, "kvopt validate")(f"results go to {out.resolve()}")
     if report is not None:
         _writable(Path(report).parent if str(Path(report).parent) else Path("."), "--report")
     show = progress_enabled(progress)
