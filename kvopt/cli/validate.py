@@ -36,7 +36,8 @@ def add_parser(sub) -> None:
         "--seconds", type=positive_float("--seconds"), metavar="S", help="seconds per claim"
     )
     p.add_argument("--seed", type=nonneg_int("--seed"), default=0, help="seed (default 0)")
-    p.add_argument("--workers", type=positive_int("--workers"), default=1, metavar="K")
+    p.add_argument("--workers", type=positive_int("--workers"), default=1, metavar="K",
+                   help="local worker processes (default 1: serial)")  # fmt: skip
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (needs kvopt[dask])")
     p.add_argument("--out", metavar="DIR", help="campaign folder (default kvopt-validate)")
     p.add_argument("--report", metavar="FILE.md", help="Markdown report with PNG plots beside it")
