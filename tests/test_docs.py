@@ -51,7 +51,9 @@ def test_every_spec_citation_in_the_code_has_a_heading_in_the_docs():
 
 
 def test_spec_page_keeps_the_contracts_sections_in_order():
-    heads = [h for h in re.findall(r"^#{2,3} (\d+(?:\.\d+)?)", (DOCS / "spec.md").read_text(), re.M)]
+    heads = [
+        h for h in re.findall(r"^#{2,3} (\d+(?:\.\d+)?)", (DOCS / "spec.md").read_text(), re.M)
+    ]
     assert heads == ["1", "2", "3", "4", "5", "6", "6.1", "6.2", "6.3", "7", "8", "9"]
 
 

@@ -59,7 +59,9 @@ def test_bundled_file_validates(path):
 
 def test_campaign_examples_validate():
     ex = SCHEMAS / "examples"
-    assert not list(validator("campaign").iter_errors(json.loads((ex / "campaign.json").read_text())))
+    assert not list(
+        validator("campaign").iter_errors(json.loads((ex / "campaign.json").read_text()))
+    )
     lines = (ex / "evaluations.jsonl").read_text().splitlines()
     assert lines
     for line in lines:
@@ -73,7 +75,9 @@ def test_a_fresh_campaign_validates(tmp_path):
     out = tmp_path / "camp"
     assert main(["search", "--policy", "fcfs", "--budget", "8", "--seed", "1", "--time-limit",
                  "1", "--no-progress", "--out", str(out), "--json"]) == 0  # fmt: skip
-    assert not list(validator("campaign").iter_errors(json.loads((out / "campaign.json").read_text())))
+    assert not list(
+        validator("campaign").iter_errors(json.loads((out / "campaign.json").read_text()))
+    )
     for line in (out / "evaluations.jsonl").read_text().splitlines():
         assert not list(validator("evaluation").iter_errors(json.loads(line)))
     assert not list(validator("record").iter_errors(json.loads((out / "best.json").read_text())))
@@ -95,8 +99,14 @@ MALFORMED = {
     "instance: wrong format": ("instance", lambda d: d.update(format="kvopt.schedule")),
     "record: no ub": ("record", lambda d: d.pop("ub")),
     "record: bad opt_status": ("record", lambda d: d.update(opt_status="proved")),
-    "record: attempt without rounds": ("record", lambda d: d["schedule"]["attempts"][0].pop("rounds")),
-    "record: inline instance broken": ("record", lambda d: d["instance"]["jobs"][0].update(arrival=-1)),
+    "record: attempt without rounds": (
+        "record",
+        lambda d: d["schedule"]["attempts"][0].pop("rounds"),
+    ),
+    "record: inline instance broken": (
+        "record",
+        lambda d: d["instance"]["jobs"][0].update(arrival=-1),
+    ),
 }
 
 

@@ -35,7 +35,7 @@ def _md_escape(text: str) -> str:
 
 
 def _code(text: str) -> str:
-    text = str(text)
+    text = str(text).replace("|", "\\|")  # a pipe would end the table cell
     fence = "``" if "`" in text else "`"
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
@@ -55,18 +55,9 @@ def commands() -> dict[str, argparse.ArgumentParser]:
     return dict(_subparsers(build_parser()).choices)
 
 
-def _option_row(action: argparse.Action) -> str:
-    if action.option_strings:
-        names = ", ".join(action.option_strings)
-        if action.nargs != 0:
-            metavar = action.metavar or action.dest.upper()
-            if isinstance(metavar, tuple):
-                metavar = " ".join(metavar)
-            names += f" {metavar}"
-    else:
-        names = action.metavar or action.dest
-        if isinstance(names, tuple):
-            names = " ".join(names)
+def _option_row(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
+    # argparse's own spelling, as --help shows it: "--objective {total,makespan}", "--out FILE"
+    names = parser._get_formatter()._format_action_invocation(action)
     help_text = action.help or ""
     if help_text == argparse.SUPPRESS:
         return ""
@@ -89,7 +80,6 @@ def _option_row(action: argparse.Action) -> str:
 def cli_markdown() -> str:
     """The command-line reference: one section per subcommand, one row per option."""
     from kvopt.cli import build_parser
-
     from kvopt.cli.exitcodes import statuses
 
     top = build_parser()
@@ -114,8 +104,15 @@ def cli_markdown() -> str:
             lines += [f"*{_md_escape(summaries[name])}*", ""]
         lines += ["```text", parser.format_usage().strip(), "```", ""]
         if parser.description:
-            lines += ["```text", parser.description.strip(), "```", ""]
-        rows = [_option_row(a) for a in parser._actions if not isinstance(a, argparse._HelpAction)]
+            if parser.formatter_class is argparse.RawDescriptionHelpFormatter:
+                lines += ["```text", parser.description.strip(), "```", ""]
+            else:
+                lines += [_md_escape(parser.description), ""]
+        rows = [
+            _option_row(parser, a)
+            for a in parser._actions
+            if not isinstance(a, argparse._HelpAction)
+        ]
         rows = [r for r in rows if r]
         if rows:
             lines += ["| argument | meaning |", "|---|---|", *rows, ""]
@@ -201,9 +198,7 @@ def policies_markdown() -> str:
         ]
         claims = claims_for_policy(name)
         if claims:
-            lines.append(
-                "- **Claims:** " + ", ".join(f"[`{c}`](#claim-{c})" for c in claims)
-            )
+            lines.append("- **Claims:** " + ", ".join(f"[`{c}`](#claim-{c})" for c in claims))
         if spec.params:
             lines.append("- **Parameters** (`--param KEY=VALUE`):")
             lines += [f"  - {_param_text(p)}" for p in spec.params]

@@ -109,8 +109,10 @@ def run(args) -> int:
         print(f"{name:<9} {res.objective}")
         print(f"bound     {res.bound}")
         print(f"gap       {'-' if res.gap is None else f'{100 * res.gap:.2f}%'}")
-        print(f"solver    {res.solver} ({res.solver_version}); the solver's own last word: "
-              f"{res.native_status} (kvopt's reading of it is the status above)")
+        print(
+            f"solver    {res.solver} ({res.solver_version}); the solver's own last word: "
+            f"{res.native_status} (kvopt's reading of it is the status above)"
+        )
         print(f"seconds   {res.seconds:.2f}")
         if res.route is not None:
             if args.explain:
