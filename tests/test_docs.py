@@ -125,6 +125,7 @@ def test_policy_reference_has_every_registered_policy():
         for param in spec.params:
             assert f"`{param.name}`" in section, (name, param.name)
         assert spec.source and "papers/" not in spec.source, name
+        assert "**Papers:** {ref}" in section, f"{name}: its source cites no bibliography entry"
 
 
 def test_claim_reference_has_every_registered_claim():
@@ -134,6 +135,8 @@ def test_claim_reference_has_every_registered_claim():
     for cid, claim in CLAIMS.items():
         assert f"(claim-{cid})=\n## `{cid}`" in text
         assert claim.source and "papers/" not in claim.source, cid
+        section = text.split(f"## `{cid}`", 1)[1].split("\n## `", 1)[0]
+        assert "**Papers:** {ref}" in section, f"{cid}: its source cites no bibliography entry"
     assert "α = max_i (s_i + o_i) / M" in text
 
 

@@ -151,6 +151,29 @@ def exit_codes_markdown() -> str:
     return "\n".join(lines)
 
 
+#: words of a source string → the bibliography entry they cite (docs/bibliography.md)
+_PAPERS = (
+    (("Feng, Liu, Yang, Zhang", "main paper", "regime-aware"), "bib-feng-routing",
+     "Feng, Liu, Yang, Zhang 2026"),
+    (("Feng, Yang, Zhang",), "bib-feng-gsa", "Feng, Yang, Zhang 2026"),
+    (("Jaillet",), "bib-jaillet", "Jaillet et al. 2025"),
+    (("Kong",), "bib-kong", "Kong et al. 2026"),
+    (("Wang, Ye, Zhou",), "bib-wang", "Wang, Ye, Zhou 2025"),
+    (("Θ(n)", "Theta(n)"), "bib-theta-n", "the Θ(n) abstract"),
+    (("Steinberg",), "bib-steinberg", "Steinberg 1997"),
+    (("vLLM", "Kwon"), "bib-kwon", "Kwon et al. 2023"),
+)  # fmt: skip
+
+
+def papers(source: str) -> list[str]:
+    """Links to the bibliography entries a source string cites (in the bibliography's order)."""
+    return [
+        f"{{ref}}`{title} <{label}>`"
+        for words, label, title in _PAPERS
+        if any(w in source for w in words)
+    ]
+
+
 def _param_text(param) -> str:
     bits = [f"{_code(param.name)} = {_code(repr(param.default))}"]
     if param.choices:
@@ -190,6 +213,7 @@ def policies_markdown() -> str:
         lines += [f"(policy-{name})=", f"## `{name}`", "", _md_escape(spec.summary) + ".", ""]
         lines += [
             f"- **Source:** {_md_escape(spec.source)}",
+            f"- **Papers:** {', '.join(papers(spec.source + ' ' + spec.summary)) or '—'}",
             f"- **Clairvoyance:** {'clairvoyant (knows `o_i`)' if spec.clairvoyant else 'non-clairvoyant (learns `o_i` when the job completes)'}",
             f"- **Kills:** {'may kill attempts (preemptive, progress lost)' if spec.kills else 'never kills (non-preemptive)'}",
             f"- **Applies to:** {_md_escape(spec.applies_to)}"
@@ -238,6 +262,7 @@ def claims_markdown() -> str:
             f"- **Constant:** {_md_escape(c.bound_text())}",
             f"- **Instance class:** {_md_escape(c.klass)}",
             f"- **Source:** {_md_escape(c.source)}",
+            f"- **Papers:** {', '.join(papers(c.source)) or '—'}",
             f"- **Objective:** {c.objective}",
         ]
         if c.policies:

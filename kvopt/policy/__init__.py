@@ -511,7 +511,8 @@ POLICIES: dict[str, PolicySpec] = {
             name="sjf",
             factory=_factory("sjf", "SJF"),
             clairvoyant=True,
-            source="shortest job first on predicted_response (oracle SJF without predictions)",
+            source="shortest job first on predicted_response (oracle SJF without predictions); "
+            "Jaillet et al. 2025 §5.2",
             summary="queue by (predicted) response; otherwise as fcfs",
             applies_to="all instances (arrivals allowed)",
         ),
