@@ -187,6 +187,7 @@ def search(
     if sp.kind == "typed" and strategy in ("cma", "trace"):
         raise InputError(f"strategy {strategy} works on the per-job space only (use anneal, "
                          "random or exhaustive with --space kind=typed)", source="--strategy")  # fmt: skip
+    default_out = out is None
     if out is None:
         out = Path("kvopt-search") / f"{spec.name}-{strategy}-s{seed}"
     out = Path(out)
@@ -194,9 +195,6 @@ def search(
         raise InputError("is a file, expected a folder for the campaign", source=f"--out {out}")
     if out.exists() and not os.access(out, os.W_OK):
         raise InputError("is not writable", source=f"--out {out}")
-    from ..logs import progress_logger
-
-    progress_logger(__name__, True, "kvopt search")(f"results go to {out.resolve()}")
 
     def rule(inst):
         r = spec.check(inst, resolved) if spec.check else None
@@ -249,7 +247,7 @@ def search(
 
     from .runner import progress_enabled
 
-    return run_campaign(
+    res = run_campaign(
         header=header,
         strategy=strat,
         rule=rule,
@@ -264,6 +262,11 @@ def search(
         label=label,
         certify_seconds=certify_seconds,
     )
+    if default_out:  # no out= given: say where the campaign went (the current folder)
+        from ..logs import progress_logger
+
+        progress_logger(__name__, True, "kvopt search")(f"results written to {out.resolve()}")
+    return res
 
 
 from .shrink import shrink  # noqa: E402  (shrink uses search's evaluation pieces)
