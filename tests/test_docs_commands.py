@@ -121,6 +121,7 @@ def _run(block: Block, cwd: Path) -> None:
         shell = (
             f'kvopt() {{ "{sys.executable}" -m kvopt "$@"; }}\n'
             f'python() {{ "{sys.executable}" "$@"; }}\n'
+            "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"  # background jobs end with it
             "set -euo pipefail\n" + commands(block)
         )
         cmd = ["bash", "-c", shell]
