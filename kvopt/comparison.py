@@ -426,7 +426,7 @@ def format_table(ic: InstanceComparison) -> str:
     inst = ic.instance
     lines = [
         f"instance {inst.name or ic.source}  (n={inst.n}, M={inst.memory})",
-        f"  lower bound {ic.lb} ({ic.lb_name}: the best cheap SPEC §2 bound; --lp's may be higher)"
+        f"  lower bound {ic.lb} ({ic.lb_name}: the best cheap SPEC §2 bound; kvopt bound --lp may be higher)"
         + (f"; best schedule {ic.ub} ({ic.ub_name})" if ic.ub is not None else ""),
     ]
     if ic.exact is not None:
