@@ -42,6 +42,12 @@ for _nb in sorted((REPO / "notebooks").glob("*.ipynb")):
         shutil.copyfile(_nb, _dest)
 
 nb_execution_mode = "cache" if os.environ.get("KVOPT_DOCS_EXECUTE") else "off"
+if nb_execution_mode != "off":
+    # the notebooks read the bundled instances as ../instances, from notebooks/; here they run
+    # in docs/tutorials/, so docs/instances points at them (git-ignored, excluded below)
+    _link = DOCS / "instances"
+    if not _link.exists():
+        _link.symlink_to(REPO / "instances", target_is_directory=True)
 nb_execution_cache_path = str(DOCS / "_build" / ".jupyter_cache")
 nb_execution_timeout = 900
 nb_execution_raise_on_error = True
@@ -51,7 +57,7 @@ myst_heading_anchors = 3
 suppress_warnings = ["myst.header"]  # models/*.md and the notebooks skip heading levels
 
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "README.md", "**/.ipynb_checkpoints"]
+exclude_patterns = ["_build", "README.md", "instances", "**/.ipynb_checkpoints"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
