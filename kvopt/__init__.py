@@ -1,5 +1,6 @@
 """kvopt — exact optima, lower bounds, simulation, adversarial search and theorem validation
-for KV-cache scheduling in LLM inference (see SPEC.md and README.md).
+for KV-cache scheduling in LLM inference (the documentation is the Sphinx site in docs/; the
+contract, cited as "SPEC §N", is docs/spec.md).
 
 The public API (:mod:`kvopt.api`) is what a notebook needs::
 

@@ -31,7 +31,7 @@ nothing more.  (The argument assumes the long job keeps running; a policy that
 kills it to run the shorts pays for its restart instead — the construction is
 the paper's, the verdict is measured.)
 
-``online-linear-n`` — the Θ(n) abstract in ``papers/related-abstracts.txt``
+``online-linear-n`` — the Θ(n) abstract (the documentation's bibliography)
 ("closing the gap" of Jaillet et al.'s online model): every deterministic
 **non-preemptive** online policy has total-latency ratio ``≥ (n−1)/12``.  The
 abstract fixes ``M = 2(n−1)n``; the other constants are this toolkit's reading
@@ -180,7 +180,7 @@ def linear_n_instance(n: int, memory: int | None = None) -> Instance:
         (Job(M - 2 * n, 2 * n, 0, "long"),),
         name=f"online-linear-n-n{n}",
         meta={
-            "source": "Theta(n) abstract in papers/related-abstracts.txt (online-linear-n); "
+            "source": "Theta(n) abstract, related work of arXiv 2607.09248 (online-linear-n); "
             "constants beyond M = 2(n-1)n are the toolkit's reading",
             "n": n,
         },

@@ -149,7 +149,10 @@ class Claim:
 
 _MAIN = "Feng, Liu, Yang, Zhang 2026 (arXiv 2607.09248)"
 _FYZ = "Feng, Yang, Zhang 2026 (arXiv 2601.22996), abstract"
-_THETA_N = "Theta(n) abstract in papers/related-abstracts.txt (machine-checked in Lean 4)"
+_THETA_N = (
+    "the Theta(n) abstract: R_det(n) = Theta(n) for deterministic online batching under KV-cache "
+    "memory (machine-checked in Lean 4; related work of arXiv 2607.09248; docs: Bibliography)"
+)
 _WYZ = (
     'Wang, Ye, Zhou 2025 (arXiv 2508.06133), abstract: "competitive ratios scale up '
     'sublinearly with the memory limit"'

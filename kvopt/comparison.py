@@ -431,7 +431,7 @@ def format_table(ic: InstanceComparison) -> str:
     inst = ic.instance
     lines = [
         f"instance {inst.name or ic.source}  (n={inst.n}, M={inst.memory})",
-        f"  lower bound {ic.lb} ({ic.lb_name})"
+        f"  lower bound {ic.lb} ({ic.lb_name}: the best cheap SPEC §2 bound; kvopt bound --lp may be higher)"
         + (f"; best schedule {ic.ub} ({ic.ub_name})" if ic.ub is not None else ""),
     ]
     if ic.exact is not None:
@@ -447,12 +447,12 @@ def format_table(ic: InstanceComparison) -> str:
             )
     certified = ic.opt is not None
     w = max([18, *(len(r.policy) for r in ic.rows)])
+    lb_head = f"/LB({ic.lb_name})"  # the ratio to the bound named in the header line
     cols = [Column("policy", "<", w), Column("total", ">", 9), Column("makespan", ">", 9),
-            Column("kills", ">", 6), Column("/LB", ">", 8)]  # fmt: skip
+            Column("kills", ">", 6), Column(lb_head, ">", max(8, len(lb_head))),
+            Column("/UB", ">", 8)]  # fmt: skip
     if ic.exact is not None:
         cols.append(Column("/Opt", ">", 17))
-    else:
-        cols.append(Column("/UB", ">", 8))
     rows = []
     for r in ic.rows:
         if not r.applicable:
@@ -460,8 +460,7 @@ def format_table(ic: InstanceComparison) -> str:
             continue
         row = [r.policy, str(r.total_completion), str(r.makespan), str(r.kills),
                _fmt_ratio(r.ratio_lb)]  # fmt: skip
-        if ic.exact is None:
-            row.append(_fmt_ratio(r.ratio_ub))
+        row.append(_fmt_ratio(r.ratio_ub))
         if ic.exact is not None:
             if certified:
                 row.append(_fmt_ratio(r.ratio_opt))

@@ -188,6 +188,7 @@ def search(
     if sp.kind == "typed" and strategy in ("cma", "trace"):
         raise InputError(f"strategy {strategy} works on the per-job space only (use anneal, "
                          "random or exhaustive with --space kind=typed)", source="--strategy")  # fmt: skip
+    default_out = out is None
     if out is None:
         out = Path("kvopt-search") / f"{spec.slug}-{strategy}-s{seed}"
     out = Path(out)
@@ -249,7 +250,7 @@ def search(
 
     from .runner import progress_enabled
 
-    return run_campaign(
+    res = run_campaign(
         header=header,
         strategy=strat,
         rule=rule,
@@ -264,6 +265,11 @@ def search(
         label=label,
         certify_seconds=certify_seconds,
     )
+    if default_out:  # no out= given: say where the campaign went (the current folder)
+        from ..logs import progress_logger
+
+        progress_logger(__name__, True, "kvopt search")(f"results written to {out.resolve()}")
+    return res
 
 
 from .shrink import shrink  # noqa: E402  (shrink uses search's evaluation pieces)

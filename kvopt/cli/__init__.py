@@ -14,7 +14,8 @@ from importlib import import_module
 
 from ..errors import InputError
 from ..logs import configure_stderr
-from .common import EXIT_BAD_INPUT, EXIT_FAIL, Parser
+from .common import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK, Parser
+from .exitcodes import epilog
 
 #: Subcommand modules, in help order.
 COMMANDS = [
@@ -51,12 +52,15 @@ def build_parser() -> Parser:
     parser = Parser(
         prog="kvopt",
         description="KV-cache scheduling: exact Opt, bounds, policies, adversarial search, validation.",
+        epilog=epilog(),
     )
     parser.add_argument("--version", action="version", version=f"kvopt {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for mod in _available_commands():
         mod.add_parser(sub)
+    for name, command in sub.choices.items():
+        command.epilog = epilog(name)  # the exit-status table (kvopt.cli.exitcodes)
     return parser
 
 
@@ -72,8 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"kvopt {args.command}: interrupted\n")
         return 130
-    except BrokenPipeError:
-        return EXIT_FAIL
+    except BrokenPipeError:  # stdout closed early (kvopt policies | head -1): not an error
+        _silence_stdout()
+        return EXIT_OK
     except Exception as exc:  # internal error: exit 1, traceback only on request
         if os.environ.get("KVOPT_DEBUG"):
             traceback.print_exc()
@@ -81,8 +86,19 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAIL
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush into a closed pipe
+    neither prints an error nor changes the exit status."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def entry() -> None:  # pragma: no cover - run by every subprocess test
     code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
     workers = sys.modules.get("kvopt.exact.workers")  # loaded only if a solver thread ran
     if workers is not None and not workers.drain():
         # a solver thread did not stop when asked: finalizing the interpreter under it

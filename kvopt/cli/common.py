@@ -1,7 +1,8 @@
 """Shared pieces of the command line: the parser, option parsing, output.
 
 Exit status (SPEC §4): 0 success; 2 bad input (one line on stderr naming the
-file and the field or option, no traceback); 1 internal error.
+file and the field or option, no traceback); 1 internal error; the whole table,
+per command, is :mod:`kvopt.cli.exitcodes`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,15 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         raise SystemExit(EXIT_BAD_INPUT)
+
+    def format_help(self) -> str:
+        """The help text; the epilog (the exit-status table) as written, not reflowed."""
+        epilog, self.epilog = self.epilog, None
+        try:
+            text = super().format_help()
+        finally:
+            self.epilog = epilog
+        return text + (f"\n{epilog}\n" if epilog else "")
 
 
 def emit_json(obj: Any) -> None:

@@ -31,7 +31,9 @@ def add_parser(sub) -> None:
         help="compare policies with the lower bounds and exact Opt",
         description=(
             "Simulate policies on instances and report total completion time, makespan and the "
-            "ratio to the best lower bound and (with --exact) to Opt."
+            "ratios to the best cheap lower bound (/LB(area) or /LB(processing), SPEC §2; "
+            "kvopt bound --lp may be higher), to the best checked schedule (/UB) and (with "
+            "--exact) to Opt."
         ),
     )
     p.add_argument("instances", nargs="+", metavar="INSTANCE_OR_DIR", help="instance files/folders")

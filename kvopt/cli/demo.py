@@ -20,7 +20,7 @@ from .common import emit_json, positive_float
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "demo",
-        help="the main job on bundled data (see README)",
+        help="the main job on bundled data (docs/getting-started.md explains each output)",
         description="Regenerate and check the bundled instances, print their bounds.",
     )
     p.add_argument(

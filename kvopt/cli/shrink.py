@@ -23,7 +23,9 @@ def add_parser(sub) -> None:
         "stays at least --min-ratio; write the smaller record.",
     )
     p.add_argument("record", help="search record (kvopt.record)")
-    p.add_argument("--min-ratio", type=positive_float("--min-ratio"), required=True, metavar="R")
+    p.add_argument("--min-ratio", type=positive_float("--min-ratio"), required=True, metavar="R",
+                   help="keep shrinking while the certified ratio (ALG/UB) stays >= R; "
+                   "at most the record's own certified ratio")  # fmt: skip
     p.add_argument("--out", metavar="FILE", help="output record (default RECORD-shrunk.json)")
     p.add_argument("--time-limit", type=positive_float("--time-limit"), default=10.0, metavar="S",
                    help="seconds per exact solve (default 10)")  # fmt: skip

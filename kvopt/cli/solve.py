@@ -14,6 +14,12 @@ from ..instance import load_instance
 from ..schedule import save_schedule
 from .common import emit_json, nonneg_int, positive_float, positive_int
 
+#: what a solver's own status word means, where it is not plain English
+_NATIVE = {
+    "exhausted": "the branch and bound searched its whole tree without beating the schedule it "
+    "started from, which is therefore optimal",
+}
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -109,14 +115,18 @@ def run(args) -> int:
         print(f"{name:<9} {res.objective}")
         print(f"bound     {res.bound}")
         print(f"gap       {'-' if res.gap is None else f'{100 * res.gap:.2f}%'}")
-        print(f"solver    {res.solver} ({res.solver_version}); native: {res.native_status}")
+        said = _NATIVE.get(res.native_status, "kvopt's reading of it is the status above")
+        print(
+            f"solver    {res.solver} ({res.solver_version}); the solver's own last word: "
+            f"{res.native_status} ({said})"
+        )
         print(f"seconds   {res.seconds:.2f}")
         if res.route is not None:
             if args.explain:
                 for line in res.route.lines():
                     print(line)
             else:
-                print(f"route     {res.route.name} (--explain for the phases)")
+                print(f"route     {res.route.name}: {res.route.why} (--explain for the phases)")
         if args.out and res.schedule is not None:
             print(f"schedule  written to {args.out}")
     if res.interrupted:

@@ -59,7 +59,8 @@ def add_parser(sub) -> None:
         "--seconds", type=positive_float("--seconds"), metavar="S", help="seconds per claim"
     )
     p.add_argument("--seed", type=nonneg_int("--seed"), default=0, help="seed (default 0)")
-    p.add_argument("--workers", type=positive_int("--workers"), default=1, metavar="K")
+    p.add_argument("--workers", type=positive_int("--workers"), default=1, metavar="K",
+                   help="local worker processes (default 1: serial)")  # fmt: skip
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (needs kvopt[dask])")
     p.add_argument("--out", metavar="DIR", help="campaign folder (default kvopt-validate)")
     p.add_argument("--report", metavar="FILE.md", help="Markdown report with PNG plots beside it")
@@ -76,6 +77,9 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--no-progress", dest="progress", action="store_false", help="no progress output"
     )
+    p.add_argument("--list", action="store_true",
+                   help="list the claims (id, kind, policy, constant, class, source) and exit; "
+                   "alpha in a constant is max_i (s_i + o_i) / M")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -121,7 +125,27 @@ def _user_claims(args, sizes: dict) -> tuple[list, dict]:
     return claims, sizes
 
 
+def _list_claims(as_json: bool) -> int:
+    """``kvopt validate --list``: the claim registry (:data:`kvopt.claim.CLAIMS`)."""
+    from ..claim import CLAIMS
+
+    if as_json:
+        emit_json({"claims": [{k: v for k, v in c.to_dict().items() if k != "space"}
+                              for c in CLAIMS.values()]})  # fmt: skip
+        return 0
+    for c in CLAIMS.values():
+        print(f"{c.id}  [{c.kind}]  policy: {', '.join(c.policies) or '-'}  "
+              f"constant: {c.bound_text()}  objective: {c.objective}")  # fmt: skip
+        print(f"    {c.statement}")
+        print(f"    class: {c.klass}")
+        print(f"    source: {c.source}")
+    print("alpha = max_i (s_i + o_i) / M, the largest peak of a job as a share of the budget")
+    return 0
+
+
 def run(args) -> int:
+    if args.list:
+        return _list_claims(args.json)
     from ..validation import validate
 
     sizes = space_overrides(args)

@@ -535,7 +535,8 @@ POLICIES: dict[str, PolicySpec] = {
             name="sjf",
             factory=_factory("sjf", "SJF"),
             clairvoyant=True,
-            source="shortest job first on predicted_response (oracle SJF without predictions)",
+            source="shortest job first on predicted_response (oracle SJF without predictions); "
+            "Jaillet et al. 2025 §5.2",
             summary="queue by (predicted) response; otherwise as fcfs",
             applies_to="all instances (arrivals allowed)",
         ),
@@ -543,7 +544,7 @@ POLICIES: dict[str, PolicySpec] = {
             name="serial",
             factory=_factory("serial", "Serial"),
             clairvoyant=False,
-            source="the Θ(n) abstract in papers/related-abstracts.txt (uniform causal serial "
+            source="the Θ(n) abstract, related work of arXiv 2607.09248 (uniform causal serial "
             "policy; closes the gap of Jaillet et al.'s online model)",
             summary="one request at a time in arrival order; never kills",
             applies_to="all instances (arrivals allowed)",

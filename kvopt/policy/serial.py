@@ -1,5 +1,5 @@
-"""``serial`` — the uniform causal serial policy (SPEC §6.3; the Θ(n) abstract in
-``papers/related-abstracts.txt``, "closing the gap" of Jaillet et al.'s online model).
+"""``serial`` — the uniform causal serial policy (SPEC §6.3; the Θ(n) abstract of the
+documentation's bibliography, "closing the gap" of Jaillet et al.'s online model).
 
 One request at a time, in arrival order (ties by job index): each is started
 as soon as the previous one has completed and it has arrived.  It never kills

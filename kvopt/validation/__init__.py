@@ -142,6 +142,7 @@ def validate(
         eff = replace(eff, budget=budget)
     if seconds is not None:
         eff = replace(eff, seconds=float(seconds))
+    default_out = out is None
     out = Path(out if out is not None else "kvopt-validate")
     _writable(out, "--out")
     if report is not None:
@@ -189,6 +190,10 @@ def validate(
         from .report import write_report
 
         write_report(result, report)
+    if default_out:  # no out= given: say where the campaigns went (the current folder)
+        from ..logs import progress_logger
+
+        progress_logger(__name__, True, "kvopt validate")(f"results written to {out.resolve()}")
     return result
 
 

@@ -1,6 +1,6 @@
 """``online-linear-n`` reproduced: latency ratios against n, exponents, the ``(n−1)/12`` check.
 
-The Θ(n) abstract in ``papers/related-abstracts.txt`` proves that every
+The Θ(n) abstract (the documentation's bibliography) proves that every
 deterministic **non-preemptive** online policy has total-latency ratio at
 least ``(n−1)/12`` on ``n`` requests (machine-checked in Lean 4), via an
 adaptive construction with ``M = 2(n−1)n``

@@ -11,6 +11,7 @@ from ..claim import Claim
 from .context import Context, keep_record, notes_for
 from .effort import split
 from .result import ClaimVerdict, Verdict, fmt
+from .worst import save_worst_certified
 
 
 def ratio_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
@@ -19,12 +20,14 @@ def ratio_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
 
     eff = ctx.eff
     logs: list[Evaluation] = []
+    campaigns = []  # (folder, log): where each figure's instance can be rebuilt from
     exact = 0
     records = []
     errors = 0
     for strategy, budget, sec in split(eff):
         res, log = ctx.campaign(claim, strategy, budget, sec)
         logs.extend(log.values())
+        campaigns.append((res.out, log))
         exact += res.exact_solves
         errors += res.errors
         if res.best and res.best.record:
@@ -33,6 +36,9 @@ def ratio_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
     worst_c = max((r.ratio_certified for r in good), default=None)
     worst_o = max((r.ratio_optimistic for r in good), default=None)
     notes = notes_for(claim)
+    worst_record = save_worst_certified(claim, campaigns, ctx.out)
+    if worst_record is not None:
+        notes.append(f"worst certified ratio {fmt(worst_c)} on the instance of {worst_record}")
     if errors:
         notes.append(
             f"{errors} evaluation(s) where the policy broke the model (see the campaign's errors/)"
@@ -44,6 +50,7 @@ def ratio_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
         worst_certified_ratio=worst_c,
         worst_optimistic_ratio=worst_o,
         instances=len(logs),
+        worst_record=worst_record,
         kind=claim.kind,
         seconds=0.0,
     )

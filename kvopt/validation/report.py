@@ -354,7 +354,7 @@ def write_report(result, path: str | os.PathLike) -> list[str]:
     lines = [
         "# kvopt validate report",
         "",
-        f"Seed {result.seed}, {'quick' if result.quick else 'full'} effort, {result.seconds:.0f} s, "
+        f"Seed {result.seed}, {'quick' if result.quick else 'full'} effort, {result.seconds:.1f} s, "
         f"campaigns in `{result.out}`.",
         "",
         format_table(result.claims),

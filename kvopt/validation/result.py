@@ -45,6 +45,8 @@ class ClaimVerdict:
     data: Mapping[str, Any] = field(default_factory=dict)
     #: The bracket of ``record`` (the record deciding the verdict; :mod:`kvopt.certify`).
     bracket: Mapping[str, Any] | None = None
+    #: The record of the instance with the worst certified ratio (:mod:`kvopt.validation.worst`).
+    worst_record: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verdict", Verdict(self.verdict))
@@ -70,6 +72,8 @@ class ClaimVerdict:
             d["record"] = self.record
         if self.bracket is not None:
             d["bracket"] = dict(self.bracket)
+        if self.worst_record is not None:
+            d["worst_record"] = self.worst_record
         return d
 
     @classmethod
@@ -153,6 +157,9 @@ def format_table(claims: Sequence[ClaimVerdict]) -> str:
         f"{fmt(c.worst_optimistic_ratio)} | {c.instances} | {c.exact_solves} | {c.seconds:.1f} |"
         for c in claims
     ]
+    named = [f"- `{c.id}`: {c.worst_record}" for c in claims if c.worst_record]
+    if named:  # the instance behind each "worst certified" figure, saved as a record
+        rows += ["", "Worst certified ratio on the instance of:", *named]
     return "\n".join([head, *rows])
 
 

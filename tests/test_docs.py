@@ -1,0 +1,185 @@
+"""The documentation site (issue 45): the contract's sections, the generated reference.
+
+The reference pages are generated from the code (``docs/_ext/kvopt_docs.py``) at every build;
+these tests call the same generators, so a command, option, policy or claim that the
+documentation would miss fails here, and every "SPEC §N" the code cites must be a heading of
+``docs/spec.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+import pytest
+from conftest import REPO
+
+DOCS = REPO / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+import kvopt_docs  # noqa: E402
+
+_CITATION = re.compile(r"SPEC ((?:§\d+(?:\.\d+)?(?:\s*,\s*)?)+)")
+
+
+def _citations() -> dict[str, list[str]]:
+    """Every section cited as "SPEC §N" (or "SPEC §N, §M") in kvopt/, with where."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((REPO / "kvopt").rglob("*.py")):
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in _CITATION.finditer(line):
+                for sec in re.findall(r"§(\d+(?:\.\d+)?)", m.group(1)):
+                    found.setdefault(sec, []).append(f"{path.relative_to(REPO)}:{lineno}")
+    return found
+
+
+def _spec_headings() -> set[str]:
+    text = (DOCS / "spec.md").read_text(encoding="utf-8")
+    heads = set(re.findall(r"^#{2,3} (\d+(?:\.\d+)?)\.? ", text, flags=re.M))
+    labels = set(re.findall(r"^\(spec-(\d+(?:\.\d+)?)\)=$", text, flags=re.M))
+    assert heads == labels, "every numbered heading of docs/spec.md has its (spec-N)= label"
+    return heads
+
+
+def test_every_spec_citation_in_the_code_has_a_heading_in_the_docs():
+    cites = _citations()
+    assert len(cites) >= 10 and sum(map(len, cites.values())) > 200  # the pattern finds them
+    heads = _spec_headings()
+    missing = {sec: where[:3] for sec, where in cites.items() if sec not in heads}
+    assert not missing, f"SPEC sections cited in kvopt/ with no heading in docs/spec.md: {missing}"
+
+
+def test_spec_page_keeps_the_contracts_sections_in_order():
+    heads = [
+        h for h in re.findall(r"^#{2,3} (\d+(?:\.\d+)?)", (DOCS / "spec.md").read_text(), re.M)
+    ]
+    assert heads == ["1", "2", "3", "4", "5", "6", "6.1", "6.2", "6.3", "7", "8", "9"]
+
+
+def test_docstring_citations_become_links():
+    assert kvopt_docs.link_spec("see SPEC §6.1 and SPEC §4, §8.") == (
+        "see SPEC :ref:`§6.1 <spec-6.1>` and SPEC :ref:`§4 <spec-4>`, :ref:`§8 <spec-8>`."
+    )
+
+
+def _all_actions(parser: argparse.ArgumentParser):
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        yield action
+
+
+def test_cli_reference_has_every_command_and_option():
+    text = kvopt_docs.cli_markdown()
+    commands = kvopt_docs.commands()
+    assert {"solve", "search", "validate", "grow", "certify", "shrink"} <= set(commands)
+    for name, parser in commands.items():
+        assert f"## kvopt {name}\n" in text
+        section = text.split(f"## kvopt {name}\n", 1)[1].split("\n## kvopt ", 1)[0]
+        for action in _all_actions(parser):
+            names = action.option_strings or [action.metavar or action.dest]
+            for opt in names:
+                assert opt in section, f"kvopt {name}: {opt} missing from the CLI reference"
+            if action.option_strings:
+                assert "(no help text)" not in _row(section, action.option_strings[0]), (
+                    f"kvopt {name} {action.option_strings[0]} has no help text"
+                )
+
+
+def _row(section: str, option: str) -> str:
+    return next((line for line in section.splitlines() if line.startswith(f"| `{option}")), "")
+
+
+def test_a_new_option_appears_in_the_reference(monkeypatch):
+    import kvopt.cli as cli
+
+    real = cli.build_parser
+
+    def patched():
+        parser = real()
+        sub = kvopt_docs._subparsers(parser)
+        sub.choices["bound"].add_argument("--brand-new", help="an option added to the parser")
+        return parser
+
+    monkeypatch.setattr(cli, "build_parser", patched)
+    assert "--brand-new" in kvopt_docs.cli_markdown()
+
+
+def test_every_help_ends_with_the_exit_status_table():
+    for name, parser in kvopt_docs.commands().items():
+        text = parser.format_help()
+        assert "exit status:" in text and "  2    bad input" in text, name
+        assert "  130  interrupted" in text, name
+
+
+def test_policy_reference_has_every_registered_policy():
+    from kvopt.policy import POLICIES
+
+    text = kvopt_docs.policies_markdown()
+    for name, spec in POLICIES.items():
+        assert f"(policy-{name})=\n## `{name}`" in text
+        section = text.split(f"## `{name}`", 1)[1].split("\n## `", 1)[0]
+        for field in ("**Source:**", "**Clairvoyance:**", "**Kills:**", "**Applies to:**"):
+            assert field in section, (name, field)
+        for param in spec.params:
+            assert f"`{param.name}`" in section, (name, param.name)
+        assert spec.source and "papers/" not in spec.source, name
+        assert "**Papers:** {ref}" in section, f"{name}: its source cites no bibliography entry"
+
+
+def test_claim_reference_has_every_registered_claim():
+    from kvopt.claim import CLAIMS
+
+    text = kvopt_docs.claims_markdown()
+    for cid, claim in CLAIMS.items():
+        assert f"(claim-{cid})=\n## `{cid}`" in text
+        assert claim.source and "papers/" not in claim.source, cid
+        section = text.split(f"## `{cid}`", 1)[1].split("\n## `", 1)[0]
+        assert "**Papers:** {ref}" in section, f"{cid}: its source cites no bibliography entry"
+    assert "α = max_i (s_i + o_i) / M" in text
+
+
+def test_api_reference_has_every_public_name():
+    import kvopt
+
+    text = kvopt_docs.api_markdown()
+    for name in kvopt.__all__:
+        assert f"## `kvopt.{name}`" in text, name
+
+
+def test_no_source_string_cites_a_file_outside_the_repository():
+    hits = [
+        str(p.relative_to(REPO))
+        for p in (REPO / "kvopt").rglob("*.py")
+        if "papers/related-abstracts" in p.read_text(encoding="utf-8")
+    ]
+    assert not hits
+
+
+def test_readme_is_short_and_links_into_the_site():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    assert "python -m sphinx -W --keep-going -b html docs docs/_build/html" in readme
+    for page in ("getting-started.md", "howto/index.md", "reference/index.md", "spec.md"):
+        assert f"docs/{page}" in readme and (DOCS / page).exists(), page
+
+
+def test_the_toctrees_reach_every_page():
+    """Every page in docs/ is in a toctree (Sphinx warns otherwise; -W makes it an error)."""
+    pages = [p for p in DOCS.rglob("*.md") if "_build" not in p.parts and p.name != "README.md"]
+    assert len(pages) >= 30
+
+
+@pytest.mark.slow
+def test_sphinx_build_has_no_warnings(tmp_path):
+    pytest.importorskip("sphinx")
+    pytest.importorskip("myst_nb")
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(DOCS),
+         str(tmp_path / "html")],
+        capture_output=True, text=True, env={**__import__("os").environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
