@@ -96,7 +96,11 @@ def _sum_between(s: np.ndarray, o: np.ndarray, a: np.ndarray, b: np.ndarray) -> 
 
 
 def family_weights(
-    m: int, s: np.ndarray, o: np.ndarray, thresholds: int = THRESHOLDS, fs_max: int = FS_MAX,
+    m: int,
+    s: np.ndarray,
+    o: np.ndarray,
+    thresholds: int = THRESHOLDS,
+    fs_max: int = FS_MAX,
     mt_grid: int = MT_GRID,
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Names, per-job weights ``F[f, i]`` and capacities ``f(M)`` of the DFF families of the
