@@ -26,13 +26,13 @@ which items cannot share a round:
   ``> M − ε``, ``h`` for ``ε ≤ h ≤ M − ε``, 0 below ``ε``: a bin with an item above
   ``M − ε`` has only items below ``ε`` beside it.
 
-Pairs of jobs that can never run in a common round (by Lemma 1 of ``models/orders.md``,
-``i`` and ``j`` overlap only if, in the last round of the one ending first, its peak and
-the other's memory, at least ``s + 1``, fit: ``P_e + s_f + 1 ≤ M``) add a ``clique``
-family: a set ``K`` of pairwise such jobs is one machine, so the ``j``-th completion
-among ``K`` is at least the sum of the ``j`` smallest ``a + o``-free responses of ``K``
-(SPT), and the global ``k``-th completion, for ``k > n − |K|``, comes after at least
-``k − n + |K|`` jobs of ``K``.
+Pairs of jobs that can never run in a common round (``models/orders.md`` §9, Lemma R3:
+if they did, both would run in the last round of the one ending first, where it holds its
+peak ``P`` and the other at least ``s + 1``; so ``P_i + s_j + 1 > M`` and
+``P_j + s_i + 1 > M`` rule it out) add a ``clique`` family: a set ``Q`` of pairwise such
+jobs is one machine, so its ``r``-th completion is at least the sum of the ``r`` smallest
+responses in ``Q`` (SPT), and the global ``k``-th completion, for ``k > n − |Q|``, comes
+after at least ``k − n + |Q|`` completions of ``Q``.
 
 *Eligibility.*  The ``k`` jobs done by ``c_(k)`` all have ``a_i + o_i ≤ c_(k)``.  So with
 the jobs sorted by ``e_i = a_i + o_i``, ``c_(k) ≥ min_{j ≥ k} max(e_(j), b_f(k, j))`` for
@@ -42,7 +42,7 @@ least ``e_(j)`` and at least ``b_f(k, j)``).  This is what makes the area family
 plain area bound: the ``k`` smallest areas need not belong to short jobs.
 
 *Windows* (``windows > 0``, off by default: measured to add nothing once eligibility is
-used, ``models/orders.md`` §9): from a round ``x`` on, a job started at ``a_i`` or later
+used, ``models/orders.md`` §9.1): from a round ``x`` on, a job started at ``a_i`` or later
 holds at least its items from ``u = x − a_i`` on, so ``c_(k) ≥ x + ⌈…⌉`` over those items
 whenever their weight is positive (then some job of the ``k`` runs at ``x``).
 
