@@ -196,3 +196,15 @@ def test_schedule_helper_is_consistent():
     inst = Instance.from_arrays(10, [1, 2], [3, 2])
     starts = next(iter(feasible_starts(inst)))
     assert check_schedule(inst, Schedule.from_starts(inst, starts.tolist())).valid
+
+
+def test_a_solve_reports_at_least_the_rank_bound():
+    """``finish`` reports at least ``root_lower_bound``: on the sf-family record (n = 11) the
+    rank bound is Opt (84; SPEC §2's bound is 56), so a solve proves it however it ends."""
+    path = os.path.join(ROOT, "instances", "worst", "typed", "sf-family-sjf.json")
+    with open(path) as f:
+        inst = Instance.from_dict(json.load(f)["instance"])
+    rb = rank_bound(inst)
+    assert rb.value == 84 > lower_bound(inst, "total")
+    res = solve(inst, time_limit=20, threads=1)
+    assert res.bound >= rb.value and res.optimal and res.objective == 84
