@@ -11,7 +11,8 @@ start, HiGHS with default options), ``highs``, ``highs1``, ``cpsat``, ``bnb``,
 ``python-bnb`` (``bnb`` with the Python search, as without Numba: the compiled
 search's baseline, ``models/bnb.md`` §7), ``ladder`` (``bnb`` climbing the ladder alone,
 §8).
-Prints a table (status, seconds, objective, bound per mode; the root LP —
+Prints a table (status, seconds, objective, bound per mode; the area and rank bounds
+(``models/orders.md`` §9); the root LP —
 the time-indexed LP of ``kvopt bound --lp`` — and the root gap
 ``(best objective − root LP) / best objective``) and the count proven optimal.
 ``--quick`` runs n ≤ 18 with a 20 s limit.
@@ -41,11 +42,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from kvopt.bound import area_bound
 from kvopt.errors import InputError, SolverError
 from kvopt.exact import lp_bound, solve
 from kvopt.exact.backend import Limits, Problem
 from kvopt.exact.backends.highs import Highs
 from kvopt.exact.bnb import BranchAndBound
+from kvopt.exact.bounds.conflict import rank_bound
 from kvopt.exact.common import finish, start_windows
 from kvopt.exact.portfolio import Portfolio, load_variant
 from kvopt.generators import generate
@@ -248,8 +251,12 @@ def main(argv=None) -> int:
     tl = args.time_limit or (20.0 if args.quick else 60.0)
     proven = dict.fromkeys(modes, 0)
     total_s = dict.fromkeys(modes, 0.0)
-    head = f"{'n':>3} {'seed':>4} {'M':>4} {'rootLP':>7} {'rgap%':>5} " + " ".join(
-        f"| {m[:8]:<8} {'status':<8} {'sec':>5} {'obj':>5} {'bound':>5} {'gap%':>5}" for m in modes
+    head = (
+        f"{'n':>3} {'seed':>4} {'M':>4} {'area':>5} {'rank':>5} {'rootLP':>7} {'rgap%':>5} "
+        + " ".join(
+            f"| {m[:8]:<8} {'status':<8} {'sec':>5} {'obj':>5} {'bound':>5} {'gap%':>5}"
+            for m in modes
+        )
     )
     print(
         f"time limit {tl:g} s, {args.threads} threads; machine load at start "
@@ -283,7 +290,8 @@ def main(argv=None) -> int:
             )
         rgap = "-" if not best or math.isnan(root) else f"{100 * (best - root) / best:.1f}"
         print(
-            f"{n:>3} {seed:>4} {inst.memory:>4} {root:7.1f} {rgap:>5} " + " ".join(cells),
+            f"{n:>3} {seed:>4} {inst.memory:>4} {area_bound(inst):>5} {rank_bound(inst).value:>5} "
+            f"{root:7.1f} {rgap:>5} " + " ".join(cells),
             flush=True,
         )
     count = len(cases)

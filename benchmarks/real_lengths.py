@@ -12,7 +12,8 @@ Default run: n = 8, 10, 12, 16, seeds 1-5 (``--seeds``), ``solve(solver=--solver
 ``--time-limit`` (60 s) and ``--threads`` (2); prints per instance the status, seconds, peak
 resident memory of the process (each solve runs in a fresh child process) and the route,
 then per n the proven count, the median and the largest seconds (an unproven instance
-counts with the seconds it ran, about the time limit).  ``--scale`` solves one
+counts with the seconds it ran, about the time limit), and beside each solver's bound the
+area bound and the rank bound (``models/orders.md`` §9), computed after the solve.  ``--scale`` solves one
 instance (``--scale-n``, seed 1) with every length ×1, ×10, ×100; ``--big`` the three-job
 instance :func:`big_instance` (one response of ``--big-tokens``, default 10⁷); ``--many
 400,1000,2000`` the time-limit test on :func:`many_instance` (thousands of long jobs, no model);
@@ -135,6 +136,9 @@ def _one(spec: dict) -> dict:
     )
     wall = time.monotonic() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MB (Linux: KB)
+    from kvopt.bound import area_bound
+    from kvopt.exact.bounds.conflict import rank_bound
+
     return {
         "name": inst.name,
         "n": inst.n,
@@ -148,6 +152,9 @@ def _one(spec: dict) -> dict:
         "rss_mb": round(rss, 1),
         "route": res.route.name if res.route is not None else res.solver,
         "solver": res.solver,
+        # the cheap bounds beside the solver's (after the solve, outside its seconds)
+        "area": area_bound(inst),
+        "rank": rank_bound(inst).value if spec.get("objective", "total") == "total" else None,
     }
 
 
@@ -170,7 +177,8 @@ def _line(r: dict) -> str:
     return (
         f"{r['name']:<28} n={r['n']:<3} M={r['memory']:<9} Σo={r['rounds']:<9} "
         f"{r['status']:<9} {r['seconds']:8.2f} s {r['rss_mb']:7.0f} MB  "
-        f"obj={r['objective']} bound={r['bound']} route={r['route']}"
+        f"obj={r['objective']} bound={r['bound']} area={r.get('area')} rank={r.get('rank')} "
+        f"route={r['route']}"
     )
 
 

@@ -8,7 +8,10 @@
 * :func:`processing_bound` — Lemma 3: ``Opt ≥ Σ (a_i + o_i)``.
 * :func:`makespan_bounds` — ``Opt_span ≥ max(max_i (a_i+o_i), ⌈Σ A_i / M⌉)``.
 * The LP relaxation lives with the exact models (``kvopt.exact``) and is
-  passed in by callers that computed it.
+  passed in by callers that computed it; so does the rank bound
+  (``kvopt.exact.bounds.conflict``, ``models/orders.md`` §9: per completion rank, the
+  best of the area and of bin-packing bounds that see which jobs cannot share memory),
+  which ``kvopt bound`` reports as ``rank``.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ class Bounds:
     makespan: dict[str, int]
     makespan_best: int
     makespan_best_name: str
+    rank: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -75,6 +79,8 @@ class Bounds:
         }
         if self.lp is not None:
             d["lp"] = self.lp
+        if self.rank is not None:
+            d["rank"] = self.rank
         d.update(
             best=self.best,
             best_name=self.best_name,
@@ -87,20 +93,26 @@ class Bounds:
         return d
 
 
-def lower_bounds(instance: Instance, lp: float | None = None) -> Bounds:
-    """All applicable lower bounds; ``lp`` is the LP relaxation value if computed.
+def lower_bounds(instance: Instance, lp: float | None = None, rank: Any = None) -> Bounds:
+    """All applicable lower bounds; ``lp`` is the LP relaxation value if computed, ``rank``
+    the rank bound if computed (a ``kvopt.exact.bounds.conflict.RankBound``: its ``value``
+    bounds the total completion, its ``makespan`` the makespan).
 
-    Ties in ``best`` go to the cheaper bound (area, then processing, then lp).
+    Ties in ``best`` go to the cheaper bound (area, then processing, then rank, then lp).
     The LP value is rounded up (Opt is an integer) after a small tolerance for
     solver round-off.
     """
     area = area_bound(instance)
     proc = processing_bound(instance)
     cands = [("area", area), ("processing", proc)]
+    if rank is not None:
+        cands.append(("rank", int(rank.value)))
     if lp is not None:
         cands.append(("lp", int(np.ceil(lp - 1e-6))))
     best_name, best = max(cands, key=lambda c: c[1])  # max keeps the first of equals
     ms = makespan_bounds(instance)
+    if rank is not None:
+        ms["rank"] = int(rank.makespan)
     ms_name, ms_best = max(ms.items(), key=lambda c: c[1])
     return Bounds(
         area=area,
@@ -112,4 +124,5 @@ def lower_bounds(instance: Instance, lp: float | None = None) -> Bounds:
         makespan=ms,
         makespan_best=int(ms_best),
         makespan_best_name=ms_name,
+        rank=None if rank is None else int(rank.value),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -60,6 +61,21 @@ def test_bound_lp_json(inst_file, capsys):
     assert main(["bound", str(path), "--lp", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["area"] <= d["lp"] + 1e-9 and d["best"] >= d["area"]
+
+
+def test_bound_reports_the_rank_bound(capsys):
+    """``rank`` beside ``area`` and ``processing`` (models/orders.md §9), and ``best`` names it
+    where it wins: on the paper's Proposition 1 instance it is above the LP too."""
+    path = os.path.join(
+        os.path.dirname(__file__), "..", "instances", "paper", "prop1-L3-case2.json"
+    )
+    assert main(["bound", path, "--lp", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["rank"] >= max(d["area"], d["processing"])
+    assert d["rank"] > d["lp"] and d["best_name"] == "rank" and d["best"] == d["rank"]
+    assert d["makespan"]["rank"] <= d["makespan"]["best"]
+    assert main(["bound", path]) == 0
+    assert "rank" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("ext", ["mps", "lp"])

@@ -26,7 +26,7 @@ import numpy as np
 from ...instance import Instance
 from .. import workers
 from ..backend import NO_HOOKS, Hooks, Limits, Problem
-from ..common import RawResult, SolveStatus, lower_bound, status_of
+from ..common import RawResult, SolveStatus, root_lower_bound, status_of
 
 #: Largest number of memory-row terms for which the time-indexed rows are added to CP-SAT.
 TIME_INDEXED_TERMS = 400_000
@@ -128,7 +128,7 @@ def build_cpsat(
         for xs_ in heavy.values():
             if len(xs_) > 1:
                 m.add_at_most_one(xs_)
-    lb = max(lower_bound(inst, objective), lb or 0)
+    lb = max(root_lower_bound(inst, objective), lb or 0)
     if objective == "total":
         expr = sum(starts) + int(inst.responses.sum())
         if redundant:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ...instance import Instance
 from ..backend import Problem
-from ..common import lower_bound
+from ..common import root_lower_bound
 from .cpsat import BuildCancelled, CpSat
 
 #: pieces of each staircase's lower envelope in the redundant cumulative (``models/orders.md``
@@ -105,7 +105,7 @@ def build_events(
             tails.append(m.new_fixed_size_interval_var(starts[i] + u0, o[i] - u0, f"tail{i}"))
     if len(tails) > 1:
         m.add_no_overlap(tails)
-    lb = max(lower_bound(inst, objective), lb or 0)
+    lb = max(root_lower_bound(inst, objective), lb or 0)
     if objective == "total":
         expr = sum(starts) + sum(o)
         m.add(expr >= lb)

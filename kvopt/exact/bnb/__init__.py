@@ -20,7 +20,7 @@ import numpy as np
 
 from ...errors import SolverError
 from ..backend import NO_HOOKS, Hooks, Limits, Problem
-from ..common import RawResult, lower_bound, status_of, value_of
+from ..common import RawResult, root_lower_bound, status_of, value_of
 from .search import (
     _CHECK_EVERY,
     COMPILED_MIN_N,
@@ -195,7 +195,7 @@ class BranchAndBound:
             if laddered and climb.found is None:  # the ladder reached the warm start's value
                 bound, native = float(climb.ub), "optimal"
         else:
-            bound = float(max(root, lower_bound(inst, objective), climb.lower))
+            bound = float(max(root, root_lower_bound(inst, objective), climb.lower))
             if search.task_lower is not None:
                 bound = max(bound, float(min(search.best, ub + 1, search.task_lower)))
             native = "stopped"
@@ -245,7 +245,7 @@ class _Climb:
         from . import compiled as bnbfast
 
         inst = problem.instance
-        self.lower = max(self.lower, math.ceil(lower_bound(inst, "total") - 1e-9))
+        self.lower = max(self.lower, root_lower_bound(inst, "total"))
         done: list[tuple[int, float]] = []
         while self.lower < self.ub:
             left = first.deadline - time.monotonic()
