@@ -476,3 +476,11 @@ def test_builtin_record_has_no_policy_source(tmp_path):
     assert rec.policy_source is None
     save_record(rec, tmp_path / "r.json")
     assert "policy_source" not in json.loads((tmp_path / "r.json").read_text())
+
+
+def test_a_formula_claim_gets_a_valid_id(folder, cli):
+    r = cli("validate", "--policy", "mine.py:Serial", "--ratio-at-most", "1 + 2/(1-alpha)",
+            "--budget", "4", "--out", "vid", "--no-progress", "--json")  # fmt: skip
+    assert r.code == 0, r.err
+    (c,) = r.json()["claims"]
+    assert c["id"] == "Serial-ratio-at-most-1_2_1-alpha" and c["bound"] == "1 + 2/(1-alpha)"

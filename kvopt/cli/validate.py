@@ -108,7 +108,10 @@ def _user_claims(args, sizes: dict) -> tuple[list, dict]:
 
         spec = get_policy(parse_policy(args.policy)[0])
         what = f"ratio-at-most-{args.ratio_at_most}" if not args.bounded else "bounded"
-        cid = args.claim_id or f"{spec.slug}-{what}".replace(" ", "")
+        import re
+
+        # a formula's characters are not an id's: they become "_" (--claim-id names it)
+        cid = args.claim_id or re.sub(r"[^A-Za-z0-9_.:-]+", "_", f"{spec.slug}-{what}").strip("_")
         structural = {k: v for k, v in sizes.items() if k not in SIZE_FIELDS}
         sizes = {k: v for k, v in sizes.items() if k in SIZE_FIELDS}
         claims.append(make_claim(
