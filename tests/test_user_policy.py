@@ -487,14 +487,13 @@ def test_a_formula_claim_gets_a_valid_id(folder, cli):
 
 
 def test_a_user_policys_record_and_campaign_validate_against_the_schemas(folder):
-    jsonschema = pytest.importorskip("jsonschema")
+    pytest.importorskip("jsonschema")
+    from test_docs_schemas import validator
+
     res = kvopt.search("mine.py:Serial", budget=4, seed=5, out="sch", progress=False)
-    schemas = REPO / "docs" / "schemas"
     record = json.loads(Path(res.best.record).read_text())
     assert record["policy_source"]["kind"] == "file"
-    jsonschema.validate(record, json.loads((schemas / "record.schema.json").read_text()))
-    header = json.loads((folder / "sch" / "campaign.json").read_text())
-    jsonschema.validate(header, json.loads((schemas / "campaign.schema.json").read_text()))
+    validator("record").validate(record)
+    validator("campaign").validate(json.loads((folder / "sch" / "campaign.json").read_text()))
     record["policy_source"]["sha256"] = "not a digest"
-    with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(record, json.loads((schemas / "record.schema.json").read_text()))
+    assert list(validator("record").iter_errors(record))
