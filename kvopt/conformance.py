@@ -465,7 +465,16 @@ def check_policy(
         return lambda c: in_class(c) and probe(spec, c, resolved, seed) is not None
 
     last_group = None
-    for group, inst in battery(seed, size):
+    # the battery, plus instances drawn from the policy's own class (its default search space),
+    # so that a policy with a narrow class (Rect's prompt-heavy small jobs) is checked as widely
+    cases = battery(seed, size)
+    try:
+        space = spec.default_space()
+        rng = np.random.default_rng([seed, 7])
+        cases += [("class", space.sample(rng).replace(name=f"class-{k}")) for k in range(12 * size)]
+    except InputError:
+        pass  # a class the space cannot sample: the battery alone
+    for group, inst in cases:
         if not in_class(inst):
             skipped += 1
             continue

@@ -211,7 +211,9 @@ def test_time_limit_is_honoured_and_never_false_optimal():
     for solver in ("highs", "cpsat", "auto"):
         t = time.monotonic()
         res = solve(inst, solver=solver, time_limit=2.0, threads=2)
-        assert time.monotonic() - t < 2.0 + 3.0
+        # the limit plus model building, the OR-Tools import and a loaded machine's slowness
+        # (at load 8 on 2 cores a 2 s solve took 6.5-7.5 s); an ignored limit takes minutes here
+        assert time.monotonic() - t < 2.0 + 10.0
         assert res.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
         assert_certified(inst, res, "total")
         assert res.bound >= lower_bounds(inst).best

@@ -497,3 +497,14 @@ def test_a_user_policys_record_and_campaign_validate_against_the_schemas(folder)
     validator("campaign").validate(json.loads((folder / "sch" / "campaign.json").read_text()))
     record["policy_source"]["sha256"] = "not a digest"
     assert list(validator("record").iter_errors(record))
+
+
+@pytest.mark.parametrize("name", list(kvopt.policy.POLICIES))
+def test_every_builtin_policy_passes_the_conformance_battery(name, tmp_path):
+    """The battery's own check: kvopt's policies keep the contract it tests."""
+    from kvopt.conformance import check_policy
+
+    rep = check_policy(name, seed=1, out=tmp_path / "chk")
+    assert rep.passed, [c.to_dict() for c in rep.checks if c.failures]
+    assert rep.instances >= 17  # a narrow class still gets its own instances
+    assert not (tmp_path / "chk").exists()
