@@ -35,7 +35,15 @@ def test_outputs_are_stripped(path):
             assert cell.get("outputs", []) == [] and cell.get("execution_count") is None
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+#: the notebooks whose kernel run takes 15-30 s: they run with -m slow (CI runs both passes)
+SLOW = {"01-exact-opt.ipynb", "03-adversarial-search.ipynb", "05-your-own-policy.ipynb"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW else p for p in NOTEBOOKS],
+    ids=[p.name for p in NOTEBOOKS],
+)
 def test_notebook_runs_in_a_kernel(path):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
