@@ -33,7 +33,7 @@ from .errors import InputError
 from .instance import Instance, Job
 from .params import convert_value
 from .trace import DEFAULT_ROUNDS_PER_SECOND, bundled_trace_dir, trace_instance
-from .usercode import FAMILY_GROUP, UserCode, load, register_object
+from .usercode import FAMILY_GROUP, UserCode, call_user, load, register_object
 
 
 @dataclass(frozen=True)
@@ -299,16 +299,7 @@ def _user_generator(ref: str, fn: Any, code: UserCode) -> Generator:
         defaults[p.name] = p.default
 
     def run(rng: np.random.Generator, seed: int, p: dict[str, Any]) -> Instance:
-        try:
-            inst = fn(rng, **p)
-        except InputError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - a user's function may raise anything
-            raise InputError(
-                f"{code.attr}({', '.join(f'{k}={v!r}' for k, v in p.items())}) raised "
-                f"{type(exc).__name__}: {exc}",
-                source=repr(ref),
-            ) from None
+        inst = call_user(fn, ref, rng, **p)
         if not isinstance(inst, Instance):
             raise InputError(
                 f"{code.attr} returned {type(inst).__name__}, not a kvopt.Instance",

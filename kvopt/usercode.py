@@ -380,6 +380,22 @@ def install(code: UserCode) -> None:
     _SHIPPED[code.reference] = (obj, code)
 
 
+def call_user(fn: Any, ref: str, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` for a user's class or function: whatever it raises becomes an
+    :class:`InputError` naming the reference, the call's keyword arguments and the exception
+    (an :class:`InputError` it raises itself passes through)."""
+    try:
+        return fn(*args, **kwargs)
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a user's code may raise anything
+        name = getattr(fn, "__name__", "the call")
+        given = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+        raise InputError(
+            f"{name}({given}) raised {type(exc).__name__}: {exc}", source=repr(ref)
+        ) from None
+
+
 def describe_change(stored: dict[str, Any], ref: str) -> str | None:
     """Why the code a record names cannot be replayed as that code now, or ``None``.
 
@@ -415,6 +431,7 @@ __all__ = [
     "KINDS",
     "POLICY_GROUP",
     "UserCode",
+    "call_user",
     "describe_change",
     "entry_points",
     "install",

@@ -36,13 +36,14 @@ from typing import Any
 from ..engine.contract import BlindPolicy, ClairvoyantPolicy, Policy
 from ..errors import InputError
 from ..instance import Instance
-from ..usercode import UserCode
+from ..usercode import UserCode, call_user
+from .spec import Param, PolicySpec
 
 _TYPES: dict[Any, type] = {int: int, float: float, bool: bool, str: str,
                            "int": int, "float": float, "bool": bool, "str": str}  # fmt: skip
 
 
-def _param_from_signature(ref: str, p: inspect.Parameter, Param: type) -> Any:
+def _param_from_signature(ref: str, p: inspect.Parameter) -> Param:
     if p.default is inspect.Parameter.empty:
         raise InputError(
             f"__init__ argument {p.name!r} has no default (every parameter needs one, "
@@ -78,7 +79,7 @@ def _signature(cls: type, ref: str) -> inspect.Signature:
         raise InputError(f"cannot read __init__'s signature: {exc}", source=repr(ref)) from None
 
 
-def spec_from_class(cls: Any, code: UserCode, PolicySpec: type, Param: type, no_arrivals):
+def spec_from_class(cls: Any, code: UserCode) -> PolicySpec:
     """The registry entry of a user's policy class (see the module docstring)."""
     ref = code.reference
     if not isinstance(cls, type):
@@ -116,10 +117,10 @@ def spec_from_class(cls: Any, code: UserCode, PolicySpec: type, Param: type, no_
                 source=repr(ref),
             )
     else:
-        params = tuple(_param_from_signature(ref, p, Param) for k, p in args.items() if k != "seed")
+        params = tuple(_param_from_signature(ref, p) for k, p in args.items() if k != "seed")
     own_check = getattr(cls, "check_instance", None)
     arrivals = bool(getattr(cls, "arrivals", True))
-    check = _combined_check(own_check, arrivals, no_arrivals, ref)
+    check = _combined_check(own_check, arrivals, ref)
     doc = inspect.getdoc(cls) or ""
     summary = getattr(cls, "summary", None) or (doc.splitlines()[0] if doc else cls.__name__)
     default_class = "all instances (arrivals allowed)" if arrivals else "instances without arrivals"
@@ -131,14 +132,7 @@ def spec_from_class(cls: Any, code: UserCode, PolicySpec: type, Param: type, no_
         kwargs = dict(resolved)
         if seeded:
             kwargs["seed"] = seed
-        try:
-            return cls(**kwargs)
-        except Exception as exc:  # noqa: BLE001 - a user's __init__ may raise anything
-            raise InputError(
-                f"{cls.__name__}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())}) raised "
-                f"{type(exc).__name__}: {exc}",
-                source=repr(ref),
-            ) from None
+        return call_user(cls, ref, **kwargs)
 
     make.policy_class = lambda: cls  # type: ignore[attr-defined]
     return PolicySpec(
@@ -162,10 +156,12 @@ def _has_var_kw(sig: inspect.Signature) -> bool:
 
 
 def _combined_check(
-    own: Callable[..., Any] | None, arrivals: bool, no_arrivals, ref: str
+    own: Callable[..., Any] | None, arrivals: bool, ref: str
 ) -> Callable[[Instance, dict[str, Any]], str | None] | None:
     if own is None and arrivals:
         return None
+
+    from . import no_arrivals
 
     def check(inst: Instance, params: dict[str, Any]) -> str | None:
         if not arrivals:
