@@ -13,7 +13,8 @@ Default run: n = 8, 10, 12, 16, seeds 1-5 (``--seeds``), ``solve(solver=--solver
 resident memory of the process (each solve runs in a fresh child process) and the route,
 then per n the proven count, the median and the largest seconds (an unproven instance
 counts with the seconds it ran, about the time limit), and beside each solver's bound the
-area bound and the rank bound (``models/orders.md`` §9), computed after the solve.  ``--scale`` solves one
+area bound and the rank bound (``models/orders.md`` §9), computed after the solve (``--lp``: also
+the time-indexed LP over the windows of the solve's value, §10).  ``--scale`` solves one
 instance (``--scale-n``, seed 1) with every length ×1, ×10, ×100; ``--big`` the three-job
 instance :func:`big_instance` (one response of ``--big-tokens``, default 10⁷); ``--many
 400,1000,2000`` the time-limit test on :func:`many_instance` (thousands of long jobs, no model);
@@ -155,6 +156,24 @@ def _one(spec: dict) -> dict:
         # the cheap bounds beside the solver's (after the solve, outside its seconds)
         "area": area_bound(inst),
         "rank": rank_bound(inst).value if spec.get("objective", "total") == "total" else None,
+        **(_lp(inst, res.objective) if spec.get("lp") and res.objective is not None else {}),
+    }
+
+
+def _lp(inst: Instance, ub: int) -> dict:
+    """``--lp``: the time-indexed LP over the windows of the solve's value
+    (``models/orders.md`` §10), its bound from the exact prices, its size and seconds."""
+    from kvopt.exact.bounds.lagrange import nonzeros, time_indexed_prices
+    from kvopt.exact.common import start_windows
+
+    lo, hi = start_windows(inst, "total", ub)
+    t0 = time.monotonic()
+    p = time_indexed_prices(inst, lo, hi, 120.0)
+    return {
+        "lp": None if p is None else round(p.lp, 1),
+        "lp_bound": None if p is None else p.bound,
+        "lp_nonzeros": nonzeros(inst, lo, hi),
+        "lp_seconds": round(time.monotonic() - t0, 2),
     }
 
 
@@ -178,7 +197,7 @@ def _line(r: dict) -> str:
         f"{r['name']:<28} n={r['n']:<3} M={r['memory']:<9} Σo={r['rounds']:<9} "
         f"{r['status']:<9} {r['seconds']:8.2f} s {r['rss_mb']:7.0f} MB  "
         f"obj={r['objective']} bound={r['bound']} area={r.get('area')} rank={r.get('rank')} "
-        f"route={r['route']}"
+        f"route={r['route']}" + (f" lp={r['lp']} ({r['lp_seconds']} s)" if "lp" in r else "")
     )
 
 
@@ -220,6 +239,12 @@ def main(argv=None) -> int:
         action="store_true",
         help="consecutive requests of the trace with their arrival times (arriving_instance)",
     )
+    ap.add_argument(
+        "--lp",
+        action="store_true",
+        help="after each solve, the time-indexed LP over the windows of its value "
+        "(models/orders.md §10)",
+    )
     ap.add_argument("--one", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.one:
@@ -230,6 +255,7 @@ def main(argv=None) -> int:
         "time_limit": a.time_limit,
         "threads": a.threads,
         "objective": a.objective,
+        **({"lp": True} if a.lp else {}),
     }
     print(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} load {os.getloadavg()[0]:.2f} {common}")
     if a.big:

@@ -99,8 +99,9 @@ def test_registry_names_the_solvers():
     assert SOLVERS == ("auto", "race", "highs", "cpsat", "bnb", "pyomo", "events")
     for name, backend in BACKENDS.items():
         assert backend.name == name and callable(backend.solve)
-    # the ladder is the branch and bound's ("bnb"), the plain aggregated model HiGHS's
-    own = {"ladder": "bnb", "highs-plain": "highs"}
+    # the ladder is the branch and bound's ("bnb"), the plain aggregated model HiGHS's, the
+    # event model with the LP's prices the event model's
+    own = {"ladder": "bnb", "highs-plain": "highs", "events-lagrange": "events"}
     for name, backend in VARIANTS.items():
         assert backend.name == own.get(name, name) and callable(backend.solve)
 
@@ -378,15 +379,15 @@ def test_long_plan_proves_what_highs_proves(threads, first, bnb):
 
 
 def test_long_responses_take_the_event_model(calls):
-    """Up to 16 jobs off the small path (``models/orders.md`` §6): the event model with
-    every limit, its bound workers on, and no LP windows (the windows of the heuristic's
-    value only)."""
+    """13-16 jobs off the small path (``models/orders.md`` §6, §10): the event model with the
+    LP's prices (``events-lagrange``) and its bound workers, every other limit passed on, no
+    LP windows (the windows of the heuristic's value only)."""
     n = 13
     inst = Instance.from_arrays(
         8 * n, [1 + i // 3 for i in range(n)], [40 + i % 3 for i in range(n)]
     )
     res = solve(inst, time_limit=5, threads=3, seed=4, gap=0.1, portfolio=fake(calls))
-    assert res.route.name == "events" and [c[0] for c in calls] == ["events"]
+    assert res.route.name == "events" and [c[0] for c in calls] == ["events-lagrange"]
     _, problem, limits, _ = calls[0]
     check_limits(limits, 5, threads=3, seed=4, gap=0.1, bound_focus=True)
     lo, hi = start_windows(inst, "total", problem.ub)

@@ -15,6 +15,13 @@ capacity ``M`` (piece ``[S_i + u_p, S_i + u_{p+1})`` of demand ``s_i + u_p + 1``
 tails (``s_i + u + 1 > M/2``) in one no-overlap, as in ``models/cpsat.md``; the objective
 between the cheap lower bound of SPEC §2 and the heuristic's value; identical jobs in
 index order.
+
+With ``lagrange`` (issue 46, ``models/orders.md`` §10) the time-indexed LP over the windows
+is solved first (:mod:`kvopt.exact.bounds.lagrange`); its prices cut the windows to the starts
+some schedule of value ``≤ UB`` can use, and the model gets the Lagrangian inequality
+``K Σ C_i ≥ ⌈K base / D⌉ + Σ_i e_i`` with each ``e_i`` above the lower convex hull of job
+``i``'s scaled reduced costs in ``S_i`` — so the bound rises in every node where a start's
+domain leaves the cheap starts, not only at the root.
 """
 
 from __future__ import annotations
@@ -26,13 +33,18 @@ from typing import ClassVar
 import numpy as np
 
 from ...instance import Instance
-from ..backend import Problem
-from ..common import root_lower_bound
+from ..backend import NO_HOOKS, Hooks, Limits, Problem
+from ..common import RawResult, root_lower_bound
 from .cpsat import BuildCancelled, CpSat
 
 #: pieces of each staircase's lower envelope in the redundant cumulative (``models/orders.md``
 #: §5: 16 against 4 and none on the n = 12 real-length samples)
 PIECES = 16
+#: the Lagrangian rows count ``Σ C`` in units of ``1 / LAGRANGE_UNITS`` (each job's reduced
+#: costs are rounded down to that unit, so the rows lose less than ``n / LAGRANGE_UNITS``)
+LAGRANGE_UNITS = 64
+#: share of a phase's time limit the LP of ``lagrange`` may take
+LAGRANGE_SHARE = 0.5
 
 
 def envelope(o: int, pieces: int) -> list[tuple[int, int]]:
@@ -54,9 +66,12 @@ def build_events(
     ub: int | None = None,
     lb: int | None = None,
     pieces: int = PIECES,
+    prices=None,
     stop: threading.Event | None = None,
 ):
-    """The event model (module doc) and its start variables.  Raises
+    """The event model (module doc) and its start variables; with ``prices``
+    (:class:`~kvopt.exact.bounds.lagrange.Prices` over windows that contain ``[lo, hi]``,
+    total completion) the Lagrangian rows of the module doc.  Raises
     :class:`~kvopt.exact.backends.cpsat.BuildCancelled` when ``stop`` is set while building."""
     from ortools.sat.python import cp_model
 
@@ -108,6 +123,9 @@ def build_events(
     lb = max(root_lower_bound(inst, objective), lb or 0)
     if objective == "total":
         expr = sum(starts) + sum(o)
+        if prices is not None:
+            _lagrange_rows(m, starts, expr, prices, lo, hi)
+            lb = max(lb, prices.bound)
         m.add(expr >= lb)
         if ub is not None:
             m.add(expr <= ub)
@@ -129,6 +147,26 @@ def build_events(
     return m, starts
 
 
+def _lagrange_rows(m, starts, expr, prices, lo, hi) -> None:
+    """``K Σ C ≥ ⌈K base / D⌉ + Σ_i e_i``, ``e_i`` above the hull rows of
+    :meth:`~kvopt.exact.bounds.lagrange.Prices.lines` (``K = LAGRANGE_UNITS``): valid for
+    every schedule in the windows, since ``e_i = ⌊K T_i(S_i) / D⌋`` satisfies every row and
+    ``D Σ C ≥ base + Σ_i T_i(S_i)``."""
+    from ..bounds.lagrange import SCALE
+
+    K = LAGRANGE_UNITS
+    extra = []
+    for i, S in enumerate(starts):
+        a, b = int(lo[i]), int(hi[i])
+        rows = prices.lines(i, a, b, K)
+        top = max(max((q * (b - a) + r) // p, r // p) for p, q, r in rows)
+        e = m.new_int_var(0, max(top, 0), f"e{i}")
+        for p, q, r in rows:
+            m.add(p * e >= q * (S - a) + r)
+        extra.append(e)
+    m.add(K * expr >= -(-K * prices.base // SCALE) + sum(extra))
+
+
 @dataclass(frozen=True)
 class CpSatEvents(CpSat):
     """CP-SAT on the event model of :func:`build_events` (``models/orders.md`` §4): the
@@ -141,6 +179,45 @@ class CpSatEvents(CpSat):
     name: ClassVar[str] = "events"
 
     pieces: int = PIECES
+    lagrange: bool = False
+    prices: object = None  # set by solve() when lagrange: the LP's prices for this problem
+
+    def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
+        """With ``lagrange`` (total completion): the LP's prices first (at most
+        ``LAGRANGE_SHARE`` of the limit), the windows cut by them for the problem's ``ub``,
+        then the model with the Lagrangian rows for the rest; the LP's bound is reported at
+        least.  Without prices (too large, not solved in time) the plain model."""
+        if not self.lagrange or self.prices is not None or problem.objective != "total":
+            return super().solve(problem, limits, hooks)
+        import time
+        from dataclasses import replace
+
+        from ..bounds.lagrange import cached_prices
+
+        t0 = time.monotonic()
+        prices = cached_prices(
+            problem.instance, problem.lo, problem.hi, LAGRANGE_SHARE * limits.time_limit
+        )
+        if prices is None:
+            return super().solve(problem, limits, hooks)
+        lo, hi = problem.lo, problem.hi
+        if problem.ub is not None:
+            cut = prices.windows(lo, hi, problem.ub)
+            if cut is not None:  # None: no schedule of value ≤ ub in these windows at all
+                lo, hi = cut
+        left = max(limits.time_limit - (time.monotonic() - t0), 0.01)
+        r = replace(self, prices=prices).solve(
+            replace(problem, lo=lo, hi=hi), replace(limits, time_limit=left), hooks
+        )
+        stats = dict(
+            r.stats,
+            lagrange=prices.bound,
+            lp=round(prices.lp, 3),
+            lp_seconds=round(prices.seconds, 3),
+            window_starts=int((hi - lo + 1).sum()),
+        )
+        bound = prices.bound if r.bound is None else max(r.bound, prices.bound)
+        return replace(r, bound=bound, stats=stats)
 
     def build(self, problem: Problem, stop: threading.Event | None):
         m, starts = build_events(
@@ -151,6 +228,7 @@ class CpSatEvents(CpSat):
             ub=problem.ub,
             lb=self.lb,
             pieces=self.pieces,
+            prices=self.prices,
             stop=stop,
         )
         n = problem.instance.n

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from ...errors import SolverError
 from ..backend import NO_HOOKS, Hooks, Limits, Problem
+from ..backends.events import CpSatEvents
 from ..backends.highs import Highs
 from ..bnb import BranchAndBound
 from ..common import RawResult, SolveStatus, value_of
@@ -129,4 +130,6 @@ VARIANTS = {
     # the typed rows' HiGHS: the aggregated model without the rounded rows of §4.2, which
     # cost it bound on the typed records (models/time-indexed.md §10)
     "highs-plain": Highs(cuts=(), label="highs-plain"),
+    # the event model after the time-indexed LP's prices (models/orders.md §10)
+    "events-lagrange": CpSatEvents(lagrange=True),
 }

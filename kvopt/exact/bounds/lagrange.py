@@ -1,0 +1,170 @@
+"""The time-indexed LP's prices at real token lengths, in exact integers (issue 46,
+``models/orders.md`` §10).
+
+The LP of ``models/time-indexed.md`` §3 (memory rows and the "one job above ``M/2``" rows)
+over start windows ``[lo_i, hi_i]`` that hold every schedule of value ``≤ UB`` is cheap when
+those windows are narrow, whatever the horizon: on sixteen real requests it has about 10⁴
+columns and 2·10⁶ nonzeros and is solved in 1–5 s, and its value is 2–8 % below Opt — above
+the bound CP-SAT's event model reaches in a minute.  Its row duals ``y ≤ 0``, rounded to
+multiples of ``1/D`` (``D = 2²⁰``; any ``y ≤ 0`` is valid), give for every schedule inside
+the windows (Lagrangian relaxation of the rows; ``models/time-indexed.md`` §9.1)
+
+    ``D · Σ C_i  ≥  Y·b + Σ_i R_i(S_i)``,   ``R_i(t) = D (t + o_i) − Σ_ρ Y_ρ a_{ρ,i,t}``,
+
+with ``Y = D y`` integral, so every quantity is an integer and the inequality is exact.
+:class:`Prices` keeps ``base = Y·b + Σ_i min_t R_i(t)`` and the tables ``T_i = R_i − min R_i``;
+they give a lower bound (``⌈base / D⌉``), reduced-cost fixing of the windows for an upper
+bound (:meth:`Prices.windows`), and the rows the event model adds so that its search sees the
+bound at every node (:meth:`Prices.lines`, used by
+:class:`~kvopt.exact.backends.events.CpSatEvents`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import SolverError
+from ...instance import Instance
+
+#: the duals are rounded to multiples of 1 / SCALE (so every price is an integer)
+SCALE = 1 << 20
+#: largest LP built (memory-row nonzeros ``Σ_i (hi_i − lo_i + 1) o_i``): about 10 s and 0.8 GB
+#: (sixteen Azure requests: 2·10⁶, 3-5 s, 470 MB peak for the whole solve)
+MAX_NONZEROS = 4_000_000
+
+
+def nonzeros(inst: Instance, lo, hi) -> int:
+    """The memory-row nonzeros of the time-indexed LP over the windows ``[lo, hi]``."""
+    width = np.maximum(np.asarray(hi, dtype=np.int64) - np.asarray(lo, dtype=np.int64) + 1, 0)
+    return int((width * inst.responses.astype(np.int64)).sum())
+
+
+@dataclass(frozen=True)
+class Prices:
+    """The LP's Lagrangian over windows ``[lo_i, hi_i]``, in units of ``1 / SCALE``:
+    ``SCALE · Σ C ≥ base + Σ_i tables[i][S_i − lo_i]`` for every schedule in the windows
+    (total completion; module doc).  ``lp`` is the LP's value as HiGHS reports it
+    (information only: the bound is :attr:`bound`, recomputed from ``base``)."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    tables: tuple[np.ndarray, ...]
+    base: int
+    lp: float
+    seconds: float
+
+    @property
+    def bound(self) -> int:
+        """``⌈base / SCALE⌉``: a lower bound on the total completion of every schedule in
+        the windows."""
+        return -(-self.base // SCALE)
+
+    def covers(self, lo, hi) -> bool:
+        """Do these prices hold for windows ``[lo, hi]`` (inside their own)?"""
+        return bool(np.all(np.asarray(lo) >= self.lo) and np.all(np.asarray(hi) <= self.hi))
+
+    def windows(self, lo, hi, ub: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Windows ``[lo, hi]`` (inside the prices' own) cut to the starts that some schedule
+        of value ``≤ ub`` can use: start ``t`` of job ``i`` is kept iff
+        ``tables[i][t] ≤ SCALE · ub − base`` (the other jobs add at least 0).  ``None`` when a
+        job has no start left (no schedule of value ``≤ ub`` in the windows)."""
+        room = SCALE * int(ub) - self.base
+        nlo = np.asarray(lo, dtype=np.int64).copy()
+        nhi = np.asarray(hi, dtype=np.int64).copy()
+        for i, tab in enumerate(self.tables):
+            a, b = int(nlo[i] - self.lo[i]), int(nhi[i] - self.lo[i])
+            ok = np.flatnonzero(tab[a : b + 1] <= room)
+            if not len(ok):
+                return None
+            nlo[i], nhi[i] = nlo[i] + ok[0], nlo[i] + ok[-1]
+        return nlo, nhi
+
+    def lines(self, i: int, lo: int, hi: int, units: int) -> list[tuple[int, int, int]]:
+        """Rows ``p · e ≥ q · (S_i − lo) + r`` (integers, ``p > 0``) whose maximum is the lower
+        convex hull of ``⌊units · T_i(t) / SCALE⌋`` over ``t ∈ [lo, hi]``: every point of the
+        table lies on or above each row, so ``e_i`` may be any value ``≥`` the table's."""
+        tab = self.tables[i][lo - int(self.lo[i]) : hi - int(self.lo[i]) + 1]
+        pts = _lower_hull((tab * units) // SCALE)
+        if len(pts) == 1:
+            return [(1, 0, pts[0][1])]
+        return [(x2 - x1, y2 - y1, y1 * x2 - y2 * x1) for (x1, y1), (x2, y2) in zip(pts, pts[1:])]
+
+
+def _lower_hull(values: np.ndarray) -> list[tuple[int, int]]:
+    """The vertices of the lower convex hull of the points ``(x, values[x])`` (monotone
+    chain), as Python integers."""
+    pts: list[tuple[int, int]] = []
+    for x, y in enumerate(values.tolist()):
+        while len(pts) >= 2:
+            (x1, y1), (x2, y2) = pts[-2], pts[-1]
+            if (x2 - x1) * (y - y1) - (y2 - y1) * (x - x1) <= 0:
+                pts.pop()
+            else:
+                break
+        pts.append((x, int(y)))
+    return pts
+
+
+def time_indexed_prices(inst: Instance, lo, hi, time_limit: float) -> Prices | None:
+    """The LP of the module doc over ``[lo, hi]`` (total completion), solved by HiGHS's
+    simplex on one thread within ``time_limit``, and its prices.  ``None`` when the LP has
+    more than :data:`MAX_NONZEROS` nonzeros or is not solved in time."""
+    from ..backends.highs_matrix import build_matrix
+    from .relax import solve_lp
+
+    t0 = time.monotonic()
+    lo = np.asarray(lo, dtype=np.int64)
+    hi = np.asarray(hi, dtype=np.int64)
+    if inst.n == 0 or np.any(hi < lo) or nonzeros(inst, lo, hi) > MAX_NONZEROS:
+        return None
+    model = build_matrix(inst, "total", lo, hi, aggregate=False, cuts=(1,))
+    try:
+        lp = solve_lp(model, time_limit)
+    except SolverError:
+        return None
+    n = inst.n
+    y = np.minimum(np.asarray(lp.row_dual, dtype=np.float64), 0.0)
+    Y = np.rint(y * SCALE).astype(np.int64)
+    Y[:n] = 0  # the assignment rows (one start per job) stay constraints
+    caps = np.asarray(model.row_upper, dtype=np.float64)
+    finite = np.isfinite(caps) & (Y != 0)
+    base = sum(int(c) * int(v) for c, v in zip(caps[finite].astype(np.int64), Y[finite]))
+    nx = int((model.col_group >= 0).sum())
+    starts = np.asarray(model.a_start, dtype=np.int64)
+    prod = Y[np.asarray(model.a_index)] * np.rint(model.a_value).astype(np.int64)
+    col_sum = np.zeros(model.n_cols, dtype=np.int64)
+    np.add.at(col_sum, np.repeat(np.arange(model.n_cols), np.diff(starts)), prod)
+    cost = np.rint(model.col_cost).astype(np.int64)
+    R = (SCALE * cost - col_sum)[:nx]
+    group = model.col_group[:nx]
+    tables = []
+    for i in range(n):
+        r = R[group == i]
+        if len(r) != int(hi[i] - lo[i] + 1):
+            raise SolverError(f"job {i}: {len(r)} start columns for window {lo[i]}..{hi[i]}")
+        m = int(r.min())
+        base += m
+        tables.append(r - m)
+    return Prices(lo, hi, tuple(tables), base, float(lp.value), time.monotonic() - t0)
+
+
+#: prices already computed, by instance data and windows (the phases of one solve reuse them)
+_CACHE: dict[tuple, Prices] = {}
+
+
+def cached_prices(inst: Instance, lo, hi, time_limit: float) -> Prices | None:
+    """:func:`time_indexed_prices`, reusing prices computed for the same instance over windows
+    that contain ``[lo, hi]`` (prices over wider windows hold on narrower ones)."""
+    key = (inst.memory, inst.prompts.tobytes(), inst.responses.tobytes(), inst.arrivals.tobytes())
+    old = _CACHE.get(key)
+    if old is not None and old.covers(lo, hi):
+        return old
+    new = time_indexed_prices(inst, lo, hi, time_limit)
+    if new is not None:
+        if len(_CACHE) > 16:
+            _CACHE.clear()
+        _CACHE[key] = new
+    return new

@@ -1,0 +1,171 @@
+"""The time-indexed LP's prices in exact integers and the event model's Lagrangian rows
+(``kvopt.exact.bounds.lagrange``, ``models/orders.md`` §10, issue 46)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kvopt.exact import SolveStatus, solve
+from kvopt.exact.backend import Limits, Problem
+from kvopt.exact.backends.events import CpSatEvents
+from kvopt.exact.bounds.lagrange import (
+    SCALE,
+    _lower_hull,
+    cached_prices,
+    nonzeros,
+    time_indexed_prices,
+)
+from kvopt.exact.common import start_windows, value_of
+from kvopt.exact.heuristic import heuristic_starts
+from kvopt.instance import Instance
+from kvopt.schedule import check_schedule
+
+
+def _inst(memory, jobs) -> Instance:
+    memory = max(memory, max(s + o for s, o, _ in jobs))
+    return Instance.from_arrays(memory, *zip(*jobs))
+
+
+def _feasible(inst: Instance, starts) -> bool:
+    """Lemma 1 of ``models/orders.md`` by rounds (independent of the code under test)."""
+    mem: dict[int, int] = {}
+    for s, o, t in zip(inst.prompts, inst.responses, starts):
+        for u in range(int(o)):
+            mem[int(t) + u] = mem.get(int(t) + u, 0) + int(s) + u + 1
+    return all(v <= inst.memory for v in mem.values())
+
+
+def _schedules(inst: Instance, lo, hi):
+    """Every feasible start vector inside the windows."""
+    ranges = [range(int(a), int(b) + 1) for a, b in zip(lo, hi)]
+    for starts in itertools.product(*ranges):
+        if _feasible(inst, starts):
+            yield starts
+
+
+_jobs = st.lists(
+    st.tuples(st.integers(1, 6), st.integers(1, 5), st.integers(0, 4)), min_size=1, max_size=4
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(3, 12), _jobs)
+def test_the_lagrangian_inequality_holds_for_every_schedule_in_the_windows(memory, jobs):
+    """``SCALE·ΣC ≥ base + Σ T_i(S_i)`` for *every* feasible schedule inside the windows (not
+    only optimal ones), so the bound, the cut windows and the rows are valid; the bound is at
+    most Opt and at least the LP's value rounded down less one."""
+    inst = _inst(memory, jobs)
+    ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01), "total")
+    lo, hi = start_windows(inst, "total", ub)
+    prices = time_indexed_prices(inst, lo, hi, 10.0)
+    assert prices is not None
+    values = []
+    for starts in _schedules(inst, lo, hi):
+        total = sum(int(t) + int(o) for t, o in zip(starts, inst.responses))
+        rhs = prices.base + sum(int(tab[t - a]) for tab, t, a in zip(prices.tables, starts, lo))
+        assert SCALE * total >= rhs
+        values.append(total)
+    opt = min(values)
+    assert prices.bound <= opt
+    assert prices.bound >= int(prices.lp) - 1
+    # reduced-cost fixing keeps every schedule of value <= ub
+    cut = prices.windows(lo, hi, opt)
+    assert cut is not None
+    for starts in _schedules(inst, lo, hi):
+        if sum(int(t) + int(o) for t, o in zip(starts, inst.responses)) <= opt:
+            assert all(a <= t <= b for t, a, b in zip(starts, *cut))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 10**9), min_size=1, max_size=40), st.integers(1, 256))
+def test_the_hull_rows_lie_below_every_point(values, units):
+    """``Prices.lines``' rows: every ``(x, ⌊units·T(x)/SCALE⌋)`` satisfies every row, and some
+    row is tight at each hull vertex (so ``e`` may take exactly the table's value)."""
+    from kvopt.exact.bounds.lagrange import Prices
+
+    tab = np.asarray(values, dtype=np.int64)
+    tab -= tab.min()
+    p = Prices(np.array([0]), np.array([len(tab) - 1]), (tab,), 0, 0.0, 0.0)
+    rows = p.lines(0, 0, len(tab) - 1, units)
+    scaled = (tab * units) // SCALE
+    for x, y in enumerate(scaled.tolist()):
+        assert all(a * y >= b * x + c for a, b, c in rows)
+    for x, y in _lower_hull(scaled):
+        assert any(a * y == b * x + c for a, b, c in rows)
+
+
+def test_nothing_is_built_beyond_the_size_limit(monkeypatch):
+    import kvopt.exact.bounds.lagrange as lagrange
+
+    inst = _inst(10, [(2, 3, 0), (3, 2, 0)])
+    lo, hi = start_windows(inst, "total", 20)
+    assert nonzeros(inst, lo, hi) > 0
+    monkeypatch.setattr(lagrange, "MAX_NONZEROS", 1)
+    assert time_indexed_prices(inst, lo, hi, 5.0) is None
+
+
+def test_prices_over_wider_windows_are_reused():
+    inst = _inst(9, [(2, 3, 0), (3, 4, 0), (1, 2, 1)])
+    lo, hi = start_windows(inst, "total", 40)
+    wide = cached_prices(inst, lo, hi, 5.0)
+    assert wide is not None
+    assert cached_prices(inst, lo + (hi > lo), hi, 5.0) is wide
+
+
+def _check_lagrange(memory, jobs, with_arrivals):
+    jobs = [(s, o, a if with_arrivals else 0) for s, o, a in jobs]
+    inst = _inst(memory, jobs)
+    ref = solve(inst, solver="highs", time_limit=30, threads=1)
+    st0 = heuristic_starts(inst, "total", seconds=0.01)
+    ub = value_of(inst, st0, "total")
+    lo, hi = start_windows(inst, "total", ub)
+    raw = CpSatEvents(lagrange=True).solve(
+        Problem(inst, "total", lo, hi, st0, ub), Limits(time_limit=30, threads=1)
+    )
+    assert ref.status is SolveStatus.OPTIMAL and raw.status is SolveStatus.OPTIMAL
+    assert value_of(inst, raw.starts, "total") == ref.objective
+    assert raw.bound <= ref.objective
+    assert "lagrange" in raw.stats and raw.stats["lagrange"] <= ref.objective
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(3, 14), _jobs, st.booleans())
+def test_the_event_model_with_prices_finds_opt(memory, jobs, arrivals):
+    _check_lagrange(memory, jobs, arrivals)
+
+
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(3, 20),
+    st.lists(
+        st.tuples(st.integers(1, 9), st.integers(1, 8), st.integers(0, 10)), min_size=1, max_size=7
+    ),
+    st.booleans(),
+)
+def test_the_event_model_with_prices_finds_opt_slow(memory, jobs, arrivals):
+    _check_lagrange(memory, jobs, arrivals)
+
+
+def test_auto_on_long_responses_reports_the_lp_bound():
+    """A 14-job instance with long responses takes the route ``events``, whose first phase
+    solves the LP: the bound reported is at least the LP's over the textbook windows (a
+    relaxation of the one solved) and at most the schedule's value, which the checker
+    accepts."""
+    rng = np.random.default_rng(7)
+    jobs = [(int(rng.integers(20, 120)), int(rng.integers(20, 60)), 0) for _ in range(14)]
+    peaks = [s + o for s, o, _ in jobs]
+    inst = _inst(max(max(peaks), sum(peaks) // 3), jobs)
+    res = solve(inst, time_limit=20, threads=2)
+    assert res.route is not None and res.route.name == "events"
+    assert res.route.phases[0].backend == "events-lagrange"
+    assert check_schedule(inst, res.schedule).valid
+    lo, hi = start_windows(inst, "total", res.objective)
+    wide = time_indexed_prices(inst, lo, hi, 20.0)
+    assert wide is not None
+    assert wide.bound - 1 <= res.bound <= res.objective
