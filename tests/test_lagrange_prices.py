@@ -169,3 +169,28 @@ def test_auto_on_long_responses_reports_the_lp_bound():
     wide = time_indexed_prices(inst, lo, hi, 20.0)
     assert wide is not None
     assert wide.bound - 1 <= res.bound <= res.objective
+
+
+def _known_total_optima():
+    from test_conflict_bound import known_optima
+
+    return [(inst, opt) for inst, objective, opt in known_optima() if objective == "total"]
+
+
+@pytest.mark.parametrize("case", _known_total_optima(), ids=lambda c: c[0].name)
+def test_bundled_records_below_their_proven_opt(case):
+    """Every bundled record with a closed bracket (total completion): the prices over the
+    windows of its Opt (which hold every optimal schedule) bound it from below, and the
+    windows cut for Opt keep a checked optimal schedule's starts."""
+    inst, opt = case
+    lo, hi = start_windows(inst, "total", opt)
+    if nonzeros(inst, lo, hi) > 300_000:
+        pytest.skip("LP too large for the default run")
+    prices = time_indexed_prices(inst, lo, hi, 30.0)
+    assert prices is not None and prices.bound <= opt
+    res = solve(inst, time_limit=30, threads=1)
+    assert res.objective == opt and check_schedule(inst, res.schedule).valid
+    cut = prices.windows(lo, hi, opt)
+    assert cut is not None
+    starts = np.asarray(res.schedule.completion_times(inst.n)) - inst.responses
+    assert np.all(cut[0] <= starts) and np.all(starts <= cut[1])
