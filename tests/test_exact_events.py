@@ -172,7 +172,9 @@ def test_auto_routes_long_horizons_to_the_event_model():
     assert route_for(case(13, 2000)).name == "events"
     assert route_for(case(16, 2000, "makespan")).name == "events"
     assert route_for(case(10, 400)).name == "small-race"
-    assert route_for(case(17, 2000)).name == "cpsat"
+    assert route_for(case(17, 1999)).name == "cpsat"
+    assert route_for(case(17, 2000)).name == "events-mid"
+    assert route_for(case(20, 5999, "makespan", threads=1)).name == "events-mid"
     assert route_for(case(17, 6000)).name == "events-long"
     assert route_for(case(30, 10**6, "makespan")).name == "events-long"
 

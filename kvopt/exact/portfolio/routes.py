@@ -30,6 +30,7 @@ events-small          n ≤ 12, Σo > 400 (long responses), any objective: the e
 events                n = 13-16, Σo > 400: the LP's prices, then the event model with the
                       Lagrangian rows (bound workers)
 events-long           n = 17-60, mixed, Σo ≥ 6000: the event model
+events-mid            n = 17-20, mixed, Σo 2000-5999: as events
 typed-race-wide       ≤ 4 distinct jobs, total, 3+ threads: two HiGHS models, the block bound
 typed-race            … 2 threads: HiGHS on the plain aggregated model races the rows model
 typed-serial-blocks   … one thread, limit ≥ 30 s: HiGHS ½, then the block bound
@@ -83,6 +84,10 @@ TYPED_GROUPS = 4
 #: model (``models/orders.md`` §6: measured fine up to 4,826 rounds, gigabytes and overruns
 #: at 9,652)
 EVENTS_ROUNDS = 6000
+#: … and n = 17-20 (mixed) from this many on take the event model with the LP's prices
+#: (``models/orders.md`` §10.3: better bounds than the time-indexed CP-SAT model on the n = 20
+#: Azure samples, Σo 2,413-3,974; below 2,000 rounds not measured, so left to it)
+EVENTS_MID_ROUNDS = 2000
 
 _BNB_CPSAT = Source(
     "models/bnb.md §1-§6",
@@ -344,6 +349,23 @@ ROUTES: tuple[Route, ...] = (
             "same bound and a worse schedule; x100: it died allocating 57.9 GiB; n = 30 x2: "
             "88.5 s, 7.7 GB; the event model 20.7 s and 124-149 MB each; up to x2 (4,826) "
             "the time-indexed bound was higher",
+        ),  # fmt: skip
+        lp_windows=False,
+    ),
+    Route(
+        "events-mid",
+        When(n_min=17, n_max=20, typed=False, rounds_min=EVENTS_MID_ROUNDS),
+        (Phase("events-lagrange", bound_focus=True),),
+        f"n = 17-20, mixed, responses adding up to {EVENTS_MID_ROUNDS}-{EVENTS_ROUNDS - 1} "
+        "rounds (real token lengths): as 'events' (the LP's prices, then the event model with "
+        "the Lagrangian rows and the bound workers)",
+        Source(
+            "models/orders.md §10.3",
+            "Azure 2023 samples n = 20, seeds 1-5 (benchmarks/real_lengths.py, Σo 2,413-3,974)",
+            60.0,
+            "the same schedules as the time-indexed CP-SAT model ('cpsat'), bounds 2,719, "
+            "4,939, 3,727, 4,667, 3,590 against 2,729, 4,904, 3,639, 4,535, 3,416, at 144-668 "
+            "MB against 590-1,171 MB",
         ),  # fmt: skip
         lp_windows=False,
     ),
