@@ -27,7 +27,7 @@ domain leaves the cheap starts, not only at the root.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -180,7 +180,8 @@ class CpSatEvents(CpSat):
 
     pieces: int = PIECES
     lagrange: bool = False
-    prices: object = None  # set by solve() when lagrange: the LP's prices for this problem
+    #: set by solve() when lagrange: the LP's prices for this problem (not part of equality)
+    prices: object = field(default=None, compare=False, repr=False)
 
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
         """With ``lagrange`` (total completion): the LP's prices first (at most
