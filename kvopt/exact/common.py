@@ -168,6 +168,17 @@ def lower_bound(inst: Instance, objective: str) -> int:
 _RANK_CACHE: dict[tuple, tuple[int, int]] = {}
 
 
+def instance_key(inst: Instance) -> tuple:
+    """The instance's data (memory, prompts, responses, arrivals) as a dictionary key, for the
+    caches of what a solve computes once per instance (names and metadata left out)."""
+    return (
+        inst.memory,
+        inst.prompts.tobytes(),
+        inst.responses.tobytes(),
+        inst.arrivals.tobytes(),
+    )
+
+
 def root_lower_bound(inst: Instance, objective: str) -> int:
     """The best bound known before any model is solved: :func:`lower_bound` and the rank bound
     (``kvopt.exact.bounds.conflict``, ``models/orders.md`` §9), which is never below it.
@@ -177,12 +188,7 @@ def root_lower_bound(inst: Instance, objective: str) -> int:
         return 0
     from .bounds.conflict import rank_bound
 
-    key = (
-        inst.memory,
-        inst.prompts.tobytes(),
-        inst.responses.tobytes(),
-        inst.arrivals.tobytes(),
-    )
+    key = instance_key(inst)
     if key not in _RANK_CACHE:
         if len(_RANK_CACHE) > 64:
             _RANK_CACHE.clear()

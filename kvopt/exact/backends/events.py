@@ -27,7 +27,8 @@ domain leaves the cheap starts, not only at the root.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import numpy as np
@@ -159,6 +160,8 @@ def _lagrange_rows(m, starts, expr, prices, lo, hi) -> None:
     for i, S in enumerate(starts):
         a, b = int(lo[i]), int(hi[i])
         rows = prices.lines(i, a, b, K)
+        # the hull is convex, so its largest value is at an end of the window; both ends are
+        # vertices, where the row through them is exact (an integer) and the others are below
         top = max(max((q * (b - a) + r) // p, r // p) for p, q, r in rows)
         e = m.new_int_var(0, max(top, 0), f"e{i}")
         for p, q, r in rows:
@@ -190,9 +193,6 @@ class CpSatEvents(CpSat):
         least.  Without prices (too large, not solved in time) the plain model."""
         if not self.lagrange or self.prices is not None or problem.objective != "total":
             return super().solve(problem, limits, hooks)
-        import time
-        from dataclasses import replace
-
         from ..bounds.lagrange import cached_prices
 
         t0 = time.monotonic()

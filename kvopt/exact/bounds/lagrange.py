@@ -28,6 +28,7 @@ import numpy as np
 
 from ...errors import SolverError
 from ...instance import Instance
+from ..common import instance_key
 
 #: the duals are rounded to multiples of 1 / SCALE (so every price is an integer)
 SCALE = 1 << 20
@@ -158,7 +159,7 @@ _CACHE: dict[tuple, Prices] = {}
 def cached_prices(inst: Instance, lo, hi, time_limit: float) -> Prices | None:
     """:func:`time_indexed_prices`, reusing prices computed for the same instance over windows
     that contain ``[lo, hi]`` (prices over wider windows hold on narrower ones)."""
-    key = (inst.memory, inst.prompts.tobytes(), inst.responses.tobytes(), inst.arrivals.tobytes())
+    key = instance_key(inst)
     old = _CACHE.get(key)
     if old is not None and old.covers(lo, hi):
         return old
