@@ -16,12 +16,14 @@ For one instance of ``benchmarks/exact.py``'s set (``--n``, ``--seed``) and a sc
 * ``proof`` (``--proof``): ``solve(solver="bnb")`` — the compiled branch and bound alone, two
   threads — warm-started with the schedule ``auto`` finds in ``--find`` seconds (it must have
   value ``≤ --ub``; then it is the proof of Opt = ``--ub`` that is timed), for each ``--memo``
-  limit in a fresh process: status, seconds, nodes and peak resident memory.
+  limit in a fresh process: status, seconds, nodes and peak resident memory (``--ladder``: the
+  ladder of proven thresholds instead, its rungs as ``[threshold, seconds, proved]``).
 
 ::
 
     python benchmarks/gap_anatomy.py --n 20 --seed 2 --ub 483
     python benchmarks/gap_anatomy.py --n 20 --seed 2 --ub 483 --proof --memo 1000000,8000000
+    python benchmarks/gap_anatomy.py --n 20 --seed 2 --ub 483 --proof --ladder --limit 60
 """
 
 from __future__ import annotations
@@ -152,15 +154,16 @@ class HeavyKept:
         return best
 
 
-def proof(n: int, seed: int, schedule: dict, memo: int, limit: float) -> dict:
-    """The compiled branch and bound alone, warm-started with ``schedule`` (its file form)."""
+def proof(n: int, seed: int, schedule: dict, memo: int, limit: float, ladder: bool) -> dict:
+    """The compiled branch and bound alone, warm-started with ``schedule`` (its file form);
+    ``ladder``: climbing its ladder of thresholds (``models/bnb.md`` §8)."""
     from kvopt.exact import solve
     from kvopt.exact.bnb import BranchAndBound
     from kvopt.exact.portfolio import Portfolio
     from kvopt.schedule import Schedule
 
     inst = instance(n, seed)
-    portfolio = Portfolio(backends={"bnb": BranchAndBound(memo_limit=memo)})
+    portfolio = Portfolio(backends={"bnb": BranchAndBound(memo_limit=memo, ladder=ladder)})
     t0 = time.monotonic()
     r = solve(
         inst,
@@ -178,6 +181,7 @@ def proof(n: int, seed: int, schedule: dict, memo: int, limit: float) -> dict:
         "seconds": round(time.monotonic() - t0, 1),
         "nodes": r.stats.get("nodes"),
         "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        **({"ladder": r.stats.get("ladder")} if ladder else {}),
     }
 
 
@@ -193,6 +197,7 @@ def main(argv=None) -> int:
     ap.add_argument("--find", type=float, default=60.0)
     ap.add_argument("--memo", default="1000000")
     ap.add_argument("--limit", type=float, default=600.0)
+    ap.add_argument("--ladder", action="store_true", help="--proof: climb the ladder instead")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.child:
@@ -239,7 +244,9 @@ def main(argv=None) -> int:
         return 1
     schedule = found.schedule.to_dict(inst.n)
     for memo in (int(x) for x in a.memo.split(",")):
-        spec = dict(n=a.n, seed=a.seed, schedule=schedule, memo=memo, limit=a.limit)
+        spec = dict(
+            n=a.n, seed=a.seed, schedule=schedule, memo=memo, limit=a.limit, ladder=a.ladder
+        )
         out = subprocess.run(
             [
                 sys.executable,

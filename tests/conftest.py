@@ -61,3 +61,23 @@ def instances(draw, max_n: int = 5, max_memory: int = 24, arrivals: bool = False
         a = draw(st.integers(0, 6)) if arrivals else 0
         jobs.append(Job(prompt=s, response=o, arrival=a))
     return Instance(memory=memory, jobs=tuple(jobs))
+
+
+def job_triples(prompt: int, response: int, arrival: int, max_n: int):
+    """Lists of 1 … ``max_n`` ``(prompt, response, arrival)`` tuples with each value up to the
+    given maximum (prompts and responses from 1, arrivals from 0; Hypothesis strategy)."""
+    return st.lists(
+        st.tuples(st.integers(1, prompt), st.integers(1, response), st.integers(0, arrival)),
+        min_size=1,
+        max_size=max_n,
+    )
+
+
+def fits_by_rounds(inst: Instance, starts) -> bool:
+    """Lemma 1 of ``models/orders.md`` by rounds, independent of the code under test: every
+    round's memory is at most ``M`` with job ``i`` started at ``starts[i]`` (arrivals unchecked)."""
+    mem: dict[int, int] = {}
+    for s, o, t in zip(inst.prompts, inst.responses, starts):
+        for u in range(int(o)):
+            mem[int(t) + u] = mem.get(int(t) + u, 0) + int(s) + u + 1
+    return all(v <= inst.memory for v in mem.values())

@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import job_triples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -126,9 +127,7 @@ def test_envelope_covers_the_response():
             assert all(cuts[k][1] == cuts[k + 1][0] for k in range(len(cuts) - 1))
 
 
-_jobs = st.lists(
-    st.tuples(st.integers(1, 6), st.integers(1, 5), st.integers(0, 6)), min_size=1, max_size=5
-)
+_jobs = job_triples(6, 5, 6, 5)
 
 
 def _check_against_time_indexed(memory, jobs, objective, with_arrivals):
@@ -152,9 +151,7 @@ def test_events_agrees_with_the_time_indexed_model(memory, jobs, objective, arri
 @settings(max_examples=150, deadline=None)
 @given(
     st.integers(3, 20),
-    st.lists(
-        st.tuples(st.integers(1, 9), st.integers(1, 8), st.integers(0, 10)), min_size=1, max_size=7
-    ),
+    job_triples(9, 8, 10, 7),
     st.sampled_from(["total", "makespan"]),
     st.booleans(),
 )

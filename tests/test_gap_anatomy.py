@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import fits_by_rounds
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,13 +31,6 @@ def anatomy():
     finally:
         sys.path.remove(str(_DIR))
     return mod
-
-
-def _feasible(inst: Instance, starts) -> bool:
-    mem = np.zeros(max(t + j.response for t, j in zip(starts, inst.jobs)) + 1, dtype=np.int64)
-    for t, j in zip(starts, inst.jobs):
-        mem[t : t + j.response] += j.prompt + 1 + np.arange(j.response)
-    return bool(mem.max() <= inst.memory)
 
 
 _jobs = st.lists(st.tuples(st.integers(1, 9), st.integers(1, 3)), min_size=1, max_size=3)
@@ -62,7 +56,7 @@ def test_heavy_kept_bound_is_below_every_schedule(anatomy, memory, jobs, seed):
         (
             sum(t + j.response for t, j in zip(starts, inst.jobs))
             for starts in itertools.product(range(last + 1), repeat=inst.n)
-            if _feasible(inst, starts)
+            if fits_by_rounds(inst, starts)
         ),
         default=None,
     )

@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import fits_by_rounds, job_triples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,26 +32,15 @@ def _inst(memory, jobs) -> Instance:
     return Instance.from_arrays(memory, *zip(*jobs))
 
 
-def _feasible(inst: Instance, starts) -> bool:
-    """Lemma 1 of ``models/orders.md`` by rounds (independent of the code under test)."""
-    mem: dict[int, int] = {}
-    for s, o, t in zip(inst.prompts, inst.responses, starts):
-        for u in range(int(o)):
-            mem[int(t) + u] = mem.get(int(t) + u, 0) + int(s) + u + 1
-    return all(v <= inst.memory for v in mem.values())
-
-
 def _schedules(inst: Instance, lo, hi):
     """Every feasible start vector inside the windows."""
     ranges = [range(int(a), int(b) + 1) for a, b in zip(lo, hi)]
     for starts in itertools.product(*ranges):
-        if _feasible(inst, starts):
+        if fits_by_rounds(inst, starts):
             yield starts
 
 
-_jobs = st.lists(
-    st.tuples(st.integers(1, 6), st.integers(1, 5), st.integers(0, 4)), min_size=1, max_size=4
-)
+_jobs = job_triples(6, 5, 4, 4)
 
 
 @settings(max_examples=40, deadline=None)
@@ -143,9 +133,7 @@ def test_the_event_model_with_prices_finds_opt(memory, jobs, arrivals):
 @settings(max_examples=80, deadline=None)
 @given(
     st.integers(3, 20),
-    st.lists(
-        st.tuples(st.integers(1, 9), st.integers(1, 8), st.integers(0, 10)), min_size=1, max_size=7
-    ),
+    job_triples(9, 8, 10, 7),
     st.booleans(),
 )
 def test_the_event_model_with_prices_finds_opt_slow(memory, jobs, arrivals):

@@ -88,6 +88,9 @@ EVENTS_ROUNDS = 6000
 #: (``models/orders.md`` §10.3: better bounds than the time-indexed CP-SAT model on the n = 20
 #: Azure samples, Σo 2,413-3,974; below 2,000 rounds not measured, so left to it)
 EVENTS_MID_ROUNDS = 2000
+#: the plan of the rows 'events' and 'events-mid': the LP's prices, then the event model with
+#: the Lagrangian rows and CP-SAT's bound workers (``models/orders.md`` §10.3)
+EVENTS_LAGRANGE_PLAN = (Phase("events-lagrange", bound_focus=True),)
 
 _BNB_CPSAT = Source(
     "models/bnb.md §1-§6",
@@ -319,7 +322,7 @@ ROUTES: tuple[Route, ...] = (
     Route(
         "events",
         When(n_max=16),
-        (Phase("events-lagrange", bound_focus=True),),
+        EVENTS_LAGRANGE_PLAN,
         "n <= 16 off the small path (responses adding up to more than 400 rounds): the "
         "time-indexed LP's prices over the heuristic's windows, then CP-SAT's bound workers on "
         "the event model (its size follows n, not the token lengths) with the windows cut by "
@@ -355,7 +358,7 @@ ROUTES: tuple[Route, ...] = (
     Route(
         "events-mid",
         When(n_min=17, n_max=20, typed=False, rounds_min=EVENTS_MID_ROUNDS),
-        (Phase("events-lagrange", bound_focus=True),),
+        EVENTS_LAGRANGE_PLAN,
         f"n = 17-20, mixed, responses adding up to {EVENTS_MID_ROUNDS}-{EVENTS_ROUNDS - 1} "
         "rounds (real token lengths): as 'events' (the LP's prices, then the event model with "
         "the Lagrangian rows and the bound workers)",
