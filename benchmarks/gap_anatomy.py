@@ -46,13 +46,13 @@ from kvopt.exact.bounds.relax import solve_lp
 from kvopt.exact.common import start_windows
 
 
-def rows(inst, lo, hi) -> list[tuple[int, float, float]]:
-    """(K, LP value, seconds) with the rounded rows k = 1 … K."""
+def rows(inst, lo, hi) -> list[tuple[int, object, object, float]]:
+    """(K, model, LP result, seconds) with the rounded rows k = 1 … K."""
     out = []
     for top in (1, 2, 3, 6, 12):
         t0 = time.monotonic()
         model = build_matrix(inst, "total", lo, hi, aggregate=False, cuts=tuple(range(1, top + 1)))
-        out.append((top, solve_lp(model, 120.0).value, time.monotonic() - t0))
+        out.append((top, model, solve_lp(model, 120.0), time.monotonic() - t0))
     return out
 
 
@@ -207,8 +207,9 @@ def main(argv=None) -> int:
     lo, hi = start_windows(inst, "total", a.ub)
     print(f"n={a.n} seed={a.seed} M={inst.memory} ub={a.ub}", flush=True)
     if not a.proof:
-        for top, v, sec in rows(inst, lo, hi):
-            print(f"rows k<={top:<3} LP {v:9.2f}  ({sec:.1f} s)", flush=True)
+        lps = rows(inst, lo, hi)
+        for top, _, lp, sec in lps:
+            print(f"rows k<={top:<3} LP {lp.value:9.2f}  ({sec:.1f} s)", flush=True)
         for share in (float(x) for x in a.shares.split(",")):
             jobs, status, bound, sec = integral(inst, lo, hi, share, a.mip_limit)
             print(
@@ -216,8 +217,7 @@ def main(argv=None) -> int:
                 f" ({sec:.1f} s)",
                 flush=True,
             )
-        model = build_matrix(inst, "total", lo, hi, aggregate=False, cuts=(1,))
-        lp = solve_lp(model, 120.0)
+        _, model, lp, _ = lps[0]  # k = 1: memory rows and the "one above M/2" rows
         H = model.horizon
         y = np.minimum(np.asarray(lp.row_dual[inst.n : inst.n + H]), 0.0)
         h = np.minimum(np.asarray(lp.row_dual[inst.n + H : inst.n + 2 * H]), 0.0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -81,3 +82,11 @@ def fits_by_rounds(inst: Instance, starts) -> bool:
         for u in range(int(o)):
             mem[int(t) + u] = mem.get(int(t) + u, 0) + int(s) + u + 1
     return all(v <= inst.memory for v in mem.values())
+
+
+def feasible_start_vectors(inst: Instance, lo, hi):
+    """Every start vector inside the windows ``[lo_i, hi_i]`` that :func:`fits_by_rounds`."""
+    ranges = [range(int(a), int(b) + 1) for a, b in zip(lo, hi)]
+    for starts in itertools.product(*ranges):
+        if fits_by_rounds(inst, starts):
+            yield starts

@@ -6,13 +6,12 @@ the LP's duals it is at least the LP's value."""
 from __future__ import annotations
 
 import importlib.util
-import itertools
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import fits_by_rounds
+from conftest import feasible_start_vectors
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -55,8 +54,7 @@ def test_heavy_kept_bound_is_below_every_schedule(anatomy, memory, jobs, seed):
     best = min(
         (
             sum(t + j.response for t, j in zip(starts, inst.jobs))
-            for starts in itertools.product(range(last + 1), repeat=inst.n)
-            if fits_by_rounds(inst, starts)
+            for starts in feasible_start_vectors(inst, lo, hi)
         ),
         default=None,
     )

@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
-from conftest import fits_by_rounds, job_triples
+from conftest import feasible_start_vectors, job_triples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,14 +30,6 @@ def _inst(memory, jobs) -> Instance:
     return Instance.from_arrays(memory, *zip(*jobs))
 
 
-def _schedules(inst: Instance, lo, hi):
-    """Every feasible start vector inside the windows."""
-    ranges = [range(int(a), int(b) + 1) for a, b in zip(lo, hi)]
-    for starts in itertools.product(*ranges):
-        if fits_by_rounds(inst, starts):
-            yield starts
-
-
 _jobs = job_triples(6, 5, 4, 4)
 
 
@@ -55,7 +45,7 @@ def test_the_lagrangian_inequality_holds_for_every_schedule_in_the_windows(memor
     prices = time_indexed_prices(inst, lo, hi, 10.0)
     assert prices is not None
     values = []
-    for starts in _schedules(inst, lo, hi):
+    for starts in feasible_start_vectors(inst, lo, hi):
         total = sum(int(t) + int(o) for t, o in zip(starts, inst.responses))
         rhs = prices.base + sum(int(tab[t - a]) for tab, t, a in zip(prices.tables, starts, lo))
         assert SCALE * total >= rhs
@@ -66,7 +56,7 @@ def test_the_lagrangian_inequality_holds_for_every_schedule_in_the_windows(memor
     # reduced-cost fixing keeps every schedule of value <= ub
     cut = prices.windows(lo, hi, opt)
     assert cut is not None
-    for starts in _schedules(inst, lo, hi):
+    for starts in feasible_start_vectors(inst, lo, hi):
         if sum(int(t) + int(o) for t, o in zip(starts, inst.responses)) <= opt:
             assert all(a <= t <= b for t, a, b in zip(starts, *cut))
 
