@@ -99,23 +99,34 @@ def test_pricing_stopped_early_is_still_a_bound():
         assert bound <= min(float(r @ z) for z in cols) + 1e-9
 
 
-def test_stop_ends_the_column_generation_quickly():
-    """``stop`` set while a pricing call runs: ``block_bound`` returns within about 0.1 s
-    on an idle machine (the watcher stops CP-SAT; the test allows 5 s for a loaded one), and a round cut short is not counted as a bound."""
+def test_stop_ends_the_column_generation_quickly(monkeypatch):
+    """``stop`` set as a pricing call starts: ``block_bound`` returns long before its own
+    limits (the watcher stops CP-SAT; about 0.1 s on an idle machine, the call's own limit is
+    600 s and each pricing call's 300 s), and a round cut short is not counted as a bound.
+    The stop comes with the first pricing call, not from a timer (issue 56: a timer could
+    come after a fast machine's column generation had converged)."""
     import threading
     import time
 
+    from kvopt.exact.bounds import blocks
     from kvopt.generators import generate
 
     inst = generate("random", 1, n=25, memory=150, max_response=25)
     stop = threading.Event()
-    timer = threading.Timer(1.5, stop.set)
+    real, calls = blocks._Pricer.price, []
+
+    def price(self, r, seconds):
+        calls.append(seconds)
+        if len(calls) == 1:
+            stop.set()
+        return real(self, r, seconds)
+
+    monkeypatch.setattr(blocks._Pricer, "price", price)
     t0 = time.monotonic()
-    timer.start()
-    bound, stats = block_bound(inst, None, 25, 60.0, stop=stop, price_seconds=30.0)
+    bound, stats = block_bound(inst, None, 25, 600.0, stop=stop, price_seconds=300.0)
     took = time.monotonic() - t0
-    timer.cancel()
-    assert took < 1.5 + 5.0, took  # the call's own limit is 30 s; slack for a loaded machine
+    assert len(calls) == 1  # no pricing call after the stop
+    assert took < 150, took  # an ignored stop runs a pricing call to its 300 s
     assert not stats["converged"]
 
 
