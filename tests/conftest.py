@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from kvopt.cli import main
@@ -15,6 +16,13 @@ from kvopt.instance import Instance, Job
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent
 
+# No Hypothesis example has a deadline and no data generation is "too slow": a loaded or
+# slow machine must not fail a property (issue 56); a test's own settings keep the rest
+settings.register_profile(
+    "kvopt", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("kvopt")
+
 
 class CliResult:
     def __init__(self, code: int, out: str, err: str):
@@ -22,6 +30,17 @@ class CliResult:
 
     def json(self):
         return json.loads(self.out)
+
+
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process (all its threads) and its reaped children.
+    Tests that a limit or a stop is honoured compare the work done with it, not the wall
+    clock: a loaded machine stretches the one and not the other (issue 56)."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 @pytest.fixture(scope="session", autouse=True)

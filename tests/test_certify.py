@@ -236,12 +236,23 @@ def test_sigkill_leaves_every_record_old_or_new(tmp_path):
         assert p.read_bytes() != old and load_record(p).optimal
     seen = set()
     trials = 12
-    for k in range(trials):  # kills spread over the whole run, the last ones near its end
+
+    def first_rewrite(paths):
+        """Wait until a record has been rewritten (the event, not a delay: issue 56)."""
+        while not any(p.read_bytes() != old for p in paths):
+            time.sleep(0.001)
+
+    # kills at once (before the interpreter has started: every record old), after the first
+    # rewrite (at least one new), and spread over the whole run, the last ones near its end
+    for k in ["start", "rewritten", *range(trials)]:
         paths = [tmp_path / f"k{k}-{j}.json" for j in range(3)]
         for p in paths:
             p.write_bytes(old)
         proc = start(paths)
-        time.sleep(span * (k + 0.5) / trials)
+        if k == "rewritten":
+            first_rewrite(paths)
+        elif k != "start":
+            time.sleep(span * (k + 0.5) / trials)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         for p in paths:

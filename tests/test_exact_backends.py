@@ -520,11 +520,13 @@ def test_auto_beyond_race_n_gives_cpsat_its_bound_workers(cpsat_workers):
 
 def test_proof_focus_gives_cpsat_two_tree_searches(cpsat_workers):
     """``proof_focus`` reaches CP-SAT's parameters (two full ``default_lp`` searches,
-    ``models/orders.md`` §7), and a solve that proves in it runs no second phase."""
+    ``models/orders.md`` §7), and a solve that proves in it runs no second phase.  (The
+    proof takes 3-11 s here, idle to loaded; the limit only has to be out of reach: issue 56,
+    where 30 s did not suffice beside three other jobs on 2 cores.)"""
     from kvopt.exact.backends.cpsat import PROOF_SUBSOLVERS
 
     inst = Instance.from_arrays(400, [5, 9, 14, 20, 3, 8], [190, 180, 170, 160, 150, 140])
-    res = solve(inst, time_limit=30, threads=2)
+    res = solve(inst, time_limit=600, threads=2)
     assert res.route.name == "events-small" and res.status is SolveStatus.OPTIMAL
     assert cpsat_workers == [(2, list(PROOF_SUBSOLVERS))]
 

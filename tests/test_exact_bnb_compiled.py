@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from conftest import cpu_seconds
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_exact import assert_certified, brute_force
@@ -127,11 +128,14 @@ def test_stop_flag_and_clock_stop_the_compiled_search():
     stop = threading.Event()
     stop.set()
     b = _search(inst, lo, hi, 10**9, stop=stop)
-    t = time.monotonic()
     assert not bnbfast.run_compiled(b, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
-    b = _search(inst, lo, hi, 10**9, deadline=0.2)
+    inst = _hard()
+    lo, hi = start_windows(inst, "total", None)
+    b = _search(inst, lo, hi, 10**9, deadline=600)
+    b.deadline = time.monotonic() + 0.2
+    cpu = cpu_seconds()
     assert not bnbfast.run_compiled(b, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
-    assert time.monotonic() - t < 2.0
+    assert cpu_seconds() - cpu < 20  # stopped by the clock, not at the end of the tree
 
 
 @pytest.mark.parametrize("objective", ["total", "makespan"])
@@ -164,6 +168,15 @@ def test_backend_compiled_or_not_same_answer(threads):
 
 
 # --------------------------------------------------------------------------- two threads
+
+
+def _hard():
+    """An instance whose compiled search does not end within 240 s on 2 cores (207 M nodes):
+    a search of it that ends early was stopped (by the clock or the flag), on any machine
+    (issue 56: the n = 16 and 18 trees these tests used end in 0.5-0.9 s here)."""
+    from kvopt.generators import generate
+
+    return generate("random", 7, n=22, memory=132, max_response=10)
 
 
 def _split(inst, lo, hi, ub, **kw):
@@ -231,11 +244,15 @@ def test_split_search_stops_on_the_flag_the_clock_the_node_limit():
     lo, hi = start_windows(inst, "total", None)
     stop = threading.Event()
     stop.set()
-    t = time.monotonic()
     b, done = _split(inst, lo, hi, 10**9, stop=stop)
     assert not done
-    b, done = _split(inst, lo, hi, 10**9, deadline=0.3)
-    assert not done and time.monotonic() - t < 2.5
+    hard = _hard()
+    hlo, hhi = start_windows(hard, "total", None)
+    b = _search(hard, hlo, hhi, 10**9, deadline=600)
+    b.deadline = time.monotonic() + 0.3
+    cpu = cpu_seconds()
+    done = bnbfast.run_compiled(b, bnb.MEMO_LIMIT, bnb._CHECK_EVERY, threads=2)
+    assert not done and cpu_seconds() - cpu < 20  # stopped by the clock, in both threads
     b, done = _split(inst, lo, hi, 10**9, node_limit=5000)
     assert not done and b.nodes < 3 * (5000 + bnb._CHECK_EVERY)  # the limit holds per thread
 

@@ -28,7 +28,7 @@ def run_cli(*args):
         [sys.executable, "-c", "from kvopt.cli import entry; entry()", *map(str, args)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a hang guard only (a cold Numba cache under load, issue 56)
     )
 
 

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import job_triples
+from conftest import cpu_seconds, job_triples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -195,11 +195,13 @@ def test_a_model_too_large_to_build_is_not_built():
     inst = Instance(memory=5000, jobs=jobs)
     c = DEFAULT.case(inst, "total", 5.0, 2, "auto")
     assert c.cells == (4000 + 3000) * spec_horizon(inst) > big
-    t0 = time.monotonic()
+    t0, cpu = time.monotonic(), cpu_seconds()
     res = solve(inst, time_limit=3.0, threads=2)
     # the limit holds (it took 18 s while the heuristic placed six fixed orders on lists of
-    # 10⁷ rounds); generous for a loaded machine
-    assert time.monotonic() - t0 < 3.0 + 6.0
+    # 10⁷ rounds): in CPU seconds, which a loaded machine does not stretch, and a wall clock
+    # bound far above any load (issue 56)
+    assert cpu_seconds() - cpu < 2 * 3.0 + 6.0
+    assert time.monotonic() - t0 < 100.0
     assert res.route.name == "no-model"
     assert res.status in (SolveStatus.FEASIBLE, SolveStatus.OPTIMAL)
     assert check_schedule(inst, res.schedule).valid
@@ -214,12 +216,12 @@ def test_ten_million_tokens_cost_what_a_thousand_do():
             memory=tokens + 100,
             jobs=(Job(50, tokens), Job(tokens - 10, 100), Job(70, 20)),
         )
-        t0 = time.monotonic()
+        cpu = cpu_seconds()
         res = solve(inst, time_limit=20, threads=2)
         # 10⁷ tokens: a time-indexed model of 10¹⁴ nonzeros would not be built anyway
         assert res.route.name == ("events-small" if tokens < 10**6 else "events-large")
         assert res.status is SolveStatus.OPTIMAL and res.objective == tokens + 220
-        assert time.monotonic() - t0 < 10
+        assert cpu_seconds() - cpu < 10  # the work, not the wall clock (issue 56)
         assert math.isclose(res.bound, tokens + 220)
 
 

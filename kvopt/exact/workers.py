@@ -27,6 +27,7 @@ running.  That is how an interrupted search left HiGHS running at exit.
 from __future__ import annotations
 
 import atexit
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -86,6 +87,48 @@ def start(target: Callable[[], None], *, name: str, stop: Callable[[], None]) ->
     th = thread(target, name=name, stop=stop)
     th.start()
     return th
+
+
+class DeferredCtrlC:
+    """Ctrl-C recorded instead of raised while solver threads start, then raised again by
+    :meth:`release`, inside the ``try`` that stops them.  Without it, a Ctrl-C that landed in
+    ``Thread.start`` (which waits for the new thread) left the threads started so far
+    searching after the solve had returned (found by ``tests/test_exact_workers.py``,
+    issue 56).  Only the main thread receives ``KeyboardInterrupt``; elsewhere this does
+    nothing.  A signal mask would not do: the kernel hands a process's SIGINT to any thread
+    that does not block it, and Python raises it in the main thread all the same."""
+
+    def __init__(self) -> None:
+        self.came: list[int] = []
+        self.old = None
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self.old = signal.signal(signal.SIGINT, lambda signum, frame: self.came.append(1))
+            except (ValueError, OSError):  # pragma: no cover - no signals here
+                self.old = None
+
+    def release(self) -> None:
+        """Restore the handler, then raise a Ctrl-C that came meanwhile again (to that
+        handler: ``KeyboardInterrupt`` by default).  Idempotent."""
+        old, self.old = self.old, None
+        if old is None:
+            return
+        signal.signal(signal.SIGINT, old)
+        if self.came:
+            self.came.clear()
+            signal.raise_signal(signal.SIGINT)
+
+
+def start_deferred(target: Callable[[], None], *, name: str, stop: Callable[[], None]):
+    """:func:`start` with Ctrl-C deferred: returns the thread and the
+    :class:`DeferredCtrlC`, whose ``release()`` the caller calls first thing inside the
+    ``try`` that catches ``KeyboardInterrupt`` (and again after it: idempotent)."""
+    held = DeferredCtrlC()
+    try:
+        return start(target, name=name, stop=stop), held
+    except BaseException:
+        held.release()
+        raise
 
 
 def running() -> list[Worker]:

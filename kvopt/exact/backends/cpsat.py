@@ -262,11 +262,14 @@ class CpSat:
             box["status"] = solver.solve(m, callback)
 
         deadline = time.monotonic() + p.max_time_in_seconds + grace
-        th = workers.start(work, name="kvopt-cpsat", stop=solver.stop_search)
+        th, held = workers.start_deferred(work, name="kvopt-cpsat", stop=solver.stop_search)
         cancelled = interrupted = False
         abandon_at = None
-        while not th.finished():
+        while True:
             try:
+                held.release()  # a Ctrl-C that came while the thread started lands here
+                if th.finished():
+                    break
                 th.wait(0.05)
                 now = time.monotonic()
                 if not cancelled and (now > deadline or (stop is not None and stop.is_set())):

@@ -184,9 +184,12 @@ def run_highs(
     cancelled = interrupted = False
     abandon_at = None
     with stdout_to_stderr():
-        th = workers.start(work, name="kvopt-highs-run", stop=ask_stop)
-        while not th.finished():
+        th, held = workers.start_deferred(work, name="kvopt-highs-run", stop=ask_stop)
+        while True:
             try:
+                held.release()  # a Ctrl-C that came while the thread started lands here
+                if th.finished():
+                    break
                 th.wait(0.05)
                 now = time.monotonic()
                 if not cancelled and (now > deadline or (stop is not None and stop.is_set())):

@@ -223,12 +223,21 @@ def _supervise(calls: list[tuple], ctl: np.ndarray, search) -> tuple[list, bool]
     def work(k: int) -> None:
         outs[k] = _kernel(*calls[k])
 
-    threads = [
-        workers.start(lambda k=k: work(k), name=f"kvopt-bnb-compiled-{k}", stop=ask_stop)
-        for k in range(len(calls))
-    ]
+    # the threads start with Ctrl-C deferred, and it lands inside the ``try`` below: one that
+    # landed while the second thread started left the first searching, unstopped, after the
+    # solve had returned (workers.DeferredCtrlC)
+    held = workers.DeferredCtrlC()
+    try:
+        threads = [
+            workers.start(lambda k=k: work(k), name=f"kvopt-bnb-compiled-{k}", stop=ask_stop)
+            for k in range(len(calls))
+        ]
+    except BaseException:
+        held.release()
+        raise
     interrupted = False
     try:
+        held.release()
         for th in threads:
             while not th.finished():
                 th.wait(_POLL)
