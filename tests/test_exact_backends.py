@@ -598,8 +598,9 @@ def test_auto_on_typed_instances_agrees_with_highs_alone(threads):
     proves the optimum HiGHS alone proves, and its bound never passes it."""
     inst = Instance.from_arrays(30, [9] * 9 + [3] * 9, [3] * 9 + [6] * 9, [0] * 9 + [2] * 9)
     assert inst.n > 16 and groups(inst) == 2
-    ref = solve(inst, solver="highs", time_limit=30, threads=1)
-    res = solve(inst, time_limit=30, threads=threads)
+    # limits out of reach (each solve stops at its proof, 1-4 s here): issue 56
+    ref = solve(inst, solver="highs", time_limit=300, threads=1)
+    res = solve(inst, time_limit=300, threads=threads)
     assert ref.status is SolveStatus.OPTIMAL and res.status is SolveStatus.OPTIMAL
     assert res.objective == ref.objective and res.bound <= ref.objective
 
@@ -645,11 +646,11 @@ def test_typed_route_optimum_agrees_with_the_other_solvers():
     the branch and bound prove, and its bound is that optimum."""
     inst = Instance.from_arrays(*SMALL_TYPED)
     assert inst.n == 18 and groups(inst) == 3
-    res = solve(inst, time_limit=30, threads=2)
+    res = solve(inst, time_limit=300, threads=2)  # out of reach: it stops at the proof
     assert res.route.name == "typed-race" and res.status is SolveStatus.OPTIMAL
     assert res.bound == res.objective
     for solver in ("cpsat", "bnb"):
-        ref = solve(inst, solver=solver, time_limit=30, threads=1)
+        ref = solve(inst, solver=solver, time_limit=300, threads=1)
         assert ref.status is SolveStatus.OPTIMAL and ref.objective == res.objective, solver
 
 
@@ -661,11 +662,11 @@ def test_typed_route_optimum_agrees_with_the_per_job_model():
     from kvopt.exact.backends.highs import Highs
 
     inst = Instance.from_arrays(*SMALL_TYPED)
-    res = solve(inst, time_limit=30, threads=2)
+    res = solve(inst, time_limit=300, threads=2)  # limits out of reach (issue 56)
     assert res.status is SolveStatus.OPTIMAL
     lo, hi = start_windows(inst, "total", res.objective)
     per_job = Highs(aggregate=False, cuts=()).solve(
-        Problem(inst, "total", lo, hi), Limits(time_limit=60)
+        Problem(inst, "total", lo, hi), Limits(time_limit=600)
     )
     assert per_job.status is SolveStatus.OPTIMAL
     assert value_of(inst, per_job.starts, "total") == res.objective

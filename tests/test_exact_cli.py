@@ -105,7 +105,7 @@ def test_solve_json_on_a_typed_instance(tmp_path):
     """The typed path writes one JSON object: with two threads the two HiGHS models that race
     (models/time-indexed.md §10) keep their statistics apart."""
     path = typed_instance(tmp_path)
-    r = run_cli("solve", path, "--json", "--time-limit", "20", "--threads", "2")
+    r = run_cli("solve", path, "--json", "--time-limit", "300", "--threads", "2")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["status"] == "optimal" and d["route"]["name"] == "typed-race"
@@ -117,7 +117,9 @@ def test_solve_json_on_a_typed_instance(tmp_path):
 def test_solve_json_on_a_typed_instance_with_the_block_bound(tmp_path):
     """With three threads the block bound joins the typed race; its statistics hold no NaN
     (its master LP value before the first solve) and the output is one JSON object."""
-    r = run_cli("solve", typed_instance(tmp_path), "--json", "--time-limit", "20", "--threads", "3")
+    r = run_cli(
+        "solve", typed_instance(tmp_path), "--json", "--time-limit", "300", "--threads", "3"
+    )
     assert r.returncode == 0, r.stderr
     assert "NaN" not in r.stdout
     d = json.loads(r.stdout)
