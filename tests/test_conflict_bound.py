@@ -185,9 +185,10 @@ def test_the_exact_routes_start_from_it():
 def test_bundled_instances_below_opt(inst):
     rb = rank_bound(inst)
     for objective, value in (("total", rb.value), ("makespan", rb.makespan)):
-        res = solve(inst, objective=objective, time_limit=60, threads=2)
-        # against Opt where proved (all totals here; a few makespans of the eight-job
-        # records stay open in 60 s on a loaded machine), else against a checked schedule
+        res = solve(inst, objective=objective, time_limit=600, threads=2)
+        # against Opt where proved (all totals here, well inside the limit, which only has to
+        # be out of reach: issue 56; a few makespans of the eight-job records stay open for
+        # minutes), else against a checked schedule
         assert res.objective is not None and value <= res.objective
         assert res.optimal or objective == "makespan", res.status
 
