@@ -31,6 +31,7 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
             "space",
             "usercode",
             "_version",
+            "timemodel",
         ),
     ),
     1: (
@@ -45,6 +46,7 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
             "exact",
             "claim",
             "plotting",
+            "seconds",
         ),
     ),  # fmt: skip
     2: ("policies", ("policy",)),
