@@ -276,3 +276,76 @@ def test_unit_bound_never_exceeds_exact_opt():
         opt_latency = res.objective - sum(a)  # Σ (C_i − α_i) under unit
         lb = latency_bound(inst, PRESETS["unit"])
         assert lb.value <= opt_latency + 1e-9
+
+
+# ------------------------------------------------------------------------- command line
+def _write(tmp_path, inst: Instance, name: str = "timed.json"):
+    from kvopt.instance import save_instance
+
+    path = tmp_path / name
+    save_instance(inst, path)
+    return path
+
+
+def test_simulate_json_seconds_block(cli, tmp_path):
+    import json
+
+    from kvopt.instance import load_instance
+    from kvopt.schedule import load_schedule
+    from kvopt.seconds import METRICS
+
+    path = _write(tmp_path, _timed())
+    out = tmp_path / "s.json"
+    r = cli("simulate", path, "--policy", "fcfs", "--time-model", "c0=1,c_b=0.5", "--json",
+            "--out", out)  # fmt: skip
+    assert r.code == 0, r.err
+    d = json.loads(r.out)["seconds"]
+    for key in ("completion", "latency", "ttft", "arrival_round", "metrics", "bound"):
+        assert key in d
+    assert list(d["metrics"]) == list(METRICS)
+    assert set(d["bound"]) == {"value", "name"}
+    assert d["completion"] == [5.0, 7.0, 8.5] and d["arrival_round"] == [0, 2, 2]
+    # the realized instance beside the schedule; the checker accepts the pair
+    real = load_instance(tmp_path / "s.realized.json")
+    assert real.arrivals.tolist() == [0, 2, 2]
+    checked(real, load_schedule(out))
+    assert cli("check", tmp_path / "s.realized.json", out).code == 0
+
+
+def test_simulate_without_time_model_has_no_seconds_block(cli):
+    import json
+
+    r = cli("simulate", "instances/random/mixed-n10.json", "--policy", "fcfs", "--json")
+    assert r.code == 0 and "seconds" not in json.loads(r.out)
+
+
+@pytest.mark.parametrize("value", ["nope", "c0=-1", "c0=0", "c0=1,c_k=-2"])
+def test_bad_time_model_exits_2_with_one_line(cli, value):
+    for cmd in ("simulate", "compare"):
+        extra = ["--policy", "fcfs"] if cmd == "simulate" else ["--policies", "fcfs"]
+        r = cli(cmd, "instances/random/mixed-n10.json", *extra, "--time-model", value)
+        assert r.code == 2 and r.err.count("\n") == 1 and "--time-model" in r.err
+
+
+def test_time_models_command(cli):
+    import json
+
+    r = cli("time-models", "--json")
+    assert r.code == 0
+    names = [m["name"] for m in json.loads(r.out)["time_models"]]
+    assert names == list(PRESETS)
+    assert cli("time-models").code == 0
+
+
+def test_compare_in_seconds(cli, tmp_path):
+    import json
+
+    path = _write(tmp_path, _timed())
+    r = cli("compare", path, "--policies", "fcfs,sjf", "--time-model", "c0=1,c_b=0.5", "--json")
+    assert r.code == 0, r.err
+    ic = json.loads(r.out)["instances"][0]
+    assert ic["latency_bound"] == {"value": 10.5, "name": "solo"}
+    for row in ic["policies"]:
+        assert row["latency"]["ratio"] >= 1
+    r = cli("compare", path, "--policies", "fcfs", "--time-model", "c0=1,c_b=0.5", "--exact")
+    assert r.code == 2 and "--exact" in r.err
