@@ -26,6 +26,7 @@ COMMANDS = [
     "policies",
     "compare",
     "time-models",
+    "experiment",
     "gen",
     "search",
     "shrink",
