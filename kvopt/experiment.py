@@ -64,7 +64,7 @@ from .logs import progress_logger
 from .seconds import METRICS, seconds_report
 from .simulation import simulate
 from .timemodel import TimeModel, parse_time_model
-from .workload import Workload
+from .workload import BUNDLED, Workload
 
 #: Version of the cell file; part of every cell's key.
 CELL_FORMAT = 1
@@ -129,7 +129,11 @@ class Experiment:
                              field="name", source=source)  # fmt: skip
         if not isinstance(d["workload"], Mapping):
             raise InputError("must be a table", field="workload", source=source)
-        wl = Workload.from_dict(d["workload"], source=f"{source}: workload")
+        wl_d = dict(d["workload"])
+        trace = wl_d.get("trace")
+        if isinstance(trace, str) and base and trace not in BUNDLED and not os.path.isabs(trace):
+            wl_d["trace"] = os.path.normpath(os.path.join(base, trace))  # beside the file
+        wl = Workload.from_dict(wl_d, source=f"{source}: workload")
         tm_raw = d.get("time_model", "unit")
         try:
             tm = parse_time_model(tm_raw, source="time_model")
@@ -435,8 +439,18 @@ def load_experiment(path: str | os.PathLike) -> Experiment:
     except OSError as exc:
         raise InputError(f"cannot read file ({exc.strerror or exc})", source=src) from None
     exp = Experiment.from_dict(data, source=src, base=os.path.dirname(os.path.abspath(src)))
-    cell_instance(exp.workload, exp.loads[0], exp.seeds[0])  # the trace loads, has the columns
+    _probe(exp, src)
     return exp
+
+
+def _probe(exp: Experiment, src: str) -> None:
+    """Draw the first cell's instance once: the trace loads and has the needed columns."""
+    try:
+        cell_instance(exp.workload, exp.loads[0], exp.seeds[0])
+    except InputError as err:
+        where = ": ".join(x for x in (err.source, err.field) if x and x != "workload")
+        raise InputError(err.rule, field=f"workload.trace {where}" if where else "workload",
+                         source=src) from None  # fmt: skip
 
 
 def _csv_text(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -473,7 +487,7 @@ def run_experiment(
         exp, default_out = experiment, Path(f"{experiment.name}-results")
     else:
         exp = Experiment.from_dict(experiment)
-        cell_instance(exp.workload, exp.loads[0], exp.seeds[0])
+        _probe(exp, "experiment")
         default_out = Path(f"{exp.name}-results")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"must be an integer >= 1, got {workers!r}", source="--workers")
