@@ -4,7 +4,9 @@ An experiment (a TOML file for ``kvopt experiment run``, or a dict for
 :func:`run_experiment`) names a workload (:class:`kvopt.workload.Workload`), a time
 model (:mod:`kvopt.timemodel`), policies (built-in names, ``NAME[K=V;…]``, or
 references to your own, SPEC §4), loads (rates in requests per second, or
-``"burst"``) and seeds::
+``"burst"``) and seeds.  A policy written ``oracle:NAME`` runs on the true lengths
+(the workload's ``prediction_noise`` predictions removed), as the papers' oracle
+variants do::
 
     name = "example"
     time_model = "llama2-70b-a100-tp2"        # or {c0 = 0.02, c_b = 1e-4}
@@ -44,6 +46,7 @@ line naming the file and the field, before any cell runs.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import io
 import json
@@ -148,9 +151,14 @@ class Experiment:
             if not isinstance(p, str):
                 raise InputError(f"must be a string, got {p!r}", field=f"policies[{k}]",
                                  source=source)  # fmt: skip
-            p = _absolute_reference(p.strip(), base)
+            oracle, body = _oracle(p.strip())
+            p = (
+                ORACLE + _absolute_reference(body, base)
+                if oracle
+                else _absolute_reference(body, base)
+            )
             try:
-                pname, params = parse_policy(p)
+                pname, params = parse_policy(_oracle(p)[1])
                 get_policy(pname).resolve_params(params)
             except InputError as err:
                 raise InputError(err.rule, field=f"policies[{k}]", source=source) from None
@@ -224,6 +232,17 @@ class Experiment:
                 for p in self.policies]  # fmt: skip
 
 
+#: Prefix of a policy run on the true lengths (the workload's predictions removed).
+ORACLE = "oracle:"
+
+
+def _oracle(label: str) -> tuple[bool, str]:
+    """``("oracle:sjf")`` → ``(True, "sjf")``: the policy sees true lengths, not predictions."""
+    if label.startswith(ORACLE):
+        return True, label[len(ORACLE) :]
+    return False, label
+
+
 def _absolute_reference(ref: str, base: str) -> str:
     """A ``file.py:Class`` reference relative to the experiment file's folder, made absolute."""
     from .usercode import is_reference
@@ -242,7 +261,7 @@ def _policy_fingerprint(label: str) -> str:
     """The policy label plus, for a reference to a file, the file's SHA-256."""
     from .usercode import is_reference, sha256_of
 
-    head = label.partition("[")[0]
+    head = _oracle(label)[1].partition("[")[0]
     if is_reference(head):
         target = head.rpartition(":")[0]
         if target.endswith(".py") and os.path.exists(target):
@@ -307,7 +326,12 @@ def run_cell(task: tuple[dict[str, Any], str, Any, int]) -> dict[str, Any]:
         _INSTANCE_CACHE[ckey] = inst
     from .policy import get_policy, parse_policy
 
-    name, params = parse_policy(policy)
+    oracle, body = _oracle(policy)
+    if oracle and inst.has_predictions:
+        inst = inst.replace(
+            jobs=tuple(dataclasses.replace(j, predicted_response=None) for j in inst.jobs)
+        )
+    name, params = parse_policy(body)
     spec = get_policy(name)
     t0 = time.perf_counter()
     res = simulate(inst, name, params=params or None, seed=seed if spec.seeded else None,

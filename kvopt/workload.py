@@ -19,8 +19,15 @@ instance (jobs with ``arrival_time``) for a load and a seed.
   window request's own lengths with its timestamp (a random window per seed); independent
   draws the lengths as ``lengths`` says, separately from the window.  Burst and Poisson
   arrivals are always independent of the lengths.
-* **Seeds**: the seed splits into two independent streams (``numpy.random.SeedSequence``),
-  one for the lengths and one for the arrivals, so at one seed every load and every
+* **Predictions** (``prediction_noise = σ > 0``): each request carries
+  ``predicted_response = max(1, round(o · e))`` with ``e`` lognormal of median 1 and
+  log-standard deviation ``σ`` — a stand-in for a learned length predictor, which the
+  prediction-based policies (``sjf``, ``svf``, ``svf-1bit``, ``mcsf``, …) use instead of
+  the true length (SPEC §3).  With ``σ = 0`` (the default) they see the true lengths:
+  the oracle variants.
+* **Seeds**: the seed splits into three independent streams (lengths, arrivals,
+  predictions) (``numpy.random.SeedSequence``),
+  so at one seed every load and every
   policy sees the same requests (common random numbers) and only the arrival times change.
 
 Bad input — an unknown process, a rate ≤ 0, a trace without the needed columns or
@@ -78,6 +85,7 @@ class Workload:
     offset: int = 0
     max_prompt: int | None = None  # optional cap: requests with a longer prompt are left out
     max_response: int | None = None
+    prediction_noise: float = 0.0  # σ of a lognormal error on predicted_response (0: none)
 
     def __post_init__(self) -> None:
         src = "workload"
@@ -97,6 +105,10 @@ class Workload:
         if self.lengths not in LENGTH_MODES:
             raise InputError(f"must be one of {', '.join(LENGTH_MODES)}, got {self.lengths!r}",
                              field="lengths", source=src)  # fmt: skip
+        pn = self.prediction_noise
+        if isinstance(pn, bool) or not isinstance(pn, int | float) or not pn >= 0:
+            raise InputError(f"must be a number >= 0, got {pn!r}", field="prediction_noise",
+                             source=src)  # fmt: skip
         if not isinstance(self.paired, bool):
             raise InputError(f"must be true or false, got {self.paired!r}", field="paired",
                              source=src)  # fmt: skip
@@ -148,7 +160,9 @@ class Workload:
         self.check_load(load)
         tr, ok = self._usable()
         n = self.n
-        len_rng, arr_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
+        len_rng, arr_rng, pred_rng = (
+            np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3)
+        )
         window = None
         if self.arrivals == "trace":
             if np.isnan(tr.timestamp[ok]).any():
@@ -178,11 +192,19 @@ class Workload:
             if load is not None and n > 1 and span > 0:
                 ts = ts * ((n - 1) / float(load)) / span
             at = ts
+        pred: list[int | None] = [None] * n
+        if self.prediction_noise > 0:
+            err = pred_rng.lognormal(0.0, float(self.prediction_noise), size=n)
+            pred = [max(1, round(int(tr.response[k]) * e)) for k, e in zip(pick, err)]
         jobs = tuple(
             Job(
-                int(tr.prompt[k]), int(tr.response[k]), id=f"row-{int(k)}", arrival_time=float(a)
-            )  # fmt: skip
-            for k, a in zip(pick, at)
+                int(tr.prompt[k]),
+                int(tr.response[k]),
+                id=f"row-{int(k)}",
+                predicted_response=p,
+                arrival_time=float(a),
+            )
+            for k, a, p in zip(pick, at, pred)
         )
         meta = {"source": f"workload {self.trace}", "workload": self.to_dict(), "load": load,
                 "seed": int(seed)}  # fmt: skip

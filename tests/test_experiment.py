@@ -240,3 +240,19 @@ def test_workers_give_the_same_rows(tmp_path):
     b = E.run_experiment(_exp(), tmp_path / "b", workers=2, report=False)
     strip = [{k: v for k, v in r.items() if k != "wall_seconds"} for r in a.rows]
     assert strip == [{k: v for k, v in r.items() if k != "wall_seconds"} for r in b.rows]
+
+
+def test_predictions_and_oracle_variants(tmp_path):
+    wl = Workload(n=40, memory=8192, arrivals="burst", prediction_noise=0.5)
+    inst = wl.instance(None, 0)
+    assert inst.has_predictions and inst.predicted.tolist() != inst.responses.tolist()
+    assert Workload(n=40, memory=8192, arrivals="burst").instance(None, 0).has_predictions is False
+    res = E.run_experiment(
+        _exp(policies=["svf", "oracle:svf"], loads=["burst"], seeds=1,
+             workload={**_exp()["workload"], "n": 40, "prediction_noise": 0.5}),
+        tmp_path / "o", report=False,
+    )  # fmt: skip
+    by = {r["policy"]: r for r in res.rows}
+    assert by["svf"]["total_latency"] != by["oracle:svf"]["total_latency"]
+    with pytest.raises(InputError, match="prediction_noise"):
+        Workload(prediction_noise=-1)
