@@ -349,3 +349,33 @@ def test_compare_in_seconds(cli, tmp_path):
         assert row["latency"]["ratio"] >= 1
     r = cli("compare", path, "--policies", "fcfs", "--time-model", "c0=1,c_b=0.5", "--exact")
     assert r.code == 2 and "--exact" in r.err
+
+
+# ------------------------------------------------------------------ the engine's clock
+@pytest.mark.parametrize("seed", range(6))
+def test_engine_clock_matches_the_schedule_and_releases_at_the_first_round(seed):
+    """The clock the engine builds stretch by stretch equals the one rebuilt from the
+    schedule, and every timed job arrives at the first round whose start reaches it."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 25))
+    s = rng.integers(1, 30, n).tolist()
+    o = rng.integers(1, 30, n).tolist()
+    M = max(a + b for a, b in zip(s, o)) * 2
+    model = TimeModel(c0=float(rng.uniform(0.01, 1)), c_b=float(rng.uniform(0, 0.1)),
+                      c_k=float(rng.uniform(0, 0.01)), c_p=float(rng.uniform(0, 0.05)),
+                      c_q=float(rng.uniform(0, 0.001)))  # fmt: skip
+    at = np.sort(rng.uniform(0, 40, n)).tolist()
+    inst = Instance(M, tuple(Job(s[i], o[i], arrival_time=at[i]) for i in range(n)))
+    for pol in ("fcfs", "sjf", "svf", "mcsf", "rect", "route-online"):
+        try:
+            res = simulate(inst, pol, time_model=model)
+        except InputError:
+            continue  # the policy's class excludes the instance
+        real = res.instance
+        rebuilt = clock_of(real, res.schedule, model)
+        end = max(res.completion_times)
+        for t in range(end + 1):
+            assert res.clock.tau(t) == pytest.approx(rebuilt.tau(t), rel=1e-9, abs=1e-9)
+        for j, a in enumerate(real.arrivals.tolist()):
+            assert res.clock.tau(a) >= at[j] - 1e-9
+            assert a == 0 or res.clock.tau(a - 1) < at[j]
