@@ -256,3 +256,16 @@ def test_predictions_and_oracle_variants(tmp_path):
     assert by["svf"]["total_latency"] != by["oracle:svf"]["total_latency"]
     with pytest.raises(InputError, match="prediction_noise"):
         Workload(prediction_noise=-1)
+
+
+@pytest.mark.slow
+def test_dask_scheduler_gives_the_same_rows(tmp_path):
+    from distributed import LocalCluster
+
+    a = E.run_experiment(_exp(seeds=1), tmp_path / "a", report=False)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster:  # fmt: skip
+        b = E.run_experiment(_exp(seeds=1), tmp_path / "b", report=False,
+                             scheduler=cluster.scheduler_address)  # fmt: skip
+    strip = [{k: v for k, v in r.items() if k != "wall_seconds"} for r in a.rows]
+    assert strip == [{k: v for k, v in r.items() if k != "wall_seconds"} for r in b.rows]
