@@ -115,17 +115,18 @@ class SecondsReport:
         return self.total_latency / self.bound.value if self.bound.value > 0 else math.inf
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON block: the lists in job order, ``metrics``, ``bound`` (SPEC §10)."""
+        """The JSON block of SPEC §10, exactly: the lists in job order, ``metrics``, ``bound``.
+
+        (``total_latency`` and ``ratio`` are ``sum(latency)`` and its ratio to
+        ``bound["value"]``; the time model is the one the command was given.)
+        """
         return {
-            "time_model": self.time_model.to_dict(),
             "completion": list(self.completion),
             "latency": list(self.latency),
             "ttft": list(self.ttft),
             "arrival_round": list(self.arrival_round),
             "metrics": dict(self.metrics),
             "bound": self.bound.to_dict(),
-            "total_latency": self.total_latency,
-            "ratio": self.ratio,
         }
 
 

@@ -300,8 +300,7 @@ def test_simulate_json_seconds_block(cli, tmp_path):
             "--out", out)  # fmt: skip
     assert r.code == 0, r.err
     d = json.loads(r.out)["seconds"]
-    for key in ("completion", "latency", "ttft", "arrival_round", "metrics", "bound"):
-        assert key in d
+    assert list(d) == ["completion", "latency", "ttft", "arrival_round", "metrics", "bound"]
     assert list(d["metrics"]) == list(METRICS)
     assert set(d["bound"]) == {"value", "name"}
     assert d["completion"] == [5.0, 7.0, 8.5] and d["arrival_round"] == [0, 2, 2]

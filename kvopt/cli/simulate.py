@@ -9,8 +9,8 @@ or a bad value is bad input (exit 2, naming the option and the rule).
 
 ``--time-model NAME|c0=…,…`` (SPEC §10) times the rounds; JSON then adds ``"seconds"``:
 the lists ``completion``, ``latency``, ``ttft``, ``arrival_round`` (job order),
-``metrics`` and ``bound`` (``value``, ``name``: a lower bound on Opt's ``Σ E_i``), with
-``time_model``, ``total_latency`` and ``ratio`` (total over the bound).  A timed instance
+``metrics`` and ``bound`` (``value``, ``name``: a lower bound on Opt's ``Σ E_i``); the
+text output adds the total latency and its ratio to the bound.  A timed instance
 (``arrival_time``) gets the block under the default ``unit`` too.  On a timed instance
 ``--out FILE`` also writes the realized round instance (the rounds the jobs arrived
 in, which the schedule was checked against) to ``FILE``'s stem + ``.realized.json``.
