@@ -34,9 +34,11 @@ the old one stay on disk, unused; an unchanged cell — say after adding a seed 
 reused).
 
 **Results.**  ``OUT/results.csv``, one tidy row per cell (columns :data:`COLUMNS`),
-``OUT/experiment.json`` (the experiment as run), and ``OUT/report.md`` with the
-plots ``OUT/latency-vs-load.png`` (mean over seeds with a 95 % bootstrap band) and
-``OUT/latency-cdf.png`` (per-request latency CDFs, seeds pooled).
+``OUT/summary.csv`` (per policy, load and metric: the mean over seeds and its 95 %
+bootstrap interval), ``OUT/experiment.json`` (the experiment as run), and ``OUT/report.md``
+with the plots ``OUT/latency-vs-load.png`` (the report's first two latency metrics, mean
+over seeds with a 95 % bootstrap band) and ``OUT/latency-cdf.png`` (per-request latency
+CDFs, seeds pooled).
 
 Bad input (an unknown key, preset or policy, a negative coefficient, ``c0 = 0``, a rate
 ≤ 0, a trace without the needed columns) raises :class:`~kvopt.errors.InputError`, one
@@ -563,10 +565,31 @@ def run_experiment(
         lats[c.key] = stored[c.key]["latency"]
     write_bytes_atomic(outdir / "results.csv", _csv_text(rows).encode())
     result = ExperimentResult(exp, tuple(rows), lats, str(outdir), len(todo), reused)
-    files = [str(outdir / "results.csv")]
+    write_bytes_atomic(outdir / "summary.csv", summary_csv(result).encode())
+    files = [str(outdir / "results.csv"), str(outdir / "summary.csv")]
     if report:
         files += write_report(result)
     return ExperimentResult(exp, tuple(rows), lats, str(outdir), len(todo), reused, tuple(files))
+
+
+#: The metrics of ``summary.csv`` (every numeric column of a row that varies by cell).
+SUMMARY_METRICS = (*METRICS, "total_latency", "bound", "ratio", "makespan_seconds")
+
+
+def summary_csv(result: ExperimentResult) -> str:
+    """One row per (policy, load, metric): mean over seeds and its 95 % bootstrap interval."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["experiment", "policy", "load", "metric", "mean", "ci_low", "ci_high", "seeds"])
+    exp = result.experiment
+    for metric in SUMMARY_METRICS:
+        summ = result.summary(metric)
+        for p in exp.policies:
+            for load in exp.loads:
+                if (p, load) in summ:
+                    m, lo, hi = summ[(p, load)]
+                    w.writerow([exp.name, p, load, metric, m, lo, hi, len(exp.seeds)])
+    return buf.getvalue()
 
 
 # ---------------------------------------------------------------------------------- report
@@ -620,8 +643,8 @@ def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
 
 
 def plot_latency_vs_load(result: ExperimentResult, path: str | os.PathLike,
-                         metric: str = "mean_latency") -> str:  # fmt: skip
-    """Mean over seeds of ``metric`` against load, one line per policy, 95 % bootstrap bands."""
+                         metrics: Sequence[str] = ("mean_latency", "p95_latency")) -> str:  # fmt: skip
+    """Mean over seeds of each metric against load, one line per policy, 95 % bootstrap bands."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -629,21 +652,24 @@ def plot_latency_vs_load(result: ExperimentResult, path: str | os.PathLike,
 
     exp = result.experiment
     xs = list(range(len(exp.loads)))
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    summ = result.summary(metric)
-    for p in exp.policies:
-        pts = [summ.get((p, load), (math.nan,) * 3) for load in exp.loads]
-        m = [x[0] for x in pts]
-        ax.plot(xs, m, marker="o", label=p)
-        ax.fill_between(xs, [x[1] for x in pts], [x[2] for x in pts], alpha=0.2)
-    ax.set_xticks(xs, [_load_label(x) for x in exp.loads])
-    ax.set_xlabel("load (requests per second)")
-    ax.set_ylabel(f"{metric} (s)" if "latency" in metric or "ttft" in metric else metric)
-    if all(v[0] > 0 for v in summ.values()) and summ:
-        ax.set_yscale("log")
-    ax.set_title(f"{exp.name}: {metric}, mean over {len(exp.seeds)} seed(s), 95 % bootstrap band")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
+    fig, axes = plt.subplots(1, len(metrics), figsize=(6 * len(metrics), 4.2), squeeze=False)
+    for ax, metric in zip(axes[0], metrics):
+        summ = result.summary(metric)
+        for p in exp.policies:
+            pts = [summ.get((p, load), (math.nan,) * 3) for load in exp.loads]
+            ax.plot(xs, [x[0] for x in pts], marker="o", label=p)
+            ax.fill_between(xs, [x[1] for x in pts], [x[2] for x in pts], alpha=0.2)
+        ax.set_xticks(xs, [_load_label(x) for x in exp.loads])
+        ax.set_xlabel("load (requests per second)")
+        timed = "latency" in metric or "ttft" in metric or "per_token" in metric
+        ax.set_ylabel(f"{metric} (s)" if timed else metric)
+        if summ and all(v[0] > 0 for v in summ.values()):
+            ax.set_yscale("log")
+        ax.set_title(f"{metric}", fontsize=10)
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle(f"{exp.name}: mean over {len(exp.seeds)} seed(s), 95 % bootstrap band",
+                 fontsize=10)  # fmt: skip
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -685,10 +711,19 @@ def plot_latency_cdf(result: ExperimentResult, path: str | os.PathLike) -> str:
     return str(path)
 
 
+def exp_metrics(result: ExperimentResult) -> list[str]:
+    """The report's metrics, the latency ones first (for the plot)."""
+    ms = list(result.experiment.metrics)
+    return [m for m in ms if "latency" in m or "per_token" in m] + [
+        m for m in ms if not ("latency" in m or "per_token" in m)
+    ]
+
+
 def write_report(result: ExperimentResult) -> list[str]:
     """``report.md`` with its two plots, in the result's folder; returns the files written."""
     out = Path(result.out)
-    plots = [plot_latency_vs_load(result, out / "latency-vs-load.png"),
+    first = [m for m in exp_metrics(result) if m != "ratio"][:2] or ["mean_latency"]
+    plots = [plot_latency_vs_load(result, out / "latency-vs-load.png", first),
              plot_latency_cdf(result, out / "latency-cdf.png")]  # fmt: skip
     md = out / "report.md"
     write_bytes_atomic(md, report_markdown(result, plots).encode("utf-8"))

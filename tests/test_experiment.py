@@ -121,6 +121,9 @@ def test_run_from_a_dict_resume_and_change(tmp_path):
     for r in res.rows:
         assert r["bound"] > 0 and r["ratio"] >= 1 - 1e-12
     assert (out / "report.md").exists() and (out / "latency-cdf.png").exists()
+    summ = (out / "summary.csv").read_text().splitlines()
+    assert summ[0] == "experiment,policy,load,metric,mean,ci_low,ci_high,seeds"
+    assert any(line.startswith("t,sjf,4.0,mean_latency,") for line in summ)
     again = E.run_experiment(_exp(), out)
     assert again.ran == 0 and again.reused == 8 and again.rows == res.rows
     # one more seed: only its cells run
