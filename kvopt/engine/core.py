@@ -35,6 +35,13 @@ fails, even if the policy catches the error.  Nothing is repaired silently.
 Every schedule is re-checked by :func:`kvopt.schedule.checked` before it is
 returned.
 
+**Clock** (SPEC §10).  After each step the engine advances its
+:class:`~kvopt.engine.clock.Clock` over the stretch of rounds until the next event in one
+closed-form step.  On a timed instance under a non-unit time model the next timed arrival
+is found inside that stretch (the first round whose start ``τ_t`` reaches its arrival
+time) and becomes the next event; everywhere else the clock only reads the run, so under
+``unit`` every schedule is the one of the round model.
+
 **Adversaries.**  ``run(..., adversary=A)`` runs an adaptive adversary
 (:class:`~kvopt.engine.contract.Adversary`) beside the policy: after every
 policy call it sees the decisions of that call and may release new jobs at
