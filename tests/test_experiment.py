@@ -272,3 +272,27 @@ def test_dask_scheduler_gives_the_same_rows(tmp_path):
                              scheduler=cluster.scheduler_address)  # fmt: skip
     strip = [{k: v for k, v in r.items() if k != "wall_seconds"} for r in a.rows]
     assert strip == [{k: v for k, v in r.items() if k != "wall_seconds"} for r in b.rows]
+
+
+def test_shipped_experiments_load():
+    from conftest import REPO
+
+    files = sorted((REPO / "instances" / "experiments").glob("*.toml"))
+    assert {f.stem for f in files} >= {"jaillet-5.2", "kong-table2", "kong-table3"}
+    for f in files:
+        exp = E.load_experiment(f)
+        assert exp.name == f.stem and exp.notes and exp.time_model.name != "custom"
+
+
+@pytest.mark.slow
+def test_kong_table3_reproduces_the_docs_table(tmp_path):
+    """The reproductions page quotes this run (docs/explanation/reproductions.md)."""
+    from conftest import REPO
+
+    res = E.run_experiment(REPO / "instances" / "experiments" / "kong-table3.toml",
+                           tmp_path / "k3", report=False)  # fmt: skip
+    m = res.summary("mean_per_token")
+    assert round(m[("svf-1bit", 128.0)][0], 3) == 3.299
+    assert round(m[("oracle:svf", 128.0)][0], 3) == 2.651
+    page = (REPO / "docs" / "explanation" / "reproductions.md").read_text(encoding="utf-8")
+    assert "| `svf-1bit` | 3.299 [" in page
