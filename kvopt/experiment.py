@@ -72,7 +72,7 @@ from .timemodel import TimeModel, parse_time_model
 from .workload import BUNDLED, Workload
 
 #: Version of the cell file; part of every cell's key.
-CELL_FORMAT = 1
+CELL_FORMAT = 2  # 2: the srpt bound (kvopt.seconds)
 #: The columns of ``results.csv``, in order.
 COLUMNS = (
     "experiment",

@@ -33,6 +33,15 @@ attempts included:
   smallest prompts, squared prompts).  With every coefficient ≥ 0:
   ``Ĉ_(k) ≥ c0 ⌈S_k/M⌉ + c_b O_k + c_k S_k + c_p P_k + c_q Q_k`` and
   ``Σ E_i ≥ Σ_k Ĉ_(k) − Σ α_i``.
+* ``srpt``: a single machine.  Give job ``i`` the **work** ``w_{i,t} = c0 K_{i,t}/M + c_b +
+  c_k K_{i,t}`` in each round ``t`` it runs, holding ``K_{i,t}``, plus ``c_p s_i + c_q s_i²``
+  in its first round.  In every round the works add up to
+  ``c0 K_t/M + c_b b_t + c_k K_t + c_p P_t + c_q Q_t ≤ d_t`` (as ``K_t ≤ M``): spread over the
+  round, they are a fractional schedule of one machine of speed 1.  Job ``i``'s completing
+  attempt gets ``p_i = (c0/M + c_k) A_i + c_b o_i + c_p s_i + c_q s_i²`` of work, all between
+  ``α_i`` and ``Ĉ_i``.  So ``Σ Ĉ_i`` is at least the optimum of ``1 | r_j, pmtn | Σ C_j``
+  with works ``p_i`` released at ``α_i``, which SRPT attains (Schrage 1968; processor sharing
+  does no better), and ``Σ E_i ≥ SRPT − Σ α_i``.
 * ``windows``: the area bound per window of arrivals.  Split the jobs, in arrival order,
   into windows; a window ``W`` whose earliest arrival is ``r_W`` has none of its rounds
   before ``τ = r_W``, so its ``k``-th completion is at least ``r_W`` plus the area
@@ -171,6 +180,8 @@ def latency_bound(instance: Instance, model: TimeModel) -> LatencyBound:
     if timed or not instance.has_arrivals:
         alpha = instance.arrival_times if timed else np.zeros(n)
         cands["area"] = _window_area(instance, model, np.arange(n), alpha)
+        work = (m.c0 / instance.memory + m.c_k) * area + m.c_b * o + m.c_p * s + m.c_q * s * s
+        cands["srpt"] = srpt_total(work, alpha) - float(alpha.sum())
         if timed and n > 1:
             cands["windows"] = _windows_bound(instance, model, alpha, solo)
     if model.is_unit:
@@ -183,6 +194,36 @@ def latency_bound(instance: Instance, model: TimeModel) -> LatencyBound:
         cands["flow"] = float(b.best - int(instance.arrivals.sum())) + rounding
     name, value = max(cands.items(), key=lambda kv: kv[1])
     return LatencyBound(max(0.0, value), name, cands)
+
+
+def srpt_total(work: np.ndarray, release: np.ndarray) -> float:
+    """``Σ C_j`` of shortest-remaining-processing-time on one machine of speed 1: the optimum
+    of ``1 | r_j, pmtn | Σ C_j`` (Schrage 1968), with works ``work`` released at ``release``."""
+    import heapq
+
+    order = np.argsort(release, kind="stable")
+    r = release[order].tolist()
+    w = work[order].tolist()
+    n = len(r)
+    heap: list[tuple[float, int]] = []
+    t = 0.0
+    total = 0.0
+    i = 0
+    while i < n or heap:
+        if not heap:
+            t = max(t, r[i])
+        while i < n and r[i] <= t:
+            heapq.heappush(heap, (w[i], i))
+            i += 1
+        rem, j = heapq.heappop(heap)
+        nxt = r[i] if i < n else math.inf
+        if t + rem <= nxt:
+            t += rem
+            total += t
+        else:
+            heapq.heappush(heap, (rem - (nxt - t), j))
+            t = nxt
+    return total
 
 
 def _window_area(instance: Instance, model: TimeModel, idx: np.ndarray, alpha: np.ndarray) -> float:
