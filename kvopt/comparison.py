@@ -480,6 +480,12 @@ def format_table(ic: InstanceComparison) -> str:
         f"  lower bound {ic.lb} ({ic.lb_name}: the best cheap SPEC §2 bound; kvopt bound --lp may be higher)"
         + (f"; best schedule {ic.ub} ({ic.ub_name})" if ic.ub is not None else ""),
     ]
+    tm = ic.time_model
+    if tm is not None and inst.is_timed and not tm.is_unit:  # rounds differ per schedule
+        lines[1] = (
+            "  rounds: each schedule realizes its own arrival rounds (SPEC §10), so the round "
+            "totals are not compared with a round bound"
+        )
     if ic.exact is not None:
         e = ic.exact
         if e["status"] == "optimal":
