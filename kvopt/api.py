@@ -12,6 +12,8 @@ is not a dependency).
 :func:`bounds`                lower bounds on Opt (area, processing, LP)
 :func:`solve`                 exact clairvoyant Opt with its proven bound
 :func:`simulate`              run one policy (checked schedule, statistics)
+:func:`latencies`             a run's latencies in seconds and the bound (SPEC §10)
+:func:`run_experiment`        latency against load: a grid in seconds, resumable
 :func:`compare`               every policy against Opt and the bounds
 :func:`search`                adversarial search with certified records
 :func:`grow`                  growth sweep of a record: bounded or growing?
@@ -45,9 +47,12 @@ if TYPE_CHECKING:  # the result types, for signatures only (their modules load o
     from .engine.contract import Policy
     from .exact import SolveResult
     from .exact.portfolio import Portfolio
+    from .experiment import ExperimentResult
     from .record import Record
     from .schedule import Schedule
+    from .seconds import SecondsReport
     from .space import Space, TypedSpace
+    from .timemodel import TimeModel
     from .validation import Effort, ValidationResult
 
 
@@ -183,6 +188,7 @@ def simulate(
     instrument: bool = False,
     adversary: Adversary | None = None,
     max_attempts: int | None = None,
+    time_model: TimeModel | str | None = None,
 ) -> SimulationResult:
     """Run one policy (SPEC §6) with the event engine; the schedule has passed the checker.
 
@@ -193,6 +199,10 @@ def simulate(
     rows, ``instrument`` the per-job quantities the claim checks read, and
     ``adversary`` releases jobs in reaction to the policy (SPEC §7).
     ``max_attempts`` stops a run past that many attempts (:class:`kvopt.errors.BudgetError`).
+    ``time_model`` (SPEC §10: a preset of ``kvopt time-models``, ``"c0=…,c_b=…"`` or a
+    :class:`~kvopt.timemodel.TimeModel`; default ``unit``) times the rounds: on a timed
+    instance it decides the arrival rounds, and :func:`latencies` turns the result into
+    seconds.
 
     >>> res = simulate(generate("random", seed=1, n=6, memory=32), "fcfs")
     >>> res.policy, res.stats.kills >= 0
@@ -209,7 +219,67 @@ def simulate(
         instrument=instrument,
         adversary=adversary,
         max_attempts=max_attempts,
+        time_model=time_model,
     )
+
+
+def latencies(
+    instance: Instance | str | os.PathLike,
+    result: SimulationResult,
+    time_model: TimeModel | str | None = None,
+) -> SecondsReport:
+    """The latencies in seconds of a :func:`simulate` result (SPEC §10) and the bound on Opt.
+
+    ``time_model`` must be the one the result was simulated under (default ``unit``).
+    The report holds the per-request lists (``completion``, ``latency``, ``ttft``,
+    ``per_token``, ``waiting``, ``arrival_round``), ``metrics``, ``bound`` (a lower bound
+    on Opt's total latency) and ``ratio``; ``to_dict()`` is the ``"seconds"`` block of
+    ``kvopt simulate --json``.
+
+    >>> from kvopt import Job
+    >>> inst = Instance(10, (Job(2, 3, arrival_time=0.0), Job(2, 2, arrival_time=2.5)))
+    >>> rep = latencies(inst, simulate(inst, "fcfs", time_model="c0=1,c_b=0.5"), "c0=1,c_b=0.5")
+    >>> rep.latency, rep.bound.name
+    ((5.0, 4.0), 'solo')
+    """
+    from .seconds import seconds_report
+    from .timemodel import parse_time_model
+
+    inst = _inst(instance)
+    tm = parse_time_model(time_model, source="time_model")
+    real = result.instance if result.instance is not None else inst
+    return seconds_report(inst, result.schedule, tm, realized=real, clock=result.clock)
+
+
+def run_experiment(
+    experiment: Mapping[str, Any] | str | os.PathLike,
+    out: str | os.PathLike | None = None,
+    *,
+    workers: int = 1,
+    scheduler: str | None = None,
+    progress: bool = False,
+    report: bool = True,
+) -> ExperimentResult:
+    """Run or resume an experiment in seconds (SPEC §10), as ``kvopt experiment run`` does.
+
+    ``experiment`` is a dict with the fields of an experiment file (``name``,
+    ``workload``, ``time_model``, ``policies``, ``loads``, ``seeds``, …; see
+    :mod:`kvopt.experiment`) or the path of a TOML file.  Each cell is saved under
+    ``out/cells/`` as it finishes (a rerun resumes); ``out/results.csv`` has one row per
+    (policy, load, seed), and ``out/report.md`` the tables and plots.
+
+    >>> import tempfile
+    >>> res = run_experiment({"name": "tiny", "policies": ["fcfs", "sjf"], "loads": [2],
+    ...     "time_model": "llama2-70b-a100-tp2",
+    ...     "workload": {"n": 8, "memory": 8192, "arrivals": "poisson"}},
+    ...     tempfile.mkdtemp(), report=False)
+    >>> len(res.rows), sorted({r["policy"] for r in res.rows})
+    (2, ['fcfs', 'sjf'])
+    """
+    from .experiment import run_experiment as _run
+
+    return _run(experiment, out, workers=workers, scheduler=scheduler, progress=progress,
+                report=report)  # fmt: skip
 
 
 def compare(
@@ -222,13 +292,16 @@ def compare(
     seed: int = 0,
     solver: str = "auto",
     progress: bool = False,
+    time_model: TimeModel | str | None = None,
 ) -> Comparison:
     """Every policy (or ``policies``) against the bounds and, with ``exact=True``, against Opt.
 
     ``policies`` holds names, references to your own policies (SPEC §4) or classes.
 
     Instances may be :class:`Instance` objects, files or folders; ``time_limit``,
-    ``threads``, ``seed`` and ``solver`` go to each exact solve.
+    ``threads``, ``seed`` and ``solver`` go to each exact solve.  ``time_model``
+    (SPEC §10) adds each policy's latencies in seconds and their ratio to the bound on
+    Opt's total latency.
 
     >>> cmp = compare(generate("random", seed=1, n=5, memory=24), ["fcfs", "sjf"])
     >>> sorted(cmp.summary())
@@ -248,6 +321,7 @@ def compare(
         seed=seed,
         solver=solver,
         progress=progress,
+        time_model=time_model,
     )
 
 
@@ -588,9 +662,11 @@ __all__ = [
     "compare",
     "generate",
     "grow",
+    "latencies",
     "load_instance",
     "plot_schedule",
     "policies",
+    "run_experiment",
     "search",
     "simulate",
     "solve",

@@ -60,8 +60,13 @@ class PolicyRow:
     ratio_ub: float | None = None
     ratio_opt: float | None = None
     schedule: Schedule | None = field(default=None, compare=False, repr=False)
+    latency: dict[str, float] | None = None  # with a time model (SPEC §10): seconds metrics
 
     def to_dict(self) -> dict[str, Any]:
+        extra = {} if self.latency is None else {"latency": dict(self.latency)}
+        return {**self._base_dict(), **extra}
+
+    def _base_dict(self) -> dict[str, Any]:
         return {
             "policy": self.policy,
             "applicable": self.applicable,
@@ -94,6 +99,8 @@ class InstanceComparison:
     ub_name: str | None
     exact: dict[str, Any] | None = None
     opt_schedule: Schedule | None = field(default=None, compare=False, repr=False)
+    time_model: Any = None  # the TimeModel when compared in seconds (SPEC §10)
+    latency_bound: dict[str, Any] | None = None  # lower bound on Opt's Σ E_i (seconds)
 
     @property
     def opt(self) -> int | None:
@@ -126,7 +133,11 @@ class InstanceComparison:
             "opt": self.opt,
             "exact": self.exact,
             "policies": [r.to_dict() for r in self.rows],
-        }
+        } | (
+            {}
+            if self.time_model is None
+            else {"time_model": self.time_model.to_dict(), "latency_bound": self.latency_bound}
+        )
 
 
 @dataclass(frozen=True)
@@ -239,8 +250,28 @@ def compare_instance(
     solver: str = "auto",
     source: str = "",
     progress: Callable[[str], None] | None = None,
+    time_model: Any = None,
 ) -> InstanceComparison:
-    """Run ``policies`` (default: every registered policy) on ``inst``; see the module doc."""
+    """Run ``policies`` (default: every registered policy) on ``inst``; see the module doc.
+
+    ``time_model`` (SPEC §10; a :class:`~kvopt.timemodel.TimeModel`, a preset name or
+    ``"c0=…"``) adds to each row its latencies in seconds (``latency``: ``total``, the
+    metrics of :data:`kvopt.seconds.METRICS`, ``ratio`` = total over the latency bound)
+    and to the instance the latency bound.  On a timed instance under a non-unit model
+    the arrival rounds depend on each schedule, so the round bracket and ``exact`` (both
+    in rounds) are left out.
+    """
+    from .seconds import seconds_report
+    from .timemodel import parse_time_model
+
+    tm = None if time_model is None else parse_time_model(time_model)
+    rounds_apart = tm is not None and inst.is_timed and not tm.is_unit
+    if rounds_apart and exact:
+        raise InputError(
+            "exact Opt is in rounds: on a timed instance under a non-unit time model the "
+            "arrival rounds depend on the schedule (SPEC §10); drop --exact",
+            source="--exact",
+        )
     from .policy import POLICIES, get_policy, parse_policy, policy_reference
     from .simulation import simulate
 
@@ -257,7 +288,12 @@ def compare_instance(
             rows.append(PolicyRow(label, False, reason=f"{rule} (applies to {spec.applies_to})"))
             continue
         say(f"{inst.name or source}: {label}")
-        res = simulate(inst, name, params=params or None, seed=seed if spec.seeded else None)
+        res = simulate(inst, name, params=params or None, seed=seed if spec.seeded else None,
+                       time_model=tm)  # fmt: skip
+        latency = None
+        if tm is not None:
+            rep = seconds_report(inst, res.schedule, tm, realized=res.instance, clock=res.clock)
+            latency = {"total": rep.total_latency, **rep.metrics, "ratio": rep.ratio}
         rows.append(
             PolicyRow(
                 label,
@@ -268,14 +304,15 @@ def compare_instance(
                 kills=res.stats.kills,
                 wasted_rounds=res.stats.wasted_rounds,
                 seconds=res.stats.seconds,
-                schedule=res.schedule,
+                schedule=None if rounds_apart else res.schedule,
+                latency=latency,
             )
         )
     b = lower_bounds(inst)
     lb0, lb0_name = b.best, b.best_name
     lb, lb_name, ub, ub_name = lb0, lb0_name, None, None
     exact_info, opt_sched = None, None
-    if inst.n:
+    if inst.n and not rounds_apart:
         # one bracket (kvopt.certify): the policies' schedules (killed attempts dropped they are
         # clairvoyant schedules), the cheap kill-free schedules, the exact solve — one merge rule
         from .certify import Effort, bracket, from_solve, start_bracket, tighten
@@ -313,7 +350,7 @@ def compare_instance(
                 opt_sched = checked(inst, res.schedule, what="exact schedule")
             br = tighten(br, inst, exact=from_solve(res, inst, "total", exact_info["seconds"]))
         lb, lb_name, ub, ub_name = br.lb, br.lb_source, br.ub, br.ub_source
-    else:
+    elif not rounds_apart:
         for r in rows:
             if r.applicable and (ub is None or r.total_completion < ub):
                 ub, ub_name = r.total_completion, f"policy {r.policy}"
@@ -327,16 +364,23 @@ def compare_instance(
             PolicyRow(
                 **{
                     **{k: getattr(r, k) for k in r.__dataclass_fields__},
-                    "ratio_lb": _ratio(r.total_completion, lb0),
-                    "ratio_optimistic": _ratio(r.total_completion, lb),
+                    "ratio_lb": None if rounds_apart else _ratio(r.total_completion, lb0),
+                    "ratio_optimistic": None if rounds_apart else _ratio(r.total_completion, lb),
                     "ratio_ub": _ratio(r.total_completion, ub),
                     "ratio_opt": _ratio(r.total_completion, ub) if certified else None,
                 }
             )
         )
+    lat_bound = None
+    if tm is not None:
+        from .seconds import latency_bound
+
+        lbs = latency_bound(inst, tm)
+        lat_bound = {"value": lbs.value, "name": lbs.name}
     return InstanceComparison(
-        inst, source, tuple(final), lb0, lb0_name, lb, lb_name, ub, ub_name, exact_info, opt_sched
-    )
+        inst, source, tuple(final), lb0, lb0_name, lb, lb_name, ub, ub_name, exact_info, opt_sched,
+        tm, lat_bound,
+    )  # fmt: skip
 
 
 def instance_paths(items: Iterable[str]) -> list[str]:
@@ -376,6 +420,7 @@ def compare(
     seed: int = 0,
     solver: str = "auto",
     progress: bool = False,
+    time_model: Any = None,
 ) -> Comparison:
     """:func:`compare_instance` over instances (paths, folders or :class:`Instance` objects)."""
     from .policy import POLICIES, get_policy, parse_policy, policy_reference
@@ -413,6 +458,7 @@ def compare(
                 solver=solver,
                 source=src,
                 progress=say,
+                time_model=time_model,
             )
         )
     return Comparison(tuple(out), names, exact, time_limit if exact else None, seed)
@@ -434,6 +480,12 @@ def format_table(ic: InstanceComparison) -> str:
         f"  lower bound {ic.lb} ({ic.lb_name}: the best cheap SPEC §2 bound; kvopt bound --lp may be higher)"
         + (f"; best schedule {ic.ub} ({ic.ub_name})" if ic.ub is not None else ""),
     ]
+    tm = ic.time_model
+    if tm is not None and inst.is_timed and not tm.is_unit:  # rounds differ per schedule
+        lines[1] = (
+            "  rounds: each schedule realizes its own arrival rounds (SPEC §10), so the round "
+            "totals are not compared with a round bound"
+        )
     if ic.exact is not None:
         e = ic.exact
         if e["status"] == "optimal":
@@ -453,6 +505,15 @@ def format_table(ic: InstanceComparison) -> str:
             Column("/UB", ">", 8)]  # fmt: skip
     if ic.exact is not None:
         cols.append(Column("/Opt", ">", 17))
+    timed = ic.time_model is not None
+    if timed:
+        lb = ic.latency_bound or {}
+        lines.append(
+            f"  seconds: time model {ic.time_model.label()}; lower bound on Opt's total latency "
+            f"{lb.get('value', 0):.4g} s ({lb.get('name')}, SPEC §10)"
+        )
+        cols += [Column("mean s", ">", 10), Column("p95 s", ">", 10),
+                 Column("ΣE/LB", ">", 8)]  # fmt: skip
     rows = []
     for r in ic.rows:
         if not r.applicable:
@@ -466,6 +527,9 @@ def format_table(ic: InstanceComparison) -> str:
                 row.append(_fmt_ratio(r.ratio_opt))
             else:
                 row.append(f"[{_fmt_ratio(r.ratio_ub)}, {_fmt_ratio(r.ratio_optimistic)}]")
+        if timed and r.latency is not None:
+            row += [f"{r.latency['mean_latency']:.4g}", f"{r.latency['p95_latency']:.4g}",
+                    _fmt_ratio(r.latency["ratio"])]  # fmt: skip
         rows.append(row)
     lines += render_table(cols, rows, indent="  ", sep=" ", rule="line")
     return "\n".join(lines)

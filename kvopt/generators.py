@@ -179,6 +179,22 @@ def _two_point(rng, seed, p):
     return Instance(memory=M, jobs=tuple(long_jobs + short_jobs))
 
 
+def _workload(rng, seed, p):
+    """A timed instance (SPEC §10) of :class:`kvopt.workload.Workload`: lengths from a
+    trace, arrivals in seconds (``rate`` in requests per second; ignored for a burst)."""
+    from .workload import Workload
+
+    fields = {k: p[k] for k in ("trace", "n", "memory", "arrivals", "lengths", "paired",
+                                 "offset", "prediction_noise")}  # fmt: skip
+    try:
+        wl = Workload(**fields)
+        rate = None if wl.arrivals == "burst" or (wl.arrivals == "trace" and not p["rate"]) \
+            else p["rate"]  # fmt: skip
+        return wl.instance(rate, seed)
+    except InputError as err:
+        raise InputError(err.rule, source=f"--param {err.field or 'trace'}") from None
+
+
 _RANDOM_DEFAULTS = {
     "n": 10,
     "memory": 64,
@@ -209,6 +225,12 @@ GENERATORS: dict[str, Generator] = {
                   {"path": "", "n": 20, "memory": 16384, "mode": "head", "offset": 0,
                    "arrivals": False, "rounds_per_second": DEFAULT_ROUNDS_PER_SECOND},
                   "n requests of a trace CSV or folder (default: bundled Azure 2023 trace)"),
+        Generator("workload", _workload,
+                  {"trace": "azure-conv", "n": 100, "memory": 16384, "arrivals": "poisson",
+                   "rate": 8.0, "lengths": "sample", "paired": False, "offset": 0,
+                   "prediction_noise": 0.0},
+                  "timed instance (arrival_time in seconds, SPEC §10): trace lengths, burst / "
+                  "poisson at rate per second / trace timestamps rescaled to rate (0: as is)"),
         Generator("prop1", _prop1, {"L": 4, "case": 2, "order": "x-first"},
                   "main paper Prop. 1: X=(1,L), Y=(L^3,1), M=L^3+1, case 1 or 2"),
         Generator("two-point", _two_point,

@@ -2,7 +2,8 @@
 
 An :class:`Instance` is immutable: a memory budget ``memory`` (M) and a tuple
 of :class:`Job` (prompt ``s``, response ``o``, arrival ``a``, optional ``id``
-and ``predicted_response``).  Every rule of SPEC §1/§3 is checked in one
+and ``predicted_response``; or, in a **timed instance** (SPEC §10), an
+``arrival_time`` in seconds instead of ``a``).  Every rule of SPEC §1/§3 is checked in one
 place, :func:`_validate` (called on construction), and a violation raises
 :class:`~kvopt.errors.InputError` naming the field (``jobs[3].prompt``) and the
 rule; the loaders add the file name.
@@ -13,11 +14,19 @@ Derived per-job quantities are read-only numpy arrays computed once:
 prompt-heavy ``o ≤ s``, small response-heavy ``o > s``; main paper §3 with
 Λ = M/4) and ``predicted`` (``predicted_response`` where given, else the true
 response).
+
+A timed instance carries ``arrival_time`` on every job (mixing it with ``arrival`` is
+bad input).  Its ``arrivals`` are ``⌈arrival_time⌉``: the arrival rounds under the
+``unit`` time model (SPEC §10), so the exact solvers, the bounds and the class checks
+read it as that round instance.  Under another time model the arrival rounds depend
+on the schedule: :func:`kvopt.engine.run` finds them and returns the realized instance
+(:meth:`Instance.realized`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +43,7 @@ FORMAT = "kvopt.instance"
 VERSION = 1
 
 _TOP_KEYS = {"format", "version", "name", "memory", "jobs", "meta"}
-_JOB_KEYS = {"prompt", "response", "arrival", "id", "predicted_response"}
+_JOB_KEYS = {"prompt", "response", "arrival", "arrival_time", "id", "predicted_response"}
 
 
 class Regime(IntEnum):
@@ -66,11 +75,14 @@ class Job:
     arrival: int = 0
     id: str | int | None = None
     predicted_response: int | None = None
+    arrival_time: float | None = None  # seconds (SPEC §10); instead of ``arrival``
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"prompt": self.prompt, "response": self.response}
         if self.arrival:
             d["arrival"] = self.arrival
+        if self.arrival_time is not None:
+            d["arrival_time"] = self.arrival_time
         if self.id is not None:
             d["id"] = self.id
         if self.predicted_response is not None:
@@ -112,12 +124,14 @@ def _validate(memory: Any, jobs: Sequence[Job]) -> None:
     """Every rule of SPEC §1 on an instance; the one place instances are checked."""
     _need_int(memory, "memory", 1)
     seen_ids: dict[Any, int] = {}
+    timed = bool(jobs) and isinstance(jobs[0], Job) and jobs[0].arrival_time is not None
     for i, job in enumerate(jobs):
         if not isinstance(job, Job):
             raise InputError(f"must be a Job, got {type(job).__name__}", field=f"jobs[{i}]")
         s = _need_int(job.prompt, f"jobs[{i}].prompt", 1)
         o = _need_int(job.response, f"jobs[{i}].response", 1)
         _need_int(job.arrival, f"jobs[{i}].arrival", 0)
+        _check_arrival_time(job, i, timed)
         if s + o > memory:
             raise InputError(
                 f"prompt + response = {s} + {o} = {s + o} exceeds memory {memory}",
@@ -137,6 +151,36 @@ def _validate(memory: Any, jobs: Sequence[Job]) -> None:
                     field=f"jobs[{i}].id",
                 )
             seen_ids[job.id] = i
+
+
+def _check_arrival_time(job: Job, i: int, timed: bool) -> None:
+    """SPEC §10: ``arrival_time`` a number >= 0, not with ``arrival``, on every job or none."""
+    t = job.arrival_time
+    if t is None:
+        if timed:
+            raise InputError(
+                "missing: in a timed instance every job carries arrival_time (SPEC §10)",
+                field=f"jobs[{i}].arrival_time",
+            )
+        return
+    if not timed:
+        raise InputError(
+            "only some jobs carry arrival_time: give it on every job or on none",
+            field=f"jobs[{i}].arrival_time",
+        )
+    if isinstance(t, bool) or not isinstance(t, int | float | np.integer | np.floating):
+        raise InputError(
+            f"must be a number >= 0 (seconds), got {_describe(t)}", field=f"jobs[{i}].arrival_time"
+        )
+    if not math.isfinite(t) or t < 0:
+        raise InputError(
+            f"must be a number >= 0 (seconds), got {t!r}", field=f"jobs[{i}].arrival_time"
+        )
+    if job.arrival:
+        raise InputError(
+            "give arrival (rounds) or arrival_time (seconds), not both",
+            field=f"jobs[{i}].arrival_time",
+        )
 
 
 def check_header(data: Any, fmt: str, version: int, allowed: set[str]) -> None:
@@ -184,6 +228,7 @@ class Instance:
     prompts: np.ndarray = field(init=False, repr=False, compare=False)
     responses: np.ndarray = field(init=False, repr=False, compare=False)
     arrivals: np.ndarray = field(init=False, repr=False, compare=False)
+    arrival_times: np.ndarray | None = field(init=False, repr=False, compare=False)
     predicted: np.ndarray = field(init=False, repr=False, compare=False)
     areas: np.ndarray = field(init=False, repr=False, compare=False)
     peaks: np.ndarray = field(init=False, repr=False, compare=False)
@@ -202,7 +247,13 @@ class Instance:
         n = len(jobs)
         s = np.fromiter((j.prompt for j in jobs), dtype=np.int64, count=n)
         o = np.fromiter((j.response for j in jobs), dtype=np.int64, count=n)
-        a = np.fromiter((j.arrival for j in jobs), dtype=np.int64, count=n)
+        if n and jobs[0].arrival_time is not None:  # timed: the rounds under ``unit``
+            a = np.fromiter((math.ceil(j.arrival_time) for j in jobs), dtype=np.int64, count=n)
+            at = np.fromiter((float(j.arrival_time) for j in jobs), dtype=float, count=n)
+            object.__setattr__(self, "arrival_times", _readonly(at))
+        else:
+            a = np.fromiter((j.arrival for j in jobs), dtype=np.int64, count=n)
+            object.__setattr__(self, "arrival_times", None)
         p = np.fromiter(
             (j.response if j.predicted_response is None else j.predicted_response for j in jobs),
             dtype=np.int64,
@@ -235,6 +286,28 @@ class Instance:
     @property
     def has_arrivals(self) -> bool:
         return bool(self.n) and bool(self.arrivals.any())
+
+    @property
+    def is_timed(self) -> bool:
+        """Whether the jobs carry ``arrival_time`` in seconds (SPEC §10)."""
+        return self.arrival_times is not None
+
+    def realized(self, arrival_rounds: Iterable[int]) -> Instance:
+        """The round instance with these arrival rounds (SPEC §10's realized instance).
+
+        The jobs keep their prompts, responses, ids and predictions; the arrival times
+        move to ``meta["arrival_times"]``.
+        """
+        a = [int(x) for x in arrival_rounds]
+        if len(a) != self.n:
+            raise InputError(f"has {len(a)} entries, expected {self.n}", field="arrival")
+        jobs = tuple(
+            dataclasses.replace(j, arrival=a[i], arrival_time=None) for i, j in enumerate(self.jobs)
+        )
+        meta = dict(self.meta)
+        if self.arrival_times is not None:
+            meta["arrival_times"] = [float(x) for x in self.arrival_times]
+        return Instance(self.memory, jobs, name=self.name, meta=meta)
 
     @property
     def has_predictions(self) -> bool:
@@ -335,6 +408,11 @@ class Instance:
             for key in ("prompt", "response"):
                 if key not in rj:
                     raise InputError("missing required field", field=f"jobs[{i}].{key}")
+            if "arrival" in rj and "arrival_time" in rj:
+                raise InputError(
+                    "give arrival (rounds) or arrival_time (seconds), not both",
+                    field=f"jobs[{i}].arrival_time",
+                )
             jobs.append(
                 Job(
                     prompt=rj["prompt"],
@@ -342,6 +420,7 @@ class Instance:
                     arrival=rj.get("arrival", 0),
                     id=rj.get("id"),
                     predicted_response=rj.get("predicted_response"),
+                    arrival_time=rj.get("arrival_time"),
                 )
             )
         name = data.get("name", "")

@@ -31,6 +31,7 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
             "space",
             "usercode",
             "_version",
+            "timemodel",
         ),
     ),
     1: (
@@ -45,6 +46,8 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
             "exact",
             "claim",
             "plotting",
+            "seconds",
+            "workload",
         ),
     ),  # fmt: skip
     2: ("policies", ("policy",)),
@@ -52,7 +55,7 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
     4: ("brackets on Opt", ("certify", "evidence", "upper")),
     5: (
         "comparison, records, search",
-        ("claimchecks", "comparison", "record", "campaign", "conformance"),
+        ("claimchecks", "comparison", "record", "campaign", "conformance", "experiment"),
     ),
     6: ("validation", ("validation",)),
     7: ("API and command line", ("api", "demo", "cli", "__init__", "__main__", "layers")),

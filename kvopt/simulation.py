@@ -19,6 +19,7 @@ from .engine.results import SimulationResult
 from .errors import InputError
 from .instance import Instance, Job
 from .policy import PolicySpec, get_policy, make_policy, parse_policy
+from .timemodel import TimeModel, parse_time_model
 
 
 def _check_admits_releases(
@@ -67,6 +68,7 @@ def simulate(
     instrument: bool = False,
     adversary: Adversary | None = None,
     max_attempts: int | None = None,
+    time_model: TimeModel | str | None = None,
 ) -> SimulationResult:
     """Run ``policy`` (a registry name, a reference, a policy class or object) on ``instance``.
 
@@ -84,14 +86,19 @@ def simulate(
     checked again on the final instance (``result.instance``).  The returned
     schedule has passed the checker against the final instance.  ``max_attempts``
     stops a run that makes more attempts with :class:`~kvopt.errors.BudgetError`.
+    ``time_model`` (a :class:`~kvopt.timemodel.TimeModel`, a preset name or
+    ``"c0=…,c_b=…"``; default ``unit``) times the rounds (SPEC §10): on a timed
+    instance it decides the arrival rounds, and ``result.clock`` gives the seconds
+    (:func:`kvopt.seconds.seconds_report` turns them into latencies).
     """
+    tm = parse_time_model(time_model, source="time_model")
     if isinstance(policy, type | PolicySpec):  # a class (API): its reference (SPEC §4)
         policy = parse_policy(policy)[0]
     if not isinstance(policy, str):
         if params:
             raise TypeError("params are only accepted with a policy name")
         return run(instance, policy, trace=trace, instrument=instrument, adversary=adversary,
-                   max_attempts=max_attempts)  # fmt: skip
+                   max_attempts=max_attempts, time_model=tm)  # fmt: skip
     spec = get_policy(policy)
     spec.check_applies(instance, params)
     if adversary is not None and instance.n:
@@ -107,6 +114,7 @@ def simulate(
         params=spec.resolve_params(params),
         check_final=_check_final(spec, params),
         max_attempts=max_attempts,
+        time_model=tm,
     )
 
 

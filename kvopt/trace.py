@@ -5,9 +5,17 @@ column and a generated-token column; the Azure LLM inference trace 2023
 layout ``TIMESTAMP,ContextTokens,GeneratedTokens`` loads as is.  Recognised
 column names (case-insensitive):
 
-* prompt:    ``ContextTokens``, ``prompt``, ``prompt_tokens``, ``input_tokens``, ``context_tokens``
-* response:  ``GeneratedTokens``, ``response``, ``response_tokens``, ``output_tokens``, ``generated_tokens``
+* prompt:    ``ContextTokens``, ``prompt``, ``prompt_tokens``, ``input_tokens``, ``context_tokens``,
+  ``Request tokens`` (BurstGPT), ``input_length`` (Mooncake)
+* response:  ``GeneratedTokens``, ``response``, ``response_tokens``, ``output_tokens``, ``generated_tokens``,
+  ``Response tokens`` (BurstGPT), ``output_length`` (Mooncake)
 * timestamp: ``TIMESTAMP``, ``timestamp``, ``time``, ``arrival_time`` (optional; ISO date-time or seconds)
+
+So the Azure LLM inference traces 2023 and 2024 (same columns) and BurstGPT
+(``Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type``) load as
+they are.  A ``.jsonl`` file is read as one JSON object per line with the same keys
+(Mooncake-style ``{"timestamp": …, "input_length": …, "output_length": …}``); its
+``timestamp`` is in **milliseconds**, Mooncake's unit (seconds = timestamp / 1000).
 
 A folder is read as all its ``*.csv`` files merged by timestamp (stable, in
 file-name order for equal stamps).  The bundled Azure trace lives in
@@ -27,13 +35,23 @@ import numpy as np
 from .errors import InputError
 from .instance import Instance, Job
 
-PROMPT_COLUMNS = ("contexttokens", "prompt", "prompt_tokens", "input_tokens", "context_tokens")
+PROMPT_COLUMNS = (
+    "contexttokens",
+    "prompt",
+    "prompt_tokens",
+    "input_tokens",
+    "context_tokens",
+    "request tokens",
+    "input_length",
+)
 RESPONSE_COLUMNS = (
     "generatedtokens",
     "response",
     "response_tokens",
     "output_tokens",
     "generated_tokens",
+    "response tokens",
+    "output_length",
 )
 TIME_COLUMNS = ("timestamp", "time", "arrival_time")
 
@@ -149,8 +167,56 @@ def _read_csv(path: Path) -> tuple[list[int], list[int], list[float]]:
     return prompts, responses, times
 
 
+def _read_jsonl(path: Path) -> tuple[list[int], list[int], list[float]]:
+    """Mooncake-style JSONL: one object per line with a prompt and a response key (the
+    names of :data:`PROMPT_COLUMNS`, :data:`RESPONSE_COLUMNS`), optional ``timestamp`` in ms."""
+    import json
+
+    src = str(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError("file not found", source=src) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read file ({exc})", source=src) from None
+    prompts, responses, times = [], [], []
+    for line_no, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON ({exc.msg})", field=f"line {line_no}",
+                             source=src) from None  # fmt: skip
+        if not isinstance(obj, dict):
+            raise InputError("must be a JSON object", field=f"line {line_no}", source=src)
+        keys = list(obj)
+        ip, io = _find(keys, PROMPT_COLUMNS), _find(keys, RESPONSE_COLUMNS)
+        for idx, what, names in ((ip, "prompt-token", PROMPT_COLUMNS),
+                                 (io, "generated-token", RESPONSE_COLUMNS)):  # fmt: skip
+            if idx is None:
+                raise InputError(f"no {what} key (expected one of {', '.join(names)})",
+                                 field=f"line {line_no}", source=src)  # fmt: skip
+        vals = []
+        for idx in (ip, io):
+            v = obj[keys[idx]]
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise InputError(f"must be an integer, got {v!r}",
+                                 field=f"line {line_no}, {keys[idx]}", source=src)  # fmt: skip
+            vals.append(v)
+        prompts.append(vals[0])
+        responses.append(vals[1])
+        it = _find(keys, TIME_COLUMNS)
+        ts = obj[keys[it]] if it is not None else None
+        if ts is not None and (isinstance(ts, bool) or not isinstance(ts, int | float)):
+            raise InputError(f"must be a number (ms), got {ts!r}",
+                             field=f"line {line_no}, {keys[it]}", source=src)  # fmt: skip
+        times.append(float("nan") if ts is None else float(ts) / 1000.0)
+    return prompts, responses, times
+
+
 def load_trace(path: str | os.PathLike) -> Trace:
-    """Read a trace CSV, or every ``*.csv`` of a folder merged by timestamp."""
+    """Read a trace CSV (or ``.jsonl``), or every ``*.csv`` of a folder merged by timestamp."""
     p = Path(path)
     if p.is_dir():
         files = sorted(p.glob("*.csv"))
@@ -162,7 +228,7 @@ def load_trace(path: str | os.PathLike) -> Trace:
     o: list[int] = []
     t: list[float] = []
     for f in files:
-        a, b, c = _read_csv(f)
+        a, b, c = _read_jsonl(f) if f.suffix.lower() == ".jsonl" else _read_csv(f)
         s += a
         o += b
         t += c

@@ -24,6 +24,7 @@ SMALL = {
     "identical-prompt": {"n": 8},
     "arrivals": {"n": 8},
     "trace": {"n": 8, "mode": "random"},
+    "workload": {"n": 8, "memory": 4096},
     "prop1": {"L": 3},
     "two-point": {},
 }

@@ -25,6 +25,8 @@ COMMANDS = [
     "bound",
     "policies",
     "compare",
+    "time-models",
+    "experiment",
     "gen",
     "search",
     "shrink",
@@ -39,9 +41,9 @@ COMMANDS = [
 def _available_commands():
     for name in COMMANDS:
         try:
-            yield import_module(f"{__name__}.{name}")
+            yield import_module(f"{__name__}.{name.replace('-', '_')}")
         except ModuleNotFoundError as exc:
-            if exc.name == f"{__name__}.{name}":
+            if exc.name == f"{__name__}.{name.replace('-', '_')}":
                 continue  # subcommand not built yet
             raise
 

@@ -37,6 +37,13 @@ class Parser(argparse.ArgumentParser):
         return text + (f"\n{epilog}\n" if epilog else "")
 
 
+#: The help of ``--time-model`` (``simulate``, ``compare``; SPEC §10).
+TIME_MODEL_HELP = (
+    "time model of the rounds in seconds (SPEC §10): a preset (kvopt time-models) or "
+    "c0=…,c_b=…,c_k=…,c_p=…,c_q=… (omitted terms 0; default unit)"
+)
+
+
 def emit_json(obj: Any) -> None:
     """Print exactly one JSON object on stdout."""
     sys.stdout.write(dumps_json(obj, indent=None) + "\n")

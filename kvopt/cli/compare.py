@@ -7,6 +7,9 @@ given with parameters, ``NAME[KEY=VALUE;…]`` (e.g. ``pack-and-schedule[packer=
 so variants sit side by side.  ``--plot``
 writes a bar chart of the ratios; ``--worst-plot`` (with ``--exact``) the
 side-by-side picture of the worst policy and Opt for each instance.
+``--time-model`` (SPEC §10) adds each policy's latencies in seconds and their ratio to
+the lower bound on Opt's total latency (JSON: ``latency`` per policy, ``time_model`` and
+``latency_bound`` per instance).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from ..comparison import (
     split_policies,
 )
 from ..errors import InputError
-from .common import emit_json, nonneg_int, positive_float, positive_int
+from .common import TIME_MODEL_HELP, emit_json, nonneg_int, positive_float, positive_int
 
 
 def add_parser(sub) -> None:
@@ -65,6 +68,8 @@ def add_parser(sub) -> None:
         metavar="FILE",
         help="with --exact: worst policy beside Opt (one instance; several: FILE gets a suffix)",
     )
+    p.add_argument("--time-model", metavar="NAME|c0=…,c_b=…", default=None,
+                   help=TIME_MODEL_HELP)  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -84,6 +89,11 @@ def run(args) -> int:
             except InputError as err:
                 rule = err.rule if err.source in (None, "--policy") else f"{err.source}: {err.rule}"
                 raise InputError(rule, source="--policies") from None
+    time_model = None
+    if args.time_model is not None:
+        from ..timemodel import parse_time_model
+
+        time_model = parse_time_model(args.time_model)
     if args.worst_plot and not args.exact:
         raise InputError("needs --exact (it draws Opt's schedule)", source="--worst-plot")
     cmp = compare(
@@ -95,6 +105,7 @@ def run(args) -> int:
         seed=args.seed,
         solver=args.solver,
         progress=True,
+        time_model=time_model,
     )
     written = []
     if args.plot:

@@ -6,6 +6,14 @@ Runs one policy (SPEC §6) on an instance with the event-driven engine
 (``kills``, ``wasted_rounds``, ``events``, ``seconds``; also ``event_times``).
 A policy applied outside its instance class, an unknown policy or parameter,
 or a bad value is bad input (exit 2, naming the option and the rule).
+
+``--time-model NAME|c0=…,…`` (SPEC §10) times the rounds; JSON then adds ``"seconds"``:
+the lists ``completion``, ``latency``, ``ttft``, ``arrival_round`` (job order),
+``metrics`` and ``bound`` (``value``, ``name``: a lower bound on Opt's ``Σ E_i``); the
+text output adds the total latency and its ratio to the bound.  A timed instance
+(``arrival_time``) gets the block under the default ``unit`` too.  On a timed instance
+``--out FILE`` also writes the realized round instance (the rounds the jobs arrived
+in, which the schedule was checked against) to ``FILE``'s stem + ``.realized.json``.
 """
 
 from __future__ import annotations
@@ -15,7 +23,13 @@ import sys
 from ..bound import area_bound
 from ..instance import load_instance
 from ..schedule import save_schedule
-from .common import POLICY_REF_HELP, emit_json, nonneg_int, parse_params
+from .common import POLICY_REF_HELP, TIME_MODEL_HELP, emit_json, nonneg_int, parse_params
+
+
+def realized_path(out: str) -> str:
+    """Where ``simulate --out FILE`` writes the realized instance of a timed instance."""
+    stem = out[:-5] if out.endswith(".json") else out
+    return stem + ".realized.json"
 
 
 def add_parser(sub) -> None:
@@ -35,23 +49,38 @@ def add_parser(sub) -> None:
         help="policy parameter (repeatable)",
     )
     p.add_argument("--seed", type=nonneg_int("--seed"), default=None, help="seed (seeded policies)")
+    p.add_argument("--time-model", metavar="NAME|c0=…,c_b=…", default=None,
+                   help=TIME_MODEL_HELP)  # fmt: skip
     p.add_argument("--out", metavar="FILE", help="write the schedule JSON here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from ..instance import save_instance
     from ..policy import get_policy
+    from ..seconds import seconds_report
     from ..simulation import simulate
+    from ..timemodel import parse_time_model
 
     inst = load_instance(args.instance)
     params = parse_params(args.param)
+    tm = parse_time_model(args.time_model)
     get_policy(args.policy)  # unknown name -> exit 2 before anything else
-    res = simulate(inst, args.policy, params, seed=args.seed)
+    res = simulate(inst, args.policy, params, seed=args.seed, time_model=tm)
+    real = res.instance if res.instance is not None else inst
     if args.out:
         save_schedule(res.schedule, args.out, inst.n)
+        if inst.is_timed:
+            save_instance(real, realized_path(args.out))
+    rep = None
+    if args.time_model is not None or inst.is_timed:
+        rep = seconds_report(inst, res.schedule, tm, realized=real, clock=res.clock)
     if args.json:
-        emit_json(res.to_dict(inst.n))
+        d = res.to_dict(inst.n)
+        if rep is not None:
+            d["seconds"] = rep.to_dict()
+        emit_json(d)
         return 0
     obj, st = res.objective, res.stats
     lb = area_bound(inst)
@@ -64,6 +93,16 @@ def run(args) -> int:
         f"stats      kills={st.kills} wasted_rounds={st.wasted_rounds} events={st.events} "
         f"seconds={st.seconds:.3f}"
     )
+    if rep is not None:
+        m = rep.metrics
+        print(f"seconds    time model {tm.label()}: total latency {rep.total_latency:.4g} s "
+              f"(bound {rep.bound.value:.4g}, {rep.bound.name}; ratio <= {rep.ratio:.4g})")  # fmt: skip
+        print(f"latency    mean {m['mean_latency']:.4g} s  median {m['median_latency']:.4g}  "
+              f"p95 {m['p95_latency']:.4g}  p99 {m['p99_latency']:.4g}  "
+              f"ttft mean {m['mean_ttft']:.4g}")  # fmt: skip
+        print(f"throughput {m['throughput']:.4g} tokens/s  utilisation {m['utilisation']:.3f}")
     if args.out:
         print(f"schedule   written to {args.out}", file=sys.stderr)
+        if inst.is_timed:
+            print(f"realized instance written to {realized_path(args.out)}", file=sys.stderr)
     return 0

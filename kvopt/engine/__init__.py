@@ -11,6 +11,9 @@ Three modules, in the direction of their imports:
 * :mod:`kvopt.engine.core` — the event loop: :func:`run` runs a policy *object*
   and knows nothing of the policy registry.
 * :mod:`kvopt.engine.results` — :class:`SimulationResult` and :class:`Stats`.
+* :mod:`kvopt.engine.clock` — the clock in seconds (SPEC §10): ``τ_t`` of a run under a
+  time model, one record per stretch of rounds with the same running set; the event loop
+  advances it at every step and releases the jobs of a timed instance by it.
 
 Running a policy by its registry name is :func:`kvopt.simulation.simulate`
 (above the engine and the policies).

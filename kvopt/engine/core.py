@@ -35,6 +35,13 @@ fails, even if the policy catches the error.  Nothing is repaired silently.
 Every schedule is re-checked by :func:`kvopt.schedule.checked` before it is
 returned.
 
+**Clock** (SPEC §10).  After each step the engine advances its
+:class:`~kvopt.engine.clock.Clock` over the stretch of rounds until the next event in one
+closed-form step.  On a timed instance under a non-unit time model the next timed arrival
+is found inside that stretch (the first round whose start ``τ_t`` reaches its arrival
+time) and becomes the next event; everywhere else the clock only reads the run, so under
+``unit`` every schedule is the one of the round model.
+
 **Adversaries.**  ``run(..., adversary=A)`` runs an adaptive adversary
 (:class:`~kvopt.engine.contract.Adversary`) beside the policy: after every
 policy call it sees the decisions of that call and may release new jobs at
@@ -58,6 +65,8 @@ import numpy as np
 from ..errors import BudgetError, InputError, PolicyError
 from ..instance import Instance, Job
 from ..schedule import Attempt, Schedule, checked
+from ..timemodel import TimeModel
+from .clock import Clock
 from .contract import (
     ARRIVAL,
     COMPLETION,
@@ -158,6 +167,7 @@ class _Engine:
         trace: bool,
         adversary: Adversary | None,
         max_attempts: int | None = None,
+        time_model: TimeModel | None = None,
     ):
         self.max_attempts = max_attempts
         self.inst = instance
@@ -168,8 +178,26 @@ class _Engine:
         self.resp: list[int] = instance.responses.tolist()
         self.prom: list[int] = instance.prompts.tolist()
         self.pred: list[int] = instance.predicted.tolist()
-        self.arrq = [(a, j) for j, a in enumerate(instance.arrivals.tolist())]
+        self.clock = Clock(time_model)
+        # a timed instance under a non-unit model: arrivals by the clock (SPEC §10)
+        self.timed = instance.is_timed and not self.clock.model.is_unit
+        if self.timed:
+            if adversary is not None:
+                raise InputError(
+                    "an adversary releases jobs in rounds; it cannot run on a timed instance "
+                    "under a non-unit time model",
+                    source="adversary",
+                )
+            at = instance.arrival_times.tolist()  # type: ignore[union-attr]
+            self.tq = sorted((a, j) for j, a in enumerate(at))
+            self.arrq = []
+        else:
+            self.tq = []
+            self.arrq = [(a, j) for j, a in enumerate(instance.arrivals.tolist())]
         heapq.heapify(self.arrq)
+        self.arrival_rounds: list[int] = [0] * instance.n
+        self.pfill = 0  # Σ s and Σ s² of the attempts started in the current round
+        self.qfill = 0
         self.adversary = adversary
         self.released: list[Job] = []
         self.ids = {j.id for j in instance.jobs if j.id is not None} if adversary else set()
@@ -273,6 +301,8 @@ class _Engine:
         return j
 
     def final_instance(self) -> Instance:
+        if self.timed:
+            return self.inst.realized(self.arrival_rounds)
         if not self.released:
             return self.inst
         meta = dict(self.inst.meta)
@@ -291,6 +321,9 @@ class _Engine:
                 self.counter += 1
                 seq[a] = self.counter
                 o = resp[a]
+                s = self.prom[a]
+                self.pfill += s
+                self.qfill += s * s
                 if b < 0 or o <= b:
                     heapq.heappush(heap, (t + o, COMPLETION, a, self.counter))
                 else:
@@ -328,6 +361,8 @@ class _Engine:
         act = _EngineActions(v, self.pname, self.never_kills if no_kills else None)
         log = act._log
         trace = self.trace
+        clock = self.clock
+        tq, ti = self.tq, 0
         n_events = 0
         n_times = 0
         t = 0
@@ -370,6 +405,19 @@ class _Engine:
                 else:
                     v._arrive(j, t, prom[j])
                 events.append(Event(t, ARRIVAL, j))
+            if tq and tq[ti][0] <= clock.tau_now:  # timed: the first round with τ_t ≥ α_j
+                first_new = ti
+                while ti < len(tq) and tq[ti][0] <= clock.tau_now:
+                    ti += 1
+                for _, j in sorted(tq[first_new:ti], key=lambda x: x[1]):
+                    self.arrival_rounds[j] = t
+                    if clair:
+                        v._arrive_c(j, t, prom[j], resp[j], pred[j])  # type: ignore[attr-defined]
+                    else:
+                        v._arrive(j, t, prom[j])
+                    events.append(Event(t, ARRIVAL, j))
+                if ti == len(tq):
+                    tq = []
             if len(events) > 1:
                 events.sort(key=_event_key)
             if has_wake:
@@ -414,6 +462,7 @@ class _Engine:
                 adversary.on_decisions(t, starts, kills, self.release, events)
             n = len(resp)
             if len(v._done) == n:
+                self.pfill = self.qfill = 0
                 break
             if v._K:  # first future round in which the running set overflows
                 t_over = (M - v._C) // v._K + 1
@@ -422,6 +471,15 @@ class _Engine:
             nxt = heap[0][0] if heap else None
             if arrq and (nxt is None or arrq[0][0] < nxt):
                 nxt = arrq[0][0]
+            k0 = v._C + v._K * t
+            pf, qf = self.pfill, self.qfill
+            self.pfill = self.qfill = 0
+            if tq:  # the round at which the next timed arrival is reached, if before nxt
+                ta = clock.first_round_reaching(tq[ti][0], v._K, k0, pf, qf, nxt)
+                if ta is not None:
+                    nxt = ta
+            if nxt is not None:
+                clock.advance(nxt, v._K, k0, pf, qf)
             if nxt is None:
                 left = n - len(v._done)
                 raise self._err(
@@ -450,6 +508,7 @@ def run(
     params: Mapping[str, Any] | None = None,
     check_final: Callable[[Instance], None] | None = None,
     max_attempts: int | None = None,
+    time_model: TimeModel | None = None,
 ) -> SimulationResult:
     """Run the policy object ``policy`` on ``instance``; the schedule has passed the checker.
 
@@ -464,6 +523,13 @@ def run(
     object's ``name`` and ``params`` attributes).  ``check_final`` is called
     with the final instance when the adversary released jobs, before the
     schedule is checked (the registry's class check).
+
+    ``time_model`` (default ``unit``, SPEC §10) times the rounds: the result's ``clock``
+    gives ``τ_t``.  On a timed instance (jobs with ``arrival_time``) under a non-unit
+    model a job arrives at the first round whose start ``τ_t`` is at or after its arrival
+    time, and the result's ``instance`` is the realized round instance the schedule was
+    checked against.  Under ``unit`` (and on round instances under any model) the
+    schedule is the one of the round model: the clock only reads it.
     """
     if max_attempts is not None and (
         isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1
@@ -474,7 +540,7 @@ def run(
     used = dict(getattr(policy, "params", {}) or {}) if params is None else dict(params)
     policy.instrument = bool(instrument)
     t0 = _time.perf_counter()
-    eng = _Engine(instance, policy, trace, adversary, max_attempts)
+    eng = _Engine(instance, policy, trace, adversary, max_attempts, time_model)
     if adversary is not None:
         adversary.setup(instance)
     # the run allocates many small long-lived objects; cyclic GC passes over them
@@ -515,6 +581,7 @@ def run(
         trace=tuple(eng.trace) if eng.trace is not None else None,
         instrumentation=report,
         instance=final,
+        clock=eng.clock,
     )
 
 

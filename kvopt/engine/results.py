@@ -8,6 +8,7 @@ from typing import Any
 
 from ..instance import Instance
 from ..schedule import Schedule
+from .clock import Clock
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,10 @@ class SimulationResult:
     policy reported (see each policy's docstring), else ``None``.  ``instance`` is
     the final instance: the input itself, or — with an adversary — the input jobs
     followed by the released jobs (with their arrivals), against which the
-    schedule was checked; it replays as a normal instance.
+    schedule was checked; it replays as a normal instance.  For a timed instance
+    under a non-unit time model it is the realized instance (SPEC §10).  ``clock``
+    (:class:`~kvopt.engine.clock.Clock`) gives each round's start in seconds under
+    the run's time model.
     """
 
     policy: str
@@ -54,6 +58,7 @@ class SimulationResult:
     trace: tuple[tuple[int, str, int, int], ...] | None = None
     instrumentation: Mapping[str, Any] | None = field(default=None, compare=False)
     instance: Instance | None = field(default=None, compare=False)
+    clock: Clock | None = field(default=None, compare=False, repr=False)
 
     def __repr__(self) -> str:
         o = self.objective

@@ -1,0 +1,745 @@
+"""Experiments as data (SPEC §10): a declarative grid run cell by cell, resumable, with a report.
+
+An experiment (a TOML file for ``kvopt experiment run``, or a dict for
+:func:`run_experiment`) names a workload (:class:`kvopt.workload.Workload`), a time
+model (:mod:`kvopt.timemodel`), policies (built-in names, ``NAME[K=V;…]``, or
+references to your own, SPEC §4), loads (rates in requests per second, or
+``"burst"``) and seeds.  A policy written ``oracle:NAME`` runs on the true lengths
+(the workload's ``prediction_noise`` predictions removed), as the papers' oracle
+variants do::
+
+    name = "example"
+    time_model = "llama2-70b-a100-tp2"        # or {c0 = 0.02, c_b = 1e-4}
+    policies = ["fcfs", "sjf", "mcsf", "my_policy.py:MyPolicy"]
+    loads = ["burst", 2, 8]                   # requests per second
+    seeds = 3                                 # or a list [0, 1, 2]
+    notes = "what stands in for what"         # goes into the report
+
+    [workload]
+    trace = "azure-conv"
+    n = 200
+    memory = 16492
+    arrivals = "poisson"                      # burst | poisson | trace
+
+**Cells.**  One cell is one (policy, load, seed): the workload's timed instance for
+that load and seed (the same requests for every policy), the policy simulated under the
+time model, and every metric of :func:`kvopt.seconds.seconds_report` with the lower
+bound on Opt's total latency and the ratio.  Each cell is written to
+``OUT/cells/<key>.json`` as soon as it finishes; its key is the SHA-256 of everything
+that determines it (workload, time model, policy with its parameters and — for a
+reference to a file — the file's SHA-256, load, seed, kvopt's cell format).  A rerun
+resumes: a cell whose key is on disk is not run again, so Ctrl-C loses no finished cell;
+a changed experiment starts anew, since every cell it changes has a new key (cells of
+the old one stay on disk, unused; an unchanged cell — say after adding a seed — is
+reused).
+
+**Results.**  ``OUT/results.csv``, one tidy row per cell (columns :data:`COLUMNS`),
+``OUT/summary.csv`` (per policy, load and metric: the mean over seeds and its 95 %
+bootstrap interval), ``OUT/experiment.json`` (the experiment as run), and ``OUT/report.md``
+with the plots ``OUT/latency-vs-load.png`` (the report's first two latency metrics, mean
+over seeds with a 95 % bootstrap band) and ``OUT/latency-cdf.png`` (per-request latency
+CDFs, seeds pooled).
+
+Bad input (an unknown key, preset or policy, a negative coefficient, ``c0 = 0``, a rate
+≤ 0, a trace without the needed columns) raises :class:`~kvopt.errors.InputError`, one
+line naming the file and the field, before any cell runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import io
+import json
+import math
+import os
+import signal
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError
+from .fileio import read_json, write_bytes_atomic, write_json_atomic
+from .logs import progress_logger
+from .seconds import METRICS, seconds_report
+from .simulation import simulate
+from .timemodel import TimeModel, parse_time_model
+from .workload import BUNDLED, Workload
+
+#: Version of the cell file; part of every cell's key.
+CELL_FORMAT = 2  # 2: the srpt bound (kvopt.seconds)
+#: The columns of ``results.csv``, in order.
+COLUMNS = (
+    "experiment",
+    "policy",
+    "load",
+    "seed",
+    "n",
+    "memory",
+    "time_model",
+    *METRICS,
+    "total_latency",
+    "bound",
+    "bound_name",
+    "ratio",
+    "total_completion_rounds",
+    "makespan_rounds",
+    "makespan_seconds",
+    "wall_seconds",
+)
+#: Metrics the report tabulates unless the experiment lists its own (``metrics = [...]``).
+REPORT_METRICS = ("mean_latency", "p95_latency", "mean_per_token", "throughput", "ratio")
+_KEYS = {"name", "description", "notes", "workload", "time_model", "policies", "loads",
+         "seeds", "metrics"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A declarative grid (module docstring); build with :meth:`from_dict` or :func:`load_experiment`."""
+
+    name: str
+    workload: Workload
+    time_model: TimeModel
+    policies: tuple[str, ...]
+    loads: tuple[float | str, ...]
+    seeds: tuple[int, ...]
+    description: str = ""
+    notes: str = ""
+    metrics: tuple[str, ...] = REPORT_METRICS
+    base: str = field(default="", compare=False)  # folder that relative policy files are in
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], source: str = "experiment",
+                  base: str = "") -> Experiment:  # fmt: skip
+        """Check every field once; errors name ``source`` and the field."""
+        from .policy import get_policy, parse_policy
+
+        if not isinstance(d, Mapping):
+            raise InputError("must be a table (a dict)", source=source)
+        unknown = sorted(set(d) - _KEYS)
+        if unknown:
+            raise InputError(f"unknown key (allowed: {', '.join(sorted(_KEYS))})",
+                             field=unknown[0], source=source)  # fmt: skip
+        for key in ("workload", "policies"):
+            if key not in d:
+                raise InputError("missing required field", field=key, source=source)
+        name = d.get("name", "experiment")
+        if not isinstance(name, str) or not name or "/" in name:
+            raise InputError(f"must be a non-empty string without '/', got {name!r}",
+                             field="name", source=source)  # fmt: skip
+        if not isinstance(d["workload"], Mapping):
+            raise InputError("must be a table", field="workload", source=source)
+        wl_d = dict(d["workload"])
+        trace = wl_d.get("trace")
+        if isinstance(trace, str) and base and trace not in BUNDLED and not os.path.isabs(trace):
+            wl_d["trace"] = os.path.normpath(os.path.join(base, trace))  # beside the file
+        wl = Workload.from_dict(wl_d, source=f"{source}: workload")
+        tm_raw = d.get("time_model", "unit")
+        try:
+            tm = parse_time_model(tm_raw, source="time_model")
+        except InputError as err:
+            raise InputError(err.rule, field=err.field or "time_model", source=source) from None
+        pols = d["policies"]
+        if isinstance(pols, str) or not isinstance(pols, Sequence) or not pols:
+            raise InputError("must be a non-empty list of policy names or references",
+                             field="policies", source=source)  # fmt: skip
+        labels = []
+        for k, p in enumerate(pols):
+            if not isinstance(p, str):
+                raise InputError(f"must be a string, got {p!r}", field=f"policies[{k}]",
+                                 source=source)  # fmt: skip
+            oracle, body = _oracle(p.strip())
+            p = (
+                ORACLE + _absolute_reference(body, base)
+                if oracle
+                else _absolute_reference(body, base)
+            )
+            try:
+                pname, params = parse_policy(_oracle(p)[1])
+                get_policy(pname).resolve_params(params)
+            except InputError as err:
+                raise InputError(err.rule, field=f"policies[{k}]", source=source) from None
+            labels.append(p)
+        default_loads: list[Any] = ["burst"] if wl.arrivals == "burst" else []
+        loads_raw = d.get("loads", default_loads)
+        if not isinstance(loads_raw, Sequence) or isinstance(loads_raw, str) or not loads_raw:
+            raise InputError("must be a non-empty list of rates (requests per second) or "
+                             "\"burst\"", field="loads", source=source)  # fmt: skip
+        loads: list[float | str] = []
+        for k, x in enumerate(loads_raw):
+            if x == "burst":
+                loads.append("burst")
+                continue
+            if x == "trace" and wl.arrivals == "trace":
+                loads.append("trace")  # the trace's own timestamps, not rescaled
+                continue
+            try:
+                wl.check_load(x)
+            except InputError as err:
+                raise InputError(err.rule, field=f"loads[{k}]", source=source) from None
+            if wl.arrivals == "burst":
+                raise InputError("a rate with burst arrivals: use \"burst\" or arrivals = "
+                                 "\"poisson\"", field=f"loads[{k}]", source=source)  # fmt: skip
+            loads.append(float(x))
+        seeds_raw = d.get("seeds", 1)
+        if isinstance(seeds_raw, int) and not isinstance(seeds_raw, bool):
+            if seeds_raw < 1:
+                raise InputError(f"must be >= 1, got {seeds_raw}", field="seeds", source=source)
+            seeds = tuple(range(seeds_raw))
+        elif (
+            isinstance(seeds_raw, Sequence)
+            and seeds_raw
+            and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds_raw)
+        ):
+            seeds = tuple(int(s) for s in seeds_raw)
+        else:
+            raise InputError(f"must be a count >= 1 or a list of integers >= 0, got "
+                             f"{seeds_raw!r}", field="seeds", source=source)  # fmt: skip
+        metrics = d.get("metrics", list(REPORT_METRICS))
+        allowed = set(METRICS) | {"ratio", "total_latency"}
+        if (
+            not isinstance(metrics, Sequence)
+            or isinstance(metrics, str)
+            or not all(m in allowed for m in metrics)
+        ):
+            raise InputError(f"must be a list of metrics from {', '.join(sorted(allowed))}",
+                             field="metrics", source=source)  # fmt: skip
+        for key in ("description", "notes"):
+            if not isinstance(d.get(key, ""), str):
+                raise InputError("must be a string", field=key, source=source)
+        return cls(name, wl, tm, tuple(labels), tuple(loads), seeds, d.get("description", ""),
+                   d.get("notes", ""), tuple(metrics), base)  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "notes": self.notes,
+            "workload": self.workload.to_dict(),
+            "time_model": self.time_model.to_dict(),
+            "policies": list(self.policies),
+            "loads": list(self.loads),
+            "seeds": list(self.seeds),
+            "metrics": list(self.metrics),
+        }
+
+    def cells(self) -> list[Cell]:
+        """Every (policy, load, seed), seed-major so that early cells cover every policy."""
+        return [Cell(self, p, load, s) for s in self.seeds for load in self.loads
+                for p in self.policies]  # fmt: skip
+
+
+#: Prefix of a policy run on the true lengths (the workload's predictions removed).
+ORACLE = "oracle:"
+
+
+def _oracle(label: str) -> tuple[bool, str]:
+    """``("oracle:sjf")`` → ``(True, "sjf")``: the policy sees true lengths, not predictions."""
+    if label.startswith(ORACLE):
+        return True, label[len(ORACLE) :]
+    return False, label
+
+
+def _absolute_reference(ref: str, base: str) -> str:
+    """A ``file.py:Class`` reference relative to the experiment file's folder, made absolute."""
+    from .usercode import is_reference
+
+    if not base or not is_reference(ref):
+        return ref
+    head, bracket, rest = ref.partition("[")
+    target, _, attr = head.rpartition(":")
+    if target.endswith(".py") and not os.path.isabs(target):
+        target = os.path.normpath(os.path.join(base, target))
+        return f"{target}:{attr}" + (bracket + rest if bracket else "")
+    return ref
+
+
+def _policy_fingerprint(label: str) -> str:
+    """The policy label plus, for a reference to a file, the file's SHA-256."""
+    from .usercode import is_reference, sha256_of
+
+    head = _oracle(label)[1].partition("[")[0]
+    if is_reference(head):
+        target = head.rpartition(":")[0]
+        if target.endswith(".py") and os.path.exists(target):
+            return f"{label}@{sha256_of(target)}"
+    return label
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (policy, load, seed) of an experiment."""
+
+    experiment: Experiment
+    policy: str
+    load: float | str
+    seed: int
+
+    @property
+    def key(self) -> str:
+        e = self.experiment
+        blob = json.dumps(
+            {"format": CELL_FORMAT, "workload": e.workload.to_dict(),
+             "time_model": e.time_model.coefficients(), "policy": _policy_fingerprint(self.policy),
+             "load": self.load, "seed": self.seed},
+            sort_keys=True,
+        )  # fmt: skip
+        return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+    def describe(self) -> str:
+        load = self.load if isinstance(self.load, str) else f"{self.load:g}/s"
+        return f"{self.policy} load={load} seed={self.seed}"
+
+
+def cell_instance(workload: Workload, load: float | str, seed: int):
+    """The timed instance of one load and seed (every policy of the cell row sees it)."""
+    wl = workload
+    rate: float | None
+    if load == "burst":
+        wl = Workload(**{**workload.to_dict(), "arrivals": "burst"})
+        rate = None
+    elif load == "trace":
+        rate = None
+    else:
+        rate = float(load)
+    return wl.instance(rate, seed)
+
+
+_INSTANCE_CACHE: dict[tuple, Any] = {}
+
+
+def run_cell(task: tuple[dict[str, Any], str, Any, int]) -> dict[str, Any]:
+    """Run one cell from its plain-data task (picklable, for worker processes)."""
+    exp_d, policy, load, seed = task
+    wl = Workload.from_dict(exp_d["workload"])
+    tm = parse_time_model({k: exp_d["time_model"][k] for k in ("c0", "c_b", "c_k", "c_p", "c_q")})
+    if exp_d["time_model"].get("name") not in (None, "custom"):
+        tm = parse_time_model(exp_d["time_model"]["name"])
+    ckey = (json.dumps(exp_d["workload"], sort_keys=True), str(load), seed)
+    inst = _INSTANCE_CACHE.get(ckey)
+    if inst is None:
+        _INSTANCE_CACHE.clear()
+        inst = cell_instance(wl, load, seed)
+        _INSTANCE_CACHE[ckey] = inst
+    from .policy import get_policy, parse_policy
+
+    oracle, body = _oracle(policy)
+    if oracle and inst.has_predictions:
+        inst = inst.replace(
+            jobs=tuple(dataclasses.replace(j, predicted_response=None) for j in inst.jobs)
+        )
+    name, params = parse_policy(body)
+    spec = get_policy(name)
+    t0 = time.perf_counter()
+    res = simulate(inst, name, params=params or None, seed=seed if spec.seeded else None,
+                   time_model=tm)  # fmt: skip
+    rep = seconds_report(inst, res.schedule, tm, realized=res.instance, clock=res.clock)
+    wall = time.perf_counter() - t0
+    row = {
+        "experiment": exp_d["name"],
+        "policy": policy,
+        "load": load,
+        "seed": seed,
+        "n": inst.n,
+        "memory": inst.memory,
+        "time_model": tm.label(),
+        **rep.metrics,
+        "total_latency": rep.total_latency,
+        "bound": rep.bound.value,
+        "bound_name": rep.bound.name,
+        "ratio": rep.ratio,
+        "total_completion_rounds": int(res.objective["total_completion"]),
+        "makespan_rounds": int(res.objective["makespan"]),
+        "makespan_seconds": max(rep.completion, default=0.0),
+        "wall_seconds": round(wall, 3),
+    }
+    return {"row": row, "latency": [round(x, 6) for x in rep.latency]}
+
+
+# ------------------------------------------------------------------------------ executors
+def _ignore_sigint() -> None:  # worker initializer: Ctrl-C is handled by the main process
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _execute(tasks: list[tuple], workers: int, scheduler: str | None,
+             on_result: Callable[[int, dict], None]) -> None:  # fmt: skip
+    """Run the tasks in this process, in ``workers`` local processes, or on a Dask cluster."""
+    if scheduler:
+        try:
+            from distributed import Client, as_completed
+        except ImportError:  # pragma: no cover - dask is a dependency
+            raise InputError("needs dask.distributed", source="--scheduler") from None
+        client = Client(scheduler)
+        try:
+            futs = {client.submit(run_cell, t, pure=False): k for k, t in enumerate(tasks)}
+            for f in as_completed(futs):
+                on_result(futs[f], f.result())
+        finally:
+            client.close()
+        return
+    if workers <= 1:
+        for k, t in enumerate(tasks):
+            on_result(k, run_cell(t))
+        return
+    import multiprocessing as mp
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                             initializer=_ignore_sigint)  # fmt: skip
+    try:
+        futs = {ex.submit(run_cell, t): k for k, t in enumerate(tasks)}
+        pending = set(futs)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in done:
+                on_result(futs[f], f.result())
+    except BaseException:
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    ex.shutdown()
+
+
+# --------------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class ExperimentResult:
+    """What :func:`run_experiment` returns: the rows, the per-request latencies, the files."""
+
+    experiment: Experiment
+    rows: tuple[dict[str, Any], ...]
+    latencies: Mapping[str, list[float]]  # cell key → per-request latencies
+    out: str
+    ran: int
+    reused: int
+    files: tuple[str, ...] = ()
+
+    def to_dataframe(self):
+        import pandas as pd
+
+        return pd.DataFrame(list(self.rows), columns=list(COLUMNS))
+
+    def summary(
+        self, metric: str = "mean_latency"
+    ) -> dict[tuple[str, Any], tuple[float, float, float]]:
+        """(policy, load) → (mean over seeds, 95 % bootstrap low, high) of ``metric``."""
+        out: dict[tuple[str, Any], tuple[float, float, float]] = {}
+        for p in self.experiment.policies:
+            for load in self.experiment.loads:
+                vals = [r[metric] for r in self.rows if r["policy"] == p and r["load"] == load]
+                if vals:
+                    out[(p, load)] = bootstrap_ci(vals)
+        return out
+
+
+def bootstrap_ci(values: Iterable[float], level: float = 0.95, resamples: int = 2000,
+                 seed: int = 0) -> tuple[float, float, float]:  # fmt: skip
+    """The mean of ``values`` and its percentile bootstrap interval (seeded, reproducible)."""
+    a = np.asarray(list(values), dtype=float)
+    if a.size == 0:
+        return (math.nan, math.nan, math.nan)
+    m = float(a.mean())
+    if a.size == 1:
+        return (m, m, m)
+    rng = np.random.default_rng(seed)
+    means = a[rng.integers(0, a.size, size=(resamples, a.size))].mean(axis=1)
+    lo, hi = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2])
+    return (m, float(lo), float(hi))
+
+
+def load_experiment(path: str | os.PathLike) -> Experiment:
+    """Read an experiment TOML file (errors name the file and the field)."""
+    import tomllib
+
+    src = str(path)
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise InputError("file not found", source=src) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML ({exc})", source=src) from None
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror or exc})", source=src) from None
+    exp = Experiment.from_dict(data, source=src, base=os.path.dirname(os.path.abspath(src)))
+    _probe(exp, src)
+    return exp
+
+
+def _probe(exp: Experiment, src: str) -> None:
+    """Draw the first cell's instance once: the trace loads and has the needed columns."""
+    try:
+        cell_instance(exp.workload, exp.loads[0], exp.seeds[0])
+    except InputError as err:
+        where = ": ".join(x for x in (err.source, err.field) if x and x != "workload")
+        raise InputError(err.rule, field=f"workload.trace {where}" if where else "workload",
+                         source=src) from None  # fmt: skip
+
+
+def _csv_text(rows: Sequence[Mapping[str, Any]]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: r.get(k) for k in COLUMNS})
+    return buf.getvalue()
+
+
+def run_experiment(
+    experiment: Experiment | Mapping[str, Any] | str | os.PathLike,
+    out: str | os.PathLike | None = None,
+    *,
+    workers: int = 1,
+    scheduler: str | None = None,
+    progress: bool = False,
+    report: bool = True,
+) -> ExperimentResult:
+    """Run (or resume) an experiment; write its cells, ``results.csv`` and the report.
+
+    ``experiment`` is an :class:`Experiment`, a dict of the TOML's fields, or a TOML path.
+    ``out`` defaults to ``<name>-results`` in the working folder (for a file: beside it).
+    ``workers`` > 1 runs cells in local processes, ``scheduler`` on a Dask cluster.
+    Finished cells are on disk as they finish: interrupting (Ctrl-C) loses none, and a
+    rerun runs only the cells not yet on disk.
+    """
+    if isinstance(experiment, str | os.PathLike):
+        path = Path(experiment)
+        exp = load_experiment(path)
+        default_out = path.with_name(f"{exp.name}-results")
+    elif isinstance(experiment, Experiment):
+        exp, default_out = experiment, Path(f"{experiment.name}-results")
+    else:
+        exp = Experiment.from_dict(experiment)
+        _probe(exp, "experiment")
+        default_out = Path(f"{exp.name}-results")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"must be an integer >= 1, got {workers!r}", source="--workers")
+    outdir = Path(out) if out is not None else default_out
+    cells_dir = outdir / "cells"
+    cells_dir.mkdir(parents=True, exist_ok=True)
+    say = progress_logger(__name__, progress, "kvopt experiment")
+    write_json_atomic(outdir / "experiment.json", exp.to_dict())
+    cells = exp.cells()
+    stored: dict[str, dict[str, Any]] = {}
+    todo: list[Cell] = []
+    for c in cells:
+        f = cells_dir / f"{c.key}.json"
+        if f.exists():
+            try:
+                stored[c.key] = read_json(f)
+                continue
+            except InputError:
+                pass  # an unreadable cell is run again
+        todo.append(c)
+    reused = len(cells) - len(todo)
+    say(f"{exp.name}: {len(cells)} cells, {reused} on disk, {len(todo)} to run"
+        + (f" on {workers} workers" if workers > 1 and todo else ""))  # fmt: skip
+    exp_d = exp.to_dict()
+    tasks = [(exp_d, c.policy, c.load, c.seed) for c in todo]
+    t0 = time.monotonic()
+    done = 0
+
+    def on_result(k: int, res: dict[str, Any]) -> None:
+        nonlocal done
+        c = todo[k]
+        res["key"] = c.key
+        write_json_atomic(cells_dir / f"{c.key}.json", res, indent=None)
+        stored[c.key] = res
+        done += 1
+        el = time.monotonic() - t0
+        eta = el / done * (len(todo) - done)
+        bar = "#" * int(20 * done / len(todo))
+        say(f"[{bar:<20}] {done}/{len(todo)} {c.describe()}: mean latency "
+            f"{res['row']['mean_latency']:.4g} s (elapsed {el:.0f} s, eta {eta:.0f} s)")  # fmt: skip
+
+    _execute(tasks, workers, scheduler, on_result)
+    rows = []
+    lats: dict[str, list[float]] = {}
+    for c in cells:
+        r = dict(stored[c.key]["row"])
+        r["experiment"], r["policy"], r["load"], r["seed"] = exp.name, c.policy, c.load, c.seed
+        rows.append(r)
+        lats[c.key] = stored[c.key]["latency"]
+    write_bytes_atomic(outdir / "results.csv", _csv_text(rows).encode())
+    result = ExperimentResult(exp, tuple(rows), lats, str(outdir), len(todo), reused)
+    write_bytes_atomic(outdir / "summary.csv", summary_csv(result).encode())
+    files = [str(outdir / "results.csv"), str(outdir / "summary.csv")]
+    if report:
+        files += write_report(result)
+    return ExperimentResult(exp, tuple(rows), lats, str(outdir), len(todo), reused, tuple(files))
+
+
+#: The metrics of ``summary.csv`` (every numeric column of a row that varies by cell).
+SUMMARY_METRICS = (*METRICS, "total_latency", "bound", "ratio", "makespan_seconds")
+
+
+def summary_csv(result: ExperimentResult) -> str:
+    """One row per (policy, load, metric): mean over seeds and its 95 % bootstrap interval."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["experiment", "policy", "load", "metric", "mean", "ci_low", "ci_high", "seeds"])
+    exp = result.experiment
+    for metric in SUMMARY_METRICS:
+        summ = result.summary(metric)
+        for p in exp.policies:
+            for load in exp.loads:
+                if (p, load) in summ:
+                    m, lo, hi = summ[(p, load)]
+                    w.writerow([exp.name, p, load, metric, m, lo, hi, len(exp.seeds)])
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------------- report
+def _load_label(load: float | str) -> str:
+    return load if isinstance(load, str) else f"{load:g}"
+
+
+def _fmt(x: float) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4g}"
+
+
+def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
+    """The markdown report: what ran, then one table per metric (mean [95 % CI] over seeds)."""
+    exp = result.experiment
+    tm = exp.time_model
+    wl = exp.workload
+    lines = [f"# Experiment `{exp.name}`", ""]
+    if exp.description:
+        lines += [exp.description, ""]
+    lines += [
+        f"* **Time model**: `{tm.label()}` — {tm.source}"
+        + (f"; fit error {tm.fit_error}" if tm.fit_error else ""),
+        f"* **Workload**: trace `{wl.trace}`, n = {wl.n} requests, M = {wl.memory}, arrivals "
+        f"`{wl.arrivals}`, lengths `{wl.lengths}`" + (", paired" if wl.paired else ""),
+        f"* **Loads** (requests per second): {', '.join(_load_label(x) for x in exp.loads)}; "
+        f"**seeds**: {', '.join(map(str, exp.seeds))}",
+        f"* **Policies**: {', '.join(f'`{p}`' for p in exp.policies)}",
+        "* **Bound**: each cell's `ratio` is the policy's total latency over a lower bound on "
+        "Opt's total latency for the same requests, arrival times and time model (SPEC §10; "
+        "`kvopt.seconds`), so it is at least the true ratio to Opt.",
+    ]
+    if exp.notes:
+        lines += [f"* **Notes**: {exp.notes}"]
+    lines += ["", "Each entry: the mean over seeds [95 % bootstrap interval].", ""]
+    for metric in exp.metrics:
+        summ = result.summary(metric)
+        lines += [f"## {metric}", ""]
+        head = "| policy | " + " | ".join(f"load {_load_label(x)}" for x in exp.loads) + " |"
+        lines += [head, "|---|" + "---:|" * len(exp.loads)]
+        for p in exp.policies:
+            cells = []
+            for load in exp.loads:
+                m, lo, hi = summ.get((p, load), (math.nan,) * 3)
+                cells.append(_fmt(m) if lo == hi else f"{_fmt(m)} [{_fmt(lo)}, {_fmt(hi)}]")
+            lines.append(f"| `{p}` | " + " | ".join(cells) + " |")
+        lines.append("")
+    for pth in plots:
+        lines += [f"![{Path(pth).stem}]({Path(pth).name})", ""]
+    lines += [f"Rows: `{Path(result.out).name}/results.csv` ({len(result.rows)} cells).", ""]
+    return "\n".join(lines)
+
+
+def plot_latency_vs_load(result: ExperimentResult, path: str | os.PathLike,
+                         metrics: Sequence[str] = ("mean_latency", "p95_latency")) -> str:  # fmt: skip
+    """Mean over seeds of each metric against load, one line per policy, 95 % bootstrap bands."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    exp = result.experiment
+    xs = list(range(len(exp.loads)))
+    fig, axes = plt.subplots(1, len(metrics), figsize=(6 * len(metrics), 4.2), squeeze=False)
+    for ax, metric in zip(axes[0], metrics):
+        summ = result.summary(metric)
+        for p in exp.policies:
+            pts = [summ.get((p, load), (math.nan,) * 3) for load in exp.loads]
+            ax.plot(xs, [x[0] for x in pts], marker="o", label=p)
+            ax.fill_between(xs, [x[1] for x in pts], [x[2] for x in pts], alpha=0.2)
+        ax.set_xticks(xs, [_load_label(x) for x in exp.loads])
+        ax.set_xlabel("load (requests per second)")
+        timed = "latency" in metric or "ttft" in metric or "per_token" in metric
+        ax.set_ylabel(f"{metric} (s)" if timed else metric)
+        if summ and all(v[0] > 0 for v in summ.values()):
+            ax.set_yscale("log")
+        ax.set_title(f"{metric}", fontsize=10)
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle(f"{exp.name}: mean over {len(exp.seeds)} seed(s), 95 % bootstrap band",
+                 fontsize=10)  # fmt: skip
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return str(path)
+
+
+def plot_latency_cdf(result: ExperimentResult, path: str | os.PathLike) -> str:
+    """Per-request latency CDFs, one panel per load, seeds pooled."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    exp = result.experiment
+    k = len(exp.loads)
+    cols = min(k, 4)
+    rows = (k + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 3.0 * rows), squeeze=False)
+    by = {(c.policy, c.load): [] for c in exp.cells()}
+    for c in exp.cells():
+        by[(c.policy, c.load)] += result.latencies.get(c.key, [])
+    for i, load in enumerate(exp.loads):
+        ax = axes[i // cols][i % cols]
+        for p in exp.policies:
+            v = np.sort(np.asarray(by[(p, load)], dtype=float))
+            if v.size:
+                ax.plot(v, np.arange(1, v.size + 1) / v.size, label=p)
+        ax.set_xscale("log")
+        ax.set_title(f"load {_load_label(load)}", fontsize=9)
+        ax.set_xlabel("latency (s)", fontsize=8)
+        ax.grid(alpha=0.3)
+    for j in range(k, rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle(f"{exp.name}: per-request end-to-end latency CDF", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return str(path)
+
+
+def exp_metrics(result: ExperimentResult) -> list[str]:
+    """The report's metrics, the latency ones first (for the plot)."""
+    ms = list(result.experiment.metrics)
+    return [m for m in ms if "latency" in m or "per_token" in m] + [
+        m for m in ms if not ("latency" in m or "per_token" in m)
+    ]
+
+
+def write_report(result: ExperimentResult) -> list[str]:
+    """``report.md`` with its two plots, in the result's folder; returns the files written."""
+    out = Path(result.out)
+    first = [m for m in exp_metrics(result) if m != "ratio"][:2] or ["mean_latency"]
+    plots = [plot_latency_vs_load(result, out / "latency-vs-load.png", first),
+             plot_latency_cdf(result, out / "latency-cdf.png")]  # fmt: skip
+    md = out / "report.md"
+    write_bytes_atomic(md, report_markdown(result, plots).encode("utf-8"))
+    return [str(md), *plots]
+
+
+__all__ = [
+    "CELL_FORMAT",
+    "COLUMNS",
+    "Cell",
+    "Experiment",
+    "ExperimentResult",
+    "bootstrap_ci",
+    "load_experiment",
+    "report_markdown",
+    "run_cell",
+    "run_experiment",
+    "write_report",
+]

@@ -1,0 +1,214 @@
+"""Workloads in seconds (SPEC §10): request lengths from a trace, arrivals from a process.
+
+A :class:`Workload` is data (it reads from a dict or an experiment's ``[workload]``
+table, and checks itself once on creation); :meth:`Workload.instance` draws one timed
+instance (jobs with ``arrival_time``) for a load and a seed.
+
+* **Lengths** come from any trace :func:`kvopt.trace.load_trace` reads (Azure 2023 and
+  2024, BurstGPT, Mooncake-style JSONL, the SPEC §3 columns); ``trace = "azure-conv"``,
+  ``"azure-code"`` and ``"azure"`` name the bundled Azure 2023 traces.  Requests that
+  cannot be served (a zero length, ``prompt + response > memory``) are left out.
+  ``lengths = "sample"`` draws ``n`` of them at random without replacement (seeded),
+  ``"head"`` takes the first ``n`` from ``offset``.
+* **Arrivals** (``arrivals``): ``"burst"`` (every request at 0 s), ``"poisson"`` (at
+  ``load`` requests per second: exponential gaps, the first request at 0 s), or
+  ``"trace"`` (the trace's own timestamps of a window of ``n`` consecutive requests,
+  rescaled so that their mean rate — ``(n − 1)`` gaps over the window's span — is
+  ``load`` requests per second, or kept as they are when ``load`` is ``None``).
+* **Paired or independent** (``paired``, for ``"trace"`` arrivals): paired keeps each
+  window request's own lengths with its timestamp (a random window per seed); independent
+  draws the lengths as ``lengths`` says, separately from the window.  Burst and Poisson
+  arrivals are always independent of the lengths.
+* **Predictions** (``prediction_noise = σ > 0``): each request carries
+  ``predicted_response = max(1, round(o · e))`` with ``e`` lognormal of median 1 and
+  log-standard deviation ``σ`` — a stand-in for a learned length predictor, which the
+  prediction-based policies (``sjf``, ``svf``, ``svf-1bit``, ``mcsf``, …) use instead of
+  the true length (SPEC §3).  With ``σ = 0`` (the default) they see the true lengths:
+  the oracle variants.
+* **Seeds**: the seed splits into three independent streams (lengths, arrivals,
+  predictions) (``numpy.random.SeedSequence``),
+  so at one seed every load and every
+  policy sees the same requests (common random numbers) and only the arrival times change.
+
+Bad input — an unknown process, a rate ≤ 0, a trace without the needed columns or
+without timestamps for ``"trace"`` arrivals, too few usable requests — raises
+:class:`~kvopt.errors.InputError` with one line naming the field.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError
+from .instance import Instance, Job
+from .trace import Trace, bundled_trace_dir, load_trace, usable_requests
+
+ARRIVAL_PROCESSES = ("burst", "poisson", "trace")
+LENGTH_MODES = ("sample", "head")
+#: Names of the bundled traces (``instances/traces/azure-llm-2023/``).
+BUNDLED = {
+    "azure": "",  # both files merged by timestamp
+    "azure-conv": "AzureLLMInferenceTrace_conv.csv",
+    "azure-code": "AzureLLMInferenceTrace_code.csv",
+}
+
+
+@lru_cache(maxsize=8)
+def _load(path: str) -> Trace:
+    return load_trace(path)
+
+
+def resolve_trace(name: str) -> str:
+    """The path of a trace: a bundled name (:data:`BUNDLED`) or a file or folder path."""
+    if name in BUNDLED:
+        base = bundled_trace_dir()
+        return str(base / BUNDLED[name]) if BUNDLED[name] else str(base)
+    return name
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Requests and their arrival process (module docstring); ``load`` is given per draw."""
+
+    trace: str = "azure-conv"
+    n: int = 100
+    memory: int = 16384
+    arrivals: str = "poisson"
+    lengths: str = "sample"
+    paired: bool = False
+    offset: int = 0
+    max_prompt: int | None = None  # optional cap: requests with a longer prompt are left out
+    max_response: int | None = None
+    prediction_noise: float = 0.0  # σ of a lognormal error on predicted_response (0: none)
+
+    def __post_init__(self) -> None:
+        src = "workload"
+        if not isinstance(self.trace, str) or not self.trace:
+            raise InputError("must be a trace path or a bundled name", field="trace", source=src)
+        for key, low in (("n", 1), ("memory", 2), ("offset", 0)):
+            v = getattr(self, key)
+            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+                raise InputError(f"must be an integer >= {low}, got {v!r}", field=key, source=src)
+        for key in ("max_prompt", "max_response"):
+            v = getattr(self, key)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise InputError(f"must be an integer >= 1, got {v!r}", field=key, source=src)
+        if self.arrivals not in ARRIVAL_PROCESSES:
+            raise InputError(f"must be one of {', '.join(ARRIVAL_PROCESSES)}, got "
+                             f"{self.arrivals!r}", field="arrivals", source=src)  # fmt: skip
+        if self.lengths not in LENGTH_MODES:
+            raise InputError(f"must be one of {', '.join(LENGTH_MODES)}, got {self.lengths!r}",
+                             field="lengths", source=src)  # fmt: skip
+        pn = self.prediction_noise
+        if isinstance(pn, bool) or not isinstance(pn, int | float) or not pn >= 0:
+            raise InputError(f"must be a number >= 0, got {pn!r}", field="prediction_noise",
+                             source=src)  # fmt: skip
+        if not isinstance(self.paired, bool):
+            raise InputError(f"must be true or false, got {self.paired!r}", field="paired",
+                             source=src)  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], source: str = "workload") -> Workload:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise InputError(f"unknown key (allowed: {', '.join(sorted(known))})",
+                             field=unknown[0], source=source)  # fmt: skip
+        try:
+            return cls(**dict(d))
+        except InputError as err:
+            raise InputError(err.rule, field=err.field, source=source) from None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def check_load(self, load: float | None) -> None:
+        """A load is a rate in requests per second (> 0); ``None`` only for burst and raw trace."""
+        if load is None:
+            if self.arrivals == "poisson":
+                raise InputError("poisson arrivals need a rate (requests per second)",
+                                 field="loads", source="workload")  # fmt: skip
+            return
+        if isinstance(load, bool) or not isinstance(load, int | float) or not math.isfinite(load):
+            raise InputError(f"must be a number > 0 (requests per second), got {load!r}",
+                             field="rate", source="workload")  # fmt: skip
+        if load <= 0:
+            raise InputError(f"must be > 0 (requests per second), got {load!r}", field="rate",
+                             source="workload")  # fmt: skip
+
+    def _usable(self) -> tuple[Trace, np.ndarray]:
+        tr = _load(resolve_trace(self.trace))
+        ok = usable_requests(tr, self.memory)
+        if self.max_prompt is not None:
+            ok = ok[tr.prompt[ok] <= self.max_prompt]
+        if self.max_response is not None:
+            ok = ok[tr.response[ok] <= self.max_response]
+        if len(ok) < self.n:
+            raise InputError(f"the trace has only {len(ok)} usable requests (prompt + response "
+                             f"<= {self.memory}), asked for {self.n}", field="n",
+                             source="workload")  # fmt: skip
+        return tr, ok
+
+    def instance(self, load: float | None, seed: int, name: str = "") -> Instance:
+        """One timed instance (``arrival_time`` on every job) for this load and seed."""
+        self.check_load(load)
+        tr, ok = self._usable()
+        n = self.n
+        len_rng, arr_rng, pred_rng = (
+            np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3)
+        )
+        window = None
+        if self.arrivals == "trace":
+            if np.isnan(tr.timestamp[ok]).any():
+                raise InputError("the trace has no timestamp column (needed for trace arrivals)",
+                                 field="arrivals", source="workload")  # fmt: skip
+            start = int(arr_rng.integers(0, len(ok) - n + 1)) if self.offset == 0 else self.offset
+            window = ok[start : start + n]
+            if len(window) < n:
+                raise InputError(f"offset {self.offset} leaves fewer than {n} requests",
+                                 field="offset", source="workload")  # fmt: skip
+        if window is not None and self.paired:
+            pick = window
+        elif self.lengths == "head":
+            pick = ok[self.offset : self.offset + n]
+        else:
+            pick = np.sort(len_rng.choice(ok, size=n, replace=False))
+            pick = pick[len_rng.permutation(n)]  # order independent of trace position
+        if self.arrivals == "burst":
+            at = np.zeros(n)
+        elif self.arrivals == "poisson":
+            gaps = arr_rng.exponential(1.0 / float(load), size=n)
+            at = np.concatenate([[0.0], np.cumsum(gaps[1:])])
+        else:
+            ts = tr.timestamp[window] - tr.timestamp[window].min()
+            ts = np.sort(ts)
+            span = float(ts[-1])
+            if load is not None and n > 1 and span > 0:
+                ts = ts * ((n - 1) / float(load)) / span
+            at = ts
+        pred: list[int | None] = [None] * n
+        if self.prediction_noise > 0:
+            err = pred_rng.lognormal(0.0, float(self.prediction_noise), size=n)
+            pred = [max(1, round(int(tr.response[k]) * e)) for k, e in zip(pick, err)]
+        jobs = tuple(
+            Job(
+                int(tr.prompt[k]),
+                int(tr.response[k]),
+                id=f"row-{int(k)}",
+                predicted_response=p,
+                arrival_time=float(a),
+            )
+            for k, a, p in zip(pick, at, pred)
+        )
+        meta = {"source": f"workload {self.trace}", "workload": self.to_dict(), "load": load,
+                "seed": int(seed)}  # fmt: skip
+        return Instance(self.memory, jobs, name=name or f"{self.trace}-{self.arrivals}", meta=meta)
+
+
+__all__ = ["ARRIVAL_PROCESSES", "BUNDLED", "LENGTH_MODES", "Workload", "resolve_trace"]

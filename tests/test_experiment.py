@@ -1,0 +1,298 @@
+"""Workloads and experiments in seconds (SPEC §10): traces, arrival processes, the grid,
+resume, Ctrl-C, bad input, a user's policy, the report."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+from kvopt import experiment as E
+from kvopt.errors import InputError
+from kvopt.trace import load_trace
+from kvopt.workload import Workload
+
+# ------------------------------------------------------------------------------ traces
+
+
+def test_burstgpt_layout_loads(tmp_path):
+    p = tmp_path / "burst.csv"
+    p.write_text(
+        "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+        "5,ChatGPT,472,18,490,Conversation log\n"
+        "45,GPT-4,1087,0,1087,Conversation log\n"
+        "118,ChatGPT,417,3,420,API log\n"
+    )
+    tr = load_trace(p)
+    assert tr.prompt.tolist() == [472, 1087, 417]
+    assert tr.response.tolist() == [18, 0, 3]
+    assert tr.timestamp.tolist() == [5, 45, 118]
+    # the failed request (0 tokens) is left out of a workload
+    wl = Workload(trace=str(p), n=2, memory=2048, arrivals="trace", paired=True)
+    inst = wl.instance(None, 0)
+    assert inst.prompts.tolist() == [472, 417] and inst.arrival_times.tolist() == [0, 113]
+
+
+def test_mooncake_jsonl_loads_in_milliseconds(tmp_path):
+    p = tmp_path / "mc.jsonl"
+    p.write_text(
+        '{"timestamp": 0, "input_length": 100, "output_length": 10, "hash_ids": [1]}\n'
+        '{"timestamp": 1500, "input_length": 200, "output_length": 20, "hash_ids": [2]}\n'
+    )
+    tr = load_trace(p)
+    assert tr.prompt.tolist() == [100, 200] and tr.response.tolist() == [10, 20]
+    assert tr.timestamp.tolist() == [0.0, 1.5]
+
+
+def test_trace_without_the_columns_is_one_line(tmp_path):
+    p = tmp_path / "bad.csv"
+    p.write_text("a,b\n1,2\n")
+    with pytest.raises(InputError, match="no prompt-token column"):
+        Workload(trace=str(p), n=1).instance(1.0, 0)
+
+
+# --------------------------------------------------------------------------- arrivals
+def test_burst_poisson_and_rescaled_trace():
+    burst = Workload(n=20, arrivals="burst").instance(None, 0)
+    assert burst.is_timed and not burst.arrival_times.any()
+    poi = Workload(n=400, arrivals="poisson")
+    a = poi.instance(10.0, 1)
+    t = a.arrival_times
+    assert t[0] == 0 and np.all(np.diff(t) >= 0)
+    assert (len(t) - 1) / t[-1] == pytest.approx(10.0, rel=0.15)  # mean rate ≈ λ
+    assert a.arrival_times.tolist() == poi.instance(10.0, 1).arrival_times.tolist()  # seeded
+    # common random numbers: the same requests at every load, only the times change
+    b = poi.instance(50.0, 1)
+    assert a.prompts.tolist() == b.prompts.tolist() and a.responses.tolist() == b.responses.tolist()
+    tr = Workload(n=100, arrivals="trace").instance(4.0, 2)
+    ts = tr.arrival_times
+    assert ts.min() == 0 and (len(ts) - 1) / ts.max() == pytest.approx(4.0)
+
+
+def test_paired_keeps_each_requests_lengths():
+    from kvopt.trace import load_trace as lt
+    from kvopt.workload import resolve_trace
+
+    tr = lt(resolve_trace("azure-conv"))
+    inst = Workload(n=30, arrivals="trace", paired=True).instance(1.0, 3)
+    rows = [int(j.id.split("-")[1]) for j in inst.jobs]
+    assert rows == list(range(rows[0], rows[0] + 30))  # a window of consecutive requests
+    assert inst.prompts.tolist() == tr.prompt[rows].tolist()
+
+
+@pytest.mark.parametrize(
+    "kw, load, field",
+    [
+        ({"arrivals": "gamma"}, 1.0, "arrivals"),
+        ({}, 0.0, "rate"),
+        ({}, -2.0, "rate"),
+        ({}, None, "loads"),
+        ({"n": 0}, 1.0, "n"),
+    ],
+)
+def test_bad_workloads(kw, load, field):
+    with pytest.raises(InputError) as err:
+        Workload(**kw).instance(load, 0)
+    assert err.value.field == field
+
+
+# ------------------------------------------------------------------------- experiments
+def _exp(**over):
+    d = {
+        "name": "t",
+        "time_model": {"c0": 0.02, "c_b": 1e-4, "c_k": 1e-6},
+        "policies": ["fcfs", "sjf"],
+        "loads": ["burst", 4],
+        "seeds": 2,
+        "workload": {"trace": "azure-conv", "n": 12, "memory": 8192, "arrivals": "poisson"},
+    }
+    d.update(over)
+    return d
+
+
+def test_run_from_a_dict_resume_and_change(tmp_path):
+    out = tmp_path / "r"
+    res = E.run_experiment(_exp(), out)
+    assert res.ran == 8 and res.reused == 0 and len(res.rows) == 8
+    text = (out / "results.csv").read_text().splitlines()
+    assert text[0].split(",") == list(E.COLUMNS) and len(text) == 9
+    for r in res.rows:
+        assert r["bound"] > 0 and r["ratio"] >= 1 - 1e-12
+    assert (out / "report.md").exists() and (out / "latency-cdf.png").exists()
+    summ = (out / "summary.csv").read_text().splitlines()
+    assert summ[0] == "experiment,policy,load,metric,mean,ci_low,ci_high,seeds"
+    assert any(line.startswith("t,sjf,4.0,mean_latency,") for line in summ)
+    again = E.run_experiment(_exp(), out)
+    assert again.ran == 0 and again.reused == 8 and again.rows == res.rows
+    # one more seed: only its cells run
+    more = E.run_experiment(_exp(seeds=3), out)
+    assert more.ran == 4 and more.reused == 8
+    # a changed workload starts anew
+    changed = E.run_experiment(_exp(workload={**_exp()["workload"], "n": 10}), out)
+    assert changed.ran == 8 and changed.reused == 0
+
+
+def test_interrupt_loses_no_finished_cell(tmp_path, monkeypatch):
+    out = tmp_path / "r"
+    real = E.run_cell
+    calls = {"n": 0}
+
+    def flaky(task):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(E, "run_cell", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        E.run_experiment(_exp(), out)
+    assert len(list((out / "cells").glob("*.json"))) == 3
+    monkeypatch.setattr(E, "run_cell", real)
+    res = E.run_experiment(_exp(), out)
+    assert res.reused == 3 and res.ran == 5
+
+
+def test_bootstrap_interval():
+    m, lo, hi = E.bootstrap_ci([1.0, 2.0, 3.0, 4.0])
+    assert m == 2.5 and 1.0 <= lo < m < hi <= 4.0
+    assert E.bootstrap_ci([7.0]) == (7.0, 7.0, 7.0)
+
+
+def _toml(path, **over):
+    d = _exp(**over)
+    wl = d.pop("workload")
+    lines = []
+    for k, v in d.items():
+        lines.append(f"{k} = {json.dumps(v) if not isinstance(v, dict) else _inline(v)}")
+    lines.append("[workload]")
+    lines += [f"{k} = {json.dumps(v)}" for k, v in wl.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _inline(d):
+    return "{" + ", ".join(f"{k} = {json.dumps(v)}" for k, v in d.items()) + "}"
+
+
+@pytest.mark.parametrize(
+    "over, needle",
+    [
+        ({"time_model": "no-such-preset"}, "unknown time model"),
+        ({"time_model": {"c0": 1, "c_b": -1}}, "c_b"),
+        ({"time_model": {"c0": 0}}, "c0"),
+        ({"loads": [0]}, "loads[0]"),
+        ({"policies": ["fcfs", "nope"]}, "policies[1]"),
+        ({"workload": {"trace": "missing.csv", "n": 3}}, "missing.csv"),
+        ({"colour": 1}, "colour"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(cli, tmp_path, over, needle):
+    path = _toml(tmp_path / "e.toml", **over)
+    r = cli("experiment", "run", path, "--out", tmp_path / "o")
+    assert r.code == 2, r.err
+    assert r.err.count("\n") == 1 and needle in r.err and "e.toml" in r.err
+    assert not (tmp_path / "o" / "cells").exists()  # nothing ran
+
+
+def test_trace_without_columns_exits_2(cli, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n")
+    path = _toml(tmp_path / "e.toml", workload={"trace": str(bad), "n": 1})
+    r = cli("experiment", "run", path)
+    assert r.code == 2 and r.err.count("\n") == 1 and "prompt-token" in r.err
+
+
+POLICY = '''
+from kvopt import BlindPolicy
+
+
+class OneByOne(BlindPolicy):
+    """one visible job at a time, lowest index first"""
+
+    kills = False
+
+    def on_events(self, now, events, view, act):
+        if view.running:
+            return
+        left = [j for j in view.jobs if j not in view.done]
+        if left:
+            act.start(min(left))
+'''
+
+
+def test_users_own_policy_runs_in_an_experiment(cli, tmp_path):
+    (tmp_path / "mine.py").write_text(textwrap.dedent(POLICY))
+    path = _toml(tmp_path / "e.toml", policies=["fcfs", "mine.py:OneByOne"], seeds=1)
+    r = cli("experiment", "run", path, "--json")
+    assert r.code == 0, r.err
+    d = json.loads(r.out)
+    assert d["cells"] == 4 and d["ran"] == 4
+    rows = (tmp_path / "t-results" / "results.csv").read_text()
+    assert "mine.py:OneByOne" in rows
+    # the file changed: its cells run again, the built-in's are reused
+    (tmp_path / "mine.py").write_text(textwrap.dedent(POLICY) + "\n# changed\n")
+    d = json.loads(cli("experiment", "run", path, "--json").out)
+    assert d["ran"] == 2 and d["reused"] == 2
+
+
+@pytest.mark.slow
+def test_workers_give_the_same_rows(tmp_path):
+    a = E.run_experiment(_exp(), tmp_path / "a", report=False)
+    b = E.run_experiment(_exp(), tmp_path / "b", workers=2, report=False)
+    strip = [{k: v for k, v in r.items() if k != "wall_seconds"} for r in a.rows]
+    assert strip == [{k: v for k, v in r.items() if k != "wall_seconds"} for r in b.rows]
+
+
+def test_predictions_and_oracle_variants(tmp_path):
+    wl = Workload(n=40, memory=8192, arrivals="burst", prediction_noise=0.5)
+    inst = wl.instance(None, 0)
+    assert inst.has_predictions and inst.predicted.tolist() != inst.responses.tolist()
+    assert Workload(n=40, memory=8192, arrivals="burst").instance(None, 0).has_predictions is False
+    res = E.run_experiment(
+        _exp(policies=["svf", "oracle:svf"], loads=["burst"], seeds=1,
+             workload={**_exp()["workload"], "n": 40, "prediction_noise": 0.5}),
+        tmp_path / "o", report=False,
+    )  # fmt: skip
+    by = {r["policy"]: r for r in res.rows}
+    assert by["svf"]["total_latency"] != by["oracle:svf"]["total_latency"]
+    with pytest.raises(InputError, match="prediction_noise"):
+        Workload(prediction_noise=-1)
+
+
+@pytest.mark.slow
+def test_dask_scheduler_gives_the_same_rows(tmp_path):
+    from distributed import LocalCluster
+
+    a = E.run_experiment(_exp(seeds=1), tmp_path / "a", report=False)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster:  # fmt: skip
+        b = E.run_experiment(_exp(seeds=1), tmp_path / "b", report=False,
+                             scheduler=cluster.scheduler_address)  # fmt: skip
+    strip = [{k: v for k, v in r.items() if k != "wall_seconds"} for r in a.rows]
+    assert strip == [{k: v for k, v in r.items() if k != "wall_seconds"} for r in b.rows]
+
+
+def test_shipped_experiments_load():
+    from conftest import REPO
+
+    files = sorted((REPO / "instances" / "experiments").glob("*.toml"))
+    assert {f.stem for f in files} >= {"jaillet-5.2", "kong-table2", "kong-table3"}
+    for f in files:
+        exp = E.load_experiment(f)
+        assert exp.name == f.stem and exp.notes and exp.time_model.name != "custom"
+
+
+@pytest.mark.slow
+def test_kong_table3_reproduces_the_docs_table(tmp_path):
+    """The reproductions page quotes this run (docs/explanation/reproductions.md)."""
+    from conftest import REPO
+
+    res = E.run_experiment(REPO / "instances" / "experiments" / "kong-table3.toml",
+                           tmp_path / "k3", report=False)  # fmt: skip
+    m = res.summary("mean_per_token")
+    assert round(m[("svf-1bit", 128.0)][0], 3) == 3.299
+    assert round(m[("oracle:svf", 128.0)][0], 3) == 2.651
+    page = (REPO / "docs" / "explanation" / "reproductions.md").read_text(encoding="utf-8")
+    assert "| `svf-1bit` | 3.299 [" in page
