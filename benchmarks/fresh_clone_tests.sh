@@ -19,11 +19,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-commit="$(git -C "$repo" rev-parse --short HEAD)"
-echo "commit $commit, marker '$marker', $burners burner(s), $(nproc) cores"
+echo "marker '$marker', $burners burner(s), $(nproc) cores"
 for i in $(seq 1 "$runs"); do
   work="$(mktemp -d)"
   git clone -q "$repo" "$work/kvopt"
+  commit="$(git -C "$work/kvopt" rev-parse --short HEAD)"
   pids=()
   for _ in $(seq 1 "$burners"); do yes > /dev/null & pids+=($!); done
   start=$(date +%s)
@@ -39,7 +39,7 @@ for i in $(seq 1 "$runs"); do
   took=$(( $(date +%s) - start ))
   for p in "${pids[@]}"; do kill "$p"; done
   summary="$(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$work/log" | tail -1)"
-  echo "run $i: exit $code, ${took} s, ${summary}, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "run $i ($commit, $(date -u +%H:%M) UTC): exit $code, ${took} s, ${summary}, load $(cut -d' ' -f1-3 /proc/loadavg)"
   grep -E '^FAILED|^ERROR' "$work/log" || true
   if [ "$code" -eq 0 ]; then rm -rf "$work"; else echo "  log kept: $work/log"; fi
 done
