@@ -52,6 +52,10 @@ nb_execution_cache_path = str(DOCS / "_build" / ".jupyter_cache")
 nb_execution_timeout = 900
 nb_execution_raise_on_error = True
 
+# smart quotes and ellipses, but no dashes: "--" stays "--" (the option names in help text,
+# on the generated command-line and exit-status pages, must be copyable; issue 55)
+smartquotes_action = "qe"
+
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
 myst_heading_anchors = 3
 suppress_warnings = ["myst.header"]  # models/*.md and the notebooks skip heading levels

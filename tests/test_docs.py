@@ -171,15 +171,73 @@ def test_the_toctrees_reach_every_page():
     assert len(pages) >= 30
 
 
-@pytest.mark.slow
-def test_sphinx_build_has_no_warnings(tmp_path):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The site built once (``sphinx -W --keep-going``): ``(returncode, stderr, html folder)``."""
     pytest.importorskip("sphinx")
     pytest.importorskip("myst_nb")
+    import os
     import subprocess
 
+    html = tmp_path_factory.mktemp("site") / "html"
     out = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(DOCS),
-         str(tmp_path / "html")],
-        capture_output=True, text=True, env={**__import__("os").environ, "PYTHONPATH": str(REPO)},
+         str(html)],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
     )  # fmt: skip
-    assert out.returncode == 0, out.stderr[-3000:]
+    return out.returncode, out.stderr, html
+
+
+@pytest.mark.slow
+def test_sphinx_build_has_no_warnings(site):
+    code, stderr, _ = site
+    assert code == 0, stderr[-3000:]
+
+
+_INCLUDE = re.compile(r"^```\{include\}\s+(\S+)", re.M)
+
+
+def _page_text(html_file) -> str:
+    """The text a reader sees in a built page's article (tags dropped, entities decoded)."""
+    import html
+
+    text = html_file.read_text(encoding="utf-8")
+    m = re.search(r"<article\b.*?</article>", text, flags=re.S)  # not the navigation
+    text = m.group(0) if m else text
+    text = re.sub(r"<(script|style)\b.*?</\1>", "", text, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", text))
+
+
+def _page_source(html_root, html_file) -> str | None:
+    """The source of a built page as Sphinx copied it (``_sources``), with its includes."""
+    rel = html_file.relative_to(html_root).with_suffix("")
+    found = sorted((html_root / "_sources" / rel.parent).glob(rel.name + ".*.txt"))
+    if not found:
+        return None
+    text = found[0].read_text(encoding="utf-8")
+    folder = DOCS / rel.parent
+    for inc in _INCLUDE.findall(text):
+        text += (folder / inc).resolve().read_text(encoding="utf-8")
+    return text
+
+
+@pytest.mark.slow
+def test_no_en_dash_stands_where_the_source_has_two_hyphens(site):
+    """``--out`` must not render as ``–out`` (issue 55: the generated command-line and
+    exit-status pages showed 39 of them; ``smartquotes_action`` in ``docs/conf.py``)."""
+    _, _, html = site
+    pages = sorted(p for p in html.rglob("*.html") if "_sources" not in p.parts)
+    checked = 0
+    for page in pages:
+        source = _page_source(html, page)
+        if source is None:
+            continue
+        text = _page_text(page)
+        checked += 1
+        options = set(re.findall(r"(?<![\w-])--([A-Za-z][\w-]*)", source))
+        dashed = sorted(w for w in options if f"\u2013{w}" in text and f"\u2013{w}" not in source)
+        assert not dashed, f"{page.relative_to(html)}: --{dashed[0]} is shown as \u2013{dashed[0]}"
+        assert text.count("\u2013") <= source.count("\u2013"), page.relative_to(html)
+    names = {p.relative_to(html).as_posix() for p in pages}
+    assert {"reference/generated/cli.html", "reference/generated/exit-codes.html"} <= names
+    assert checked >= 30
