@@ -99,8 +99,11 @@ def load_instance(path: str | os.PathLike) -> Instance:
     return _load_instance(path)
 
 
-def generate(family: str, seed: int = 0, **params: Any) -> Instance:
+def generate(family: str, seed: int, **params: Any) -> Instance:
     """An instance of a ``kvopt gen`` family (deterministic per seed; provenance in ``meta``).
+
+    ``seed`` is required, as ``kvopt gen --seed`` is (SPEC §4): every generated instance is
+    reproducible from the seed it names, so none is drawn with a seed nobody chose.
 
     >>> inst = generate("random", seed=1, n=6, memory=32)
     >>> inst.n, inst.memory, inst.meta["family"]
