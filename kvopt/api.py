@@ -401,11 +401,15 @@ def validate(
     effort: Effort | None = None,
     space: dict[str, Any] | None = None,
     user_claims: Sequence[Claim] = (),
+    records: Sequence[str | os.PathLike] = (),
 ) -> ValidationResult:
     """Verdicts on SPEC §7's claims (all, or the ids in ``claims``), and on your own.
 
     ``user_claims`` are claims made by :func:`user_claim` (your policy, your constant);
-    with them and no ``claims`` only they run.
+    with them and no ``claims`` only they run.  ``records`` (files or folders, as
+    ``kvopt validate --from``) are checked first: a valid record inside a ratio claim's
+    class that beats its bound makes the claim violated at once.  Each verdict's
+    ``scope`` says what it rests on (the space searched, evaluations, seconds).
 
     ``quick`` uses the small effort of ``kvopt validate --quick``; ``budget``
     (evaluations per claim) or ``seconds`` override it; ``out`` keeps the
@@ -434,6 +438,7 @@ def validate(
         effort=effort,
         space=space,
         user_claims=user_claims,
+        records=records,
     )
 
 

@@ -311,6 +311,7 @@ def sweep_lines(claim) -> list[str]:
 def write_report(result, path: str | os.PathLike) -> list[str]:
     """Write the Markdown report and its PNGs; return the files written."""
     from . import format_table
+    from .result import scope_text
 
     path = Path(path)
     stem = path.with_suffix("")
@@ -364,7 +365,8 @@ def write_report(result, path: str | os.PathLike) -> list[str]:
     ]
     for c in result.claims:
         rec = f" Record: `{c.record}`." if c.record else ""
-        lines.append(f"* **`{c.id}`** ({c.source}) — **{c.verdict}**: {c.text}.{rec}")
+        lines.append(f"* **`{c.id}`** ({c.source}) — **{c.verdict}** [scope: {scope_text(c)}]: "
+                     f"{c.text}.{rec}")  # fmt: skip
     for cid, c in growth.items():
         if not _has_points(c):  # discovery claims: their sweeps are listed below
             continue
