@@ -96,6 +96,16 @@ class InstanceComparison:
     opt_schedule: Schedule | None = field(default=None, compare=False, repr=False)
 
     @property
+    def label(self) -> str:
+        """What the table and the pictures call the instance: the file it was read from
+        (``mixed-n10.json``; the name stored inside, such as ``random-s1``, is shared by every
+        instance generated alike), else the instance's name."""
+        src = self.source or ""
+        if src and src != self.instance.name and (src.endswith(".json") or os.sep in src):
+            return os.path.basename(src)
+        return self.instance.name or src
+
+    @property
     def opt(self) -> int | None:
         """Opt when certified (the exact solver proved optimality), else ``None``."""
         if self.exact and self.exact.get("status") == "optimal":
@@ -117,6 +127,7 @@ class InstanceComparison:
         inst = self.instance
         return {
             "instance": inst.name,
+            "label": self.label,
             "source": self.source,
             "n": inst.n,
             "memory": inst.memory,
@@ -178,7 +189,7 @@ class Comparison:
             for r in ic.rows:
                 d = r.to_dict()
                 d.pop("params", None)
-                rows.append({"instance": ic.instance.name or ic.source, "n": ic.instance.n,
+                rows.append({"instance": ic.label, "n": ic.instance.n,
                              "memory": ic.instance.memory, "opt": ic.opt, **d})  # fmt: skip
         return pd.DataFrame(rows)
 
@@ -430,7 +441,9 @@ def format_table(ic: InstanceComparison) -> str:
     """A readable table for one instance."""
     inst = ic.instance
     lines = [
-        f"instance {inst.name or ic.source}  (n={inst.n}, M={inst.memory})",
+        f"instance {ic.label}  ("
+        + (f"{inst.name}, " if inst.name and inst.name != ic.label else "")
+        + f"n={inst.n}, M={inst.memory})",
         f"  lower bound {ic.lb} ({ic.lb_name}: the best cheap SPEC §2 bound; kvopt bound --lp may be higher)"
         + (f"; best schedule {ic.ub} ({ic.ub_name})" if ic.ub is not None else ""),
     ]
@@ -490,7 +503,7 @@ def plot_comparison(cmp: Comparison, path: str) -> str:
     ratios: dict[str, dict[str, float | None]] = {}
     refs = set()
     for ic in cmp.instances:
-        label = ic.instance.name or os.path.basename(ic.source)
+        label = ic.label
         while label in ratios:
             label += "'"
         d: dict[str, float | None] = {}
@@ -562,5 +575,5 @@ def plot_worst_vs_opt(ic: InstanceComparison, path: str) -> str | None:
         [worst.schedule, ic.opt_schedule],
         path,
         [worst.policy, opt_label],
-        title=f"{ic.instance.name}: worst policy vs {opt_label}",
+        title=f"{ic.label}: worst policy vs {opt_label}",
     )

@@ -7,7 +7,8 @@ never changes the user's matplotlib backend.
 * :func:`plot_schedules` — for each schedule, memory over time (every
   attempt's growing footprint ``s + u + 1`` stacked, killed attempts hatched
   and drawn in grey, the budget ``M`` as a red line) above a Gantt chart of the
-  attempts (one row per job, killed attempts hatched and ending in a red ×).
+  attempts (one row per job, killed attempts hatched and ending in a red ×; with
+  arrivals, each job's arrival round as a black tick, dotted until its first start).
   Two schedules (``--vs``) are drawn side by side with the same axis limits, so
   the reader sees where one loses to the other.
 * :func:`plot_ratios` — bar chart of each policy's ratio to the reference
@@ -125,6 +126,19 @@ def _draw_gantt(ax, inst: Instance, sched: Schedule, colors) -> None:
                 lw=0.5,
             )
             ax.plot([a.start + a.rounds], [a.job], marker="x", color="tab:red", ms=6, mew=1.5)
+    if inst.has_arrivals:  # each job's arrival (a black tick), dotted until its first start
+        jobs = np.arange(inst.n)
+        arr = inst.arrivals
+        first = np.full(inst.n, -1, dtype=np.int64)
+        for a in sorted(sched.attempts, key=lambda a: a.start, reverse=True):
+            first[a.job] = a.start
+        waits = first > arr
+        ax.hlines(jobs[waits], arr[waits], first[waits], colors="0.45", linestyles=":", lw=1.0,
+                  label="waiting since arrival")  # fmt: skip
+        ax.scatter(arr, jobs, marker="|", s=90, color="k", linewidths=1.6, zorder=4,
+                   label="arrival")  # fmt: skip
+        ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2, fontsize=7,
+                  frameon=False, borderaxespad=0.1)  # above the chart, not over its bars  # fmt: skip
     ax.set_ylabel("job")
     ax.set_xlabel("round")
     ax.invert_yaxis()

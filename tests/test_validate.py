@@ -406,3 +406,28 @@ def test_validate_from_bad_input(cli, tmp_path):
     (tmp_path / "empty").mkdir()
     r = cli("validate", "--policy", "fcfs", "--ratio-at-most", "2", "--from", tmp_path / "empty")
     assert r.code == 2 and "no record" in r.err
+
+
+def test_the_ratio_picture_keeps_its_title_inside(tmp_path, monkeypatch):
+    """Issue 55: with one claim the report's ratio picture clipped its title ("io claims…")."""
+    from kvopt.validation import report
+    from kvopt.validation.result import ClaimVerdict
+
+    c = ClaimVerdict(id="mine-ratio-at-most-5", verdict="holds", bound=5.0, bound_text="5",
+                     worst_certified_ratio=2.0, worst_optimistic_ratio=2.0, instances=3,
+                     exact_solves=0, seconds=1.0, text="", kind="ratio",
+                     data={"distribution": {"ratio_certified": [1.0, 1.5, 2.0],
+                                            "ratio_optimistic": [1.0, 1.5, 2.0]}})  # fmt: skip
+    res = ValidationResult(claims=(c,), seed=0, quick=True, seconds=1.0, out=str(tmp_path))
+    figs = []
+    monkeypatch.setattr(report, "_save", lambda fig, path: figs.append(fig))
+    assert report.plot_ratio_claims(res, tmp_path / "r.png")
+    (fig,) = figs
+    fig.canvas.draw()
+    box = fig.bbox
+    texts = [fig._suptitle, *[t for ax in fig.axes for t in (ax.title, ax.xaxis.label)]]
+    for t in texts:
+        if t is None or not t.get_text():
+            continue
+        e = t.get_window_extent()
+        assert e.x0 >= box.x0 - 1 and e.x1 <= box.x1 + 1, t.get_text()
