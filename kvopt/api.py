@@ -343,6 +343,7 @@ def grow(
     plot: bool = True,
     progress: bool | None = None,
     certify_seconds: float = CERTIFY_SECONDS,
+    seconds: float | None = None,
 ) -> GrowthResult:
     """Growth sweep of a record, or of an instance with ``policy`` (``params``, ``seed``)
     (SPEC §9): is the policy's ratio bounded along a family?
@@ -356,7 +357,10 @@ def grow(
     directions screened best by ALG/LB get exact solves of ``time_limit`` seconds on points of
     at most ``exact_max_n`` jobs, and the points that decide the verdict an exact solve of at
     most ``certify_seconds`` at the end.  The verdict is ``grows``, ``bounded`` (with a limit
-    estimate when the ratios converge) or ``unclear``.  See :func:`kvopt.campaign.growth.grow`.
+    estimate when the ratios converge) or ``unclear``.  ``seconds`` bounds the whole sweep
+    (``kvopt grow --seconds``; ``None``: no bound); every point is saved in ``out/points/`` as
+    it is evaluated and a rerun with the same ``out`` resumes.  See
+    :func:`kvopt.campaign.growth.grow`.
 
     >>> import tempfile, os
     >>> res = grow("instances/worst/small/fcfs.json", steps=1, directions="memory", extra=0,
@@ -383,6 +387,7 @@ def grow(
         plot=plot,
         progress=progress,
         certify_seconds=certify_seconds,
+        seconds=seconds,
     )
 
 
