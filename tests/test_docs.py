@@ -148,6 +148,37 @@ def test_api_reference_has_every_public_name():
         assert f"## `kvopt.{name}`" in text, name
 
 
+def test_every_result_class_of_the_api_is_documented_with_its_fields():
+    """Issue 55: SolveResult, SimulationResult, Comparison, records and verdicts were not in the
+    API reference; their fields were only in examples."""
+    import dataclasses
+
+    from kvopt.campaign.growthtypes import GrowthPoint, GrowthResult
+    from kvopt.comparison import Comparison, InstanceComparison, PolicyRow
+    from kvopt.engine.results import SimulationResult, Stats
+    from kvopt.exact import SolveResult
+    from kvopt.record import Record
+    from kvopt.validation.result import ClaimVerdict, ValidationResult, Verdict
+    from kvopt.validation.scope import Scope
+
+    found = kvopt_docs.result_classes()
+    for cls in (SolveResult, SimulationResult, Stats, Comparison, InstanceComparison, PolicyRow,
+                Record, ValidationResult, ClaimVerdict, Verdict, Scope, GrowthResult,
+                GrowthPoint):  # fmt: skip
+        assert cls in found, cls
+    page = kvopt_docs.api_markdown()
+    import kvopt
+
+    for cls in found:
+        exported = any(getattr(kvopt, n) is cls for n in kvopt.__all__)
+        path = f"kvopt.{cls.__name__}" if exported else f"{cls.__module__}.{cls.__qualname__}"
+        assert f".. autoclass:: {path}" in page, path
+        doc = cls.__doc__ or ""
+        assert doc.strip() and not doc.startswith(cls.__name__ + "("), f"{path} has no docstring"
+        if dataclasses.is_dataclass(cls):
+            assert ":undoc-members:" in page.split(f".. autoclass:: {path}")[1].split("```")[0]
+
+
 def test_no_source_string_cites_a_file_outside_the_repository():
     hits = [
         str(p.relative_to(REPO))
@@ -241,3 +272,14 @@ def test_no_en_dash_stands_where_the_source_has_two_hyphens(site):
     names = {p.relative_to(html).as_posix() for p in pages}
     assert {"reference/generated/cli.html", "reference/generated/exit-codes.html"} <= names
     assert checked >= 30
+
+
+@pytest.mark.slow
+def test_the_api_page_lists_the_fields_of_the_results(site):
+    """The built API page shows each result's fields (autodoc of the dataclasses)."""
+    _, _, html = site
+    text = _page_text(html / "reference" / "generated" / "api.html")
+    for field in ("SolveResult", "native_status", "SimulationResult", "completion_times",
+                  "ClaimVerdict", "worst_certified_ratio", "scope", "lb_source", "history",
+                  "ratio_opt", "GrowthPoint", "ratio_certified"):  # fmt: skip
+        assert field in text, field
