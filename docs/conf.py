@@ -2,8 +2,9 @@
 
 Build (warnings are errors): ``python -m sphinx -W --keep-going -b html docs docs/_build/html``.
 Nothing is downloaded at build time: no remote inventories, and the notebooks are rendered
-from their files (stored without outputs; ``KVOPT_DOCS_EXECUTE=1`` executes them, several
-minutes, cached in ``docs/_build/.jupyter_cache``).
+from their files with their stored outputs (``notebooks/store_outputs.py`` writes them;
+``tests/test_notebooks.py`` executes every notebook again and compares; ``KVOPT_DOCS_EXECUTE=1``
+executes them at build instead, several minutes, cached in ``docs/_build/.jupyter_cache``).
 """
 
 from __future__ import annotations

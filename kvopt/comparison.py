@@ -527,15 +527,14 @@ def plot_policy_summary(cmp: Comparison, path: str, title: str | None = None) ->
     ratio is an upper estimate).  Policies that apply to no instance are left out.
     """
     import numpy as np
-    from matplotlib.figure import Figure
 
-    from .plotting import save_figure
+    from .plotting import ShownFigure, save_figure
 
     summ = cmp.summary()
     names = [p for p in cmp.policies if summ[p]["instances"]]
     worst = np.array([summ[p]["max_ratio"] for p in names], dtype=float)
     mean = np.array([summ[p]["mean_ratio"] for p in names], dtype=float)
-    fig = Figure(figsize=(8.0, 0.32 * len(names) + 1.6))
+    fig = ShownFigure(figsize=(8.0, 0.32 * len(names) + 1.6))
     fig.set_layout_engine("constrained")
     ax = fig.subplots()
     y = np.arange(len(names))[::-1]

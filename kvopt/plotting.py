@@ -2,7 +2,8 @@
 
 Plotting reads schedules only (and the instance, for the prompts).  Figures are
 drawn with matplotlib's object API on an Agg canvas, so importing this module
-never changes the user's matplotlib backend.
+never changes the user's matplotlib backend; they are :class:`ShownFigure` objects, which a
+notebook shows as pictures (``fig = kvopt.plot_schedule(…); fig``).
 
 * :func:`plot_schedules` — for each schedule, memory over time (every
   attempt's growing footprint ``s + u + 1`` stacked, killed attempts hatched
@@ -36,6 +37,25 @@ from matplotlib.figure import Figure
 
 from .instance import Instance
 from .schedule import Schedule, check_schedule, memory_profile
+
+
+class ShownFigure(Figure):
+    """A matplotlib :class:`~matplotlib.figure.Figure` that shows itself in a notebook.
+
+    kvopt draws with matplotlib's object API (never pyplot: the user's backend is left
+    alone), and a notebook shows only pyplot's figures by itself: a cell ending in
+    ``fig = kvopt.plot_schedule(…); fig`` would print ``<Figure size …>`` (issue 55: the
+    tutorials showed no pictures).  This figure gives Jupyter its PNG (``_repr_png_``).
+    """
+
+    def _repr_png_(self) -> bytes:
+        import io
+
+        FigureCanvasAgg(self)
+        buf = io.BytesIO()
+        self.savefig(buf, format="png", dpi=90)
+        return buf.getvalue()
+
 
 #: Above this many (attempt × round) cells the memory panel shows the total only.
 STACK_LIMIT = 3_000_000
@@ -164,7 +184,7 @@ def schedule_figure(
     horizon = max(horizon, 1)
     colors = _colors(inst.n)
     gantt_h = min(8.0, 1.2 + 0.18 * inst.n)
-    fig = Figure(figsize=(6.5 * k, 3.2 + gantt_h), layout="constrained")
+    fig = ShownFigure(figsize=(6.5 * k, 3.2 + gantt_h), layout="constrained")
     axes = fig.subplots(
         2, k, squeeze=False, sharex=True, sharey="row", height_ratios=[3.2, gantt_h]
     )
@@ -229,7 +249,7 @@ def plot_ratios(
                 policies.append(p)
     k = max(len(instances), 1)
     width = 0.8 / k
-    fig = Figure(figsize=(min(16.0, max(6.0, 0.16 * len(policies) * k + 2)), 4.2))
+    fig = ShownFigure(figsize=(min(16.0, max(6.0, 0.16 * len(policies) * k + 2)), 4.2))
     fig.set_layout_engine("constrained")
     ax = fig.subplots()
     colors = _colors(k)
@@ -275,7 +295,7 @@ def plot_best_so_far(
     ``best_optimistic``, ``ratio_certified`` and ``t`` (seconds), as
     :func:`kvopt.campaign.read_history` gives them.
     """
-    fig = Figure(figsize=(10.5, 4.0))
+    fig = ShownFigure(figsize=(10.5, 4.0))
     fig.set_layout_engine("constrained")
     axes = fig.subplots(1, 2, sharey=True)
     k = np.arange(1, len(rows) + 1)
@@ -325,7 +345,7 @@ def linear_n_figure(data: Mapping, ax=None) -> Figure:
     notebook), else on a new figure; returns the figure.
     """
     if ax is None:
-        fig = Figure(figsize=(10.5, 4.8))
+        fig = ShownFigure(figsize=(10.5, 4.8))
         ax = fig.subplots()
         fig.subplots_adjust(left=0.08, right=0.58, bottom=0.12, top=0.9)
     else:
@@ -454,7 +474,7 @@ def plot_growth_panels(
     cols = min(max(len(panels), 1), 2)
     rows = -(-max(len(panels), 1) // cols)
     wide = any(len(panel[1]) > GROWTH_LEGEND_INSIDE for panel in panels)
-    fig = Figure(figsize=((9.5 if wide else 7.0) * cols, 4.6 * rows))
+    fig = ShownFigure(figsize=((9.5 if wide else 7.0) * cols, 4.6 * rows))
     fig.set_layout_engine("constrained")
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
     for ax, panel in zip(axes, panels, strict=False):

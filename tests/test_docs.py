@@ -283,3 +283,22 @@ def test_the_api_page_lists_the_fields_of_the_results(site):
                   "ClaimVerdict", "worst_certified_ratio", "scope", "lb_source", "history",
                   "ratio_opt", "GrowthPoint", "ratio_certified"):  # fmt: skip
         assert field in text, field
+
+
+@pytest.mark.slow
+def test_every_tutorial_page_shows_the_figures_its_notebook_draws(site):
+    """Issue 55: the tutorials showed no outputs and no pictures.  The site renders the
+    notebooks' stored outputs (tests/test_notebooks.py keeps them true): each page has at least
+    as many pictures as its notebook draws, and its printed output too."""
+    import json
+
+    _, _, html = site
+    for nb in sorted((REPO / "notebooks").glob("*.ipynb")):
+        cells = [c for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code"]
+        drawn = sum("image/png" in o.get("data", {}) for c in cells for o in c["outputs"])
+        page = (html / "tutorials" / nb.with_suffix(".html").name).read_text(encoding="utf-8")
+        article = re.search(r"<article\b.*?</article>", page, flags=re.S).group(0)
+        shown = len(re.findall(r"<img\b", article))
+        assert drawn >= 1, f"{nb.name} draws no figure"
+        assert shown >= drawn, f"{nb.name}: the page shows {shown} of its {drawn} figures"
+        assert "cell_output" in article, f"{nb.name}: the page shows no output"

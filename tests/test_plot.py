@@ -123,3 +123,14 @@ def test_arrivals_are_marked(toy):
         "waiting since arrival", "arrival"]  # fmt: skip
     plain = schedule_figure(inst, [pol]).get_axes()[1]
     assert not [c for c in plain.collections if c.get_label() in ("arrival",)]
+
+
+def test_a_figure_shows_itself_in_a_notebook(toy):
+    """kvopt draws with the object API; Jupyter shows such a figure only through _repr_png_
+    (issue 55: ``fig = kvopt.plot_schedule(…); fig`` printed ``<Figure size …>``)."""
+    import kvopt
+
+    inst, pol, opt, *_ = toy
+    fig = kvopt.plot_schedule(inst, pol, opt)
+    png = fig._repr_png_()
+    assert png[:8] == PNG and len(png) > 10_000
