@@ -605,3 +605,20 @@ def test_every_builtin_policy_passes_the_conformance_battery(name, tmp_path):
     assert rep.passed, [c.to_dict() for c in rep.checks if c.failures]
     assert rep.instances >= 17  # a narrow class still gets its own instances
     assert not (tmp_path / "chk").exists()
+
+
+def test_simulate_resolves_a_reference_once(folder, monkeypatch):
+    """Issue 55, item 9 (in part): kvopt.simulate resolves a reference once — its spec checks
+    the class and builds the object — instead of loading the file again to build it."""
+    import kvopt.policy
+
+    real = kvopt.policy.load
+    calls = []
+    monkeypatch.setattr(kvopt.policy, "load", lambda *a, **k: calls.append(a) or real(*a, **k))
+    inst = kvopt.load_instance("four.json")
+    res = kvopt.simulate(inst, "mine.py:Serial", params={"reverse": "true"})
+    assert len(calls) == 1 and res.policy == "mine.py:Serial" and res.params["reverse"] is True
+    spec = get_policy("mine.py:Serial")
+    calls.clear()
+    assert kvopt.simulate(inst, spec).schedule == kvopt.simulate(inst, "mine.py:Serial").schedule
+    assert len(calls) == 1  # the spec itself is not resolved again
