@@ -43,7 +43,8 @@ PER_COMMAND: dict[str, dict[int, str]] = {
     "policies": {
         1: "with --check: a check failed (the smallest failing instance is saved and named) "
         "or a check could not be run on any instance (shown as NOT RUN), or an internal error",
-        3: "your code raised outside the battery's runs (in __init__ or check_instance)",
+        3: "your policy's check_instance raised (the battery cannot tell which instances are "
+        "in its class); an exception during a run is a failing no-exception check instead",
     },
     "validate": {
         0: "the validation ran, whatever the verdicts (a violated claim is a finding)",
