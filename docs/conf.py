@@ -40,7 +40,9 @@ _TUTORIALS = DOCS / "tutorials"
 for _nb in sorted((REPO / "notebooks").glob("*.ipynb")):
     _dest = _TUTORIALS / _nb.name
     if not _dest.exists() or _dest.read_bytes() != _nb.read_bytes():
-        shutil.copyfile(_nb, _dest)
+        _tmp = _dest.with_name(f".{_dest.name}.{os.getpid()}.tmp")  # atomically: builds at once
+        shutil.copyfile(_nb, _tmp)
+        os.replace(_tmp, _dest)
 
 nb_execution_mode = "cache" if os.environ.get("KVOPT_DOCS_EXECUTE") else "off"
 if nb_execution_mode != "off":

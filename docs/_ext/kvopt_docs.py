@@ -19,6 +19,7 @@ It also turns "SPEC §N" in docstrings into links to the contract's sections
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from pathlib import Path
 
@@ -425,7 +426,11 @@ def write_pages(out: Path = GENERATED) -> list[Path]:
         path = out / name
         text = make()
         if not path.exists() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
+            # atomically: two builds at once (the slow docs tests under pytest -n 2) never read
+            # a page half written
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
         written.append(path)
     return written
 
