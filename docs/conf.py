@@ -2,8 +2,9 @@
 
 Build (warnings are errors): ``python -m sphinx -W --keep-going -b html docs docs/_build/html``.
 Nothing is downloaded at build time: no remote inventories, and the notebooks are rendered
-from their files (stored without outputs; ``KVOPT_DOCS_EXECUTE=1`` executes them, several
-minutes, cached in ``docs/_build/.jupyter_cache``).
+from their files with their stored outputs (``notebooks/store_outputs.py`` writes them;
+``tests/test_notebooks.py`` executes every notebook again and compares; ``KVOPT_DOCS_EXECUTE=1``
+executes them at build instead, several minutes, cached in ``docs/_build/.jupyter_cache``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ _TUTORIALS = DOCS / "tutorials"
 for _nb in sorted((REPO / "notebooks").glob("*.ipynb")):
     _dest = _TUTORIALS / _nb.name
     if not _dest.exists() or _dest.read_bytes() != _nb.read_bytes():
-        shutil.copyfile(_nb, _dest)
+        _tmp = _dest.with_name(f".{_dest.name}.{os.getpid()}.tmp")  # atomically: builds at once
+        shutil.copyfile(_nb, _tmp)
+        os.replace(_tmp, _dest)
 
 nb_execution_mode = "cache" if os.environ.get("KVOPT_DOCS_EXECUTE") else "off"
 if nb_execution_mode != "off":
@@ -51,6 +54,10 @@ if nb_execution_mode != "off":
 nb_execution_cache_path = str(DOCS / "_build" / ".jupyter_cache")
 nb_execution_timeout = 900
 nb_execution_raise_on_error = True
+
+# smart quotes and ellipses, but no dashes: "--" stays "--" (the option names in help text,
+# on the generated command-line and exit-status pages, must be copyable; issue 55)
+smartquotes_action = "qe"
 
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
 myst_heading_anchors = 3

@@ -104,8 +104,11 @@ def load_instance(path: str | os.PathLike) -> Instance:
     return _load_instance(path)
 
 
-def generate(family: str, seed: int = 0, **params: Any) -> Instance:
+def generate(family: str, seed: int, **params: Any) -> Instance:
     """An instance of a ``kvopt gen`` family (deterministic per seed; provenance in ``meta``).
+
+    ``seed`` is required, as ``kvopt gen --seed`` is (SPEC §4): every generated instance is
+    reproducible from the seed it names, so none is drawn with a seed nobody chose.
 
     >>> inst = generate("random", seed=1, n=6, memory=32)
     >>> inst.n, inst.memory, inst.meta["family"]
@@ -414,6 +417,7 @@ def grow(
     plot: bool = True,
     progress: bool | None = None,
     certify_seconds: float = CERTIFY_SECONDS,
+    seconds: float | None = None,
 ) -> GrowthResult:
     """Growth sweep of a record, or of an instance with ``policy`` (``params``, ``seed``)
     (SPEC §9): is the policy's ratio bounded along a family?
@@ -427,7 +431,10 @@ def grow(
     directions screened best by ALG/LB get exact solves of ``time_limit`` seconds on points of
     at most ``exact_max_n`` jobs, and the points that decide the verdict an exact solve of at
     most ``certify_seconds`` at the end.  The verdict is ``grows``, ``bounded`` (with a limit
-    estimate when the ratios converge) or ``unclear``.  See :func:`kvopt.campaign.growth.grow`.
+    estimate when the ratios converge) or ``unclear``.  ``seconds`` bounds the whole sweep
+    (``kvopt grow --seconds``; ``None``: no bound); every point is saved in ``out/points/`` as
+    it is evaluated and a rerun with the same ``out`` resumes.  See
+    :func:`kvopt.campaign.growth.grow`.
 
     >>> import tempfile, os
     >>> res = grow("instances/worst/small/fcfs.json", steps=1, directions="memory", extra=0,
@@ -454,6 +461,7 @@ def grow(
         plot=plot,
         progress=progress,
         certify_seconds=certify_seconds,
+        seconds=seconds,
     )
 
 
@@ -472,11 +480,15 @@ def validate(
     effort: Effort | None = None,
     space: dict[str, Any] | None = None,
     user_claims: Sequence[Claim] = (),
+    records: Sequence[str | os.PathLike] = (),
 ) -> ValidationResult:
     """Verdicts on SPEC §7's claims (all, or the ids in ``claims``), and on your own.
 
     ``user_claims`` are claims made by :func:`user_claim` (your policy, your constant);
-    with them and no ``claims`` only they run.
+    with them and no ``claims`` only they run.  ``records`` (files or folders, as
+    ``kvopt validate --from``) are checked first: a valid record inside a ratio claim's
+    class that beats its bound makes the claim violated at once.  Each verdict's
+    ``scope`` says what it rests on (the space searched, evaluations, seconds).
 
     ``quick`` uses the small effort of ``kvopt validate --quick``; ``budget``
     (evaluations per claim) or ``seconds`` override it; ``out`` keeps the
@@ -505,6 +517,7 @@ def validate(
         effort=effort,
         space=space,
         user_claims=user_claims,
+        records=records,
     )
 
 

@@ -43,7 +43,8 @@ from .space import Space
 class ClaimKind(StrEnum):
     """What a claim states (see the module docstring); the value is its name in JSON."""
 
-    __repr__ = str.__repr__  # shows as its string, as before the enum
+    def __repr__(self) -> str:  # shows as its string, as before the enum (a function, not
+        return str.__repr__(self)  # str's slot: Sphinx describes ClaimVerdict's default by it)
 
     RATIO = "ratio"
     PER_JOB = "per-job"

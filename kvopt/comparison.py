@@ -103,6 +103,16 @@ class InstanceComparison:
     latency_bound: dict[str, Any] | None = None  # lower bound on Opt's Σ E_i (seconds)
 
     @property
+    def label(self) -> str:
+        """What the table and the pictures call the instance: the file it was read from
+        (``mixed-n10.json``; the name stored inside, such as ``random-s1``, is shared by every
+        instance generated alike), else the instance's name."""
+        src = self.source or ""
+        if src and src != self.instance.name and (src.endswith(".json") or os.sep in src):
+            return os.path.basename(src)
+        return self.instance.name or src
+
+    @property
     def opt(self) -> int | None:
         """Opt when certified (the exact solver proved optimality), else ``None``."""
         if self.exact and self.exact.get("status") == "optimal":
@@ -124,6 +134,7 @@ class InstanceComparison:
         inst = self.instance
         return {
             "instance": inst.name,
+            "label": self.label,
             "source": self.source,
             "n": inst.n,
             "memory": inst.memory,
@@ -189,7 +200,7 @@ class Comparison:
             for r in ic.rows:
                 d = r.to_dict()
                 d.pop("params", None)
-                rows.append({"instance": ic.instance.name or ic.source, "n": ic.instance.n,
+                rows.append({"instance": ic.label, "n": ic.instance.n,
                              "memory": ic.instance.memory, "opt": ic.opt, **d})  # fmt: skip
         return pd.DataFrame(rows)
 
@@ -476,7 +487,9 @@ def format_table(ic: InstanceComparison) -> str:
     """A readable table for one instance."""
     inst = ic.instance
     lines = [
-        f"instance {inst.name or ic.source}  (n={inst.n}, M={inst.memory})",
+        f"instance {ic.label}  ("
+        + (f"{inst.name}, " if inst.name and inst.name != ic.label else "")
+        + f"n={inst.n}, M={inst.memory})",
         f"  lower bound {ic.lb} ({ic.lb_name}: the best cheap SPEC §2 bound; kvopt bound --lp may be higher)"
         + (f"; best schedule {ic.ub} ({ic.ub_name})" if ic.ub is not None else ""),
     ]
@@ -554,7 +567,7 @@ def plot_comparison(cmp: Comparison, path: str) -> str:
     ratios: dict[str, dict[str, float | None]] = {}
     refs = set()
     for ic in cmp.instances:
-        label = ic.instance.name or os.path.basename(ic.source)
+        label = ic.label
         while label in ratios:
             label += "'"
         d: dict[str, float | None] = {}
@@ -578,15 +591,14 @@ def plot_policy_summary(cmp: Comparison, path: str, title: str | None = None) ->
     ratio is an upper estimate).  Policies that apply to no instance are left out.
     """
     import numpy as np
-    from matplotlib.figure import Figure
 
-    from .plotting import save_figure
+    from .plotting import ShownFigure, save_figure
 
     summ = cmp.summary()
     names = [p for p in cmp.policies if summ[p]["instances"]]
     worst = np.array([summ[p]["max_ratio"] for p in names], dtype=float)
     mean = np.array([summ[p]["mean_ratio"] for p in names], dtype=float)
-    fig = Figure(figsize=(8.0, 0.32 * len(names) + 1.6))
+    fig = ShownFigure(figsize=(8.0, 0.32 * len(names) + 1.6))
     fig.set_layout_engine("constrained")
     ax = fig.subplots()
     y = np.arange(len(names))[::-1]
@@ -626,5 +638,5 @@ def plot_worst_vs_opt(ic: InstanceComparison, path: str) -> str | None:
         [worst.schedule, ic.opt_schedule],
         path,
         [worst.policy, opt_label],
-        title=f"{ic.instance.name}: worst policy vs {opt_label}",
+        title=f"{ic.label}: worst policy vs {opt_label}",
     )

@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import BudgetError, InputError, PolicyError
+from .errors import BudgetError, InputError, PolicyError, UserCodeError
 from .fileio import write_json_atomic
 from .instance import Instance, Job
 from .schedule import check_schedule
@@ -86,9 +86,14 @@ class CheckOutcome:
 
     @property
     def status(self) -> str:
+        """``passed``, ``failed``, ``n/a`` (the check does not apply to this policy) or
+        ``not-run`` (it applies, but no run could be judged by it: every run it needed
+        raised first, or no instance of the battery had what it needs)."""
         if not self.applicable:
             return "n/a"
-        return "failed" if self.failures else "passed"
+        if self.failures:
+            return "failed"
+        return "passed" if self.runs else "not-run"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -120,7 +125,9 @@ class ConformanceReport:
 
     @property
     def passed(self) -> bool:
-        return all(c.failures == 0 for c in self.checks)
+        """Every applicable check ran at least once and none failed (a check not run is not
+        a pass)."""
+        return all(c.status in ("passed", "n/a") for c in self.checks)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -236,6 +243,8 @@ def _simulate(spec, inst: Instance, params, seed, adversary=None) -> _Run:
         return _Run(error=str(err), kind="input")
     except AssertionError as err:  # the checker refused the schedule (ScheduleInvalid)
         return _Run(error=str(err), kind="model")
+    except UserCodeError as err:  # names the round and the policy's file and line
+        return _Run(error=str(err), kind="no-exception")
     except Exception as err:  # noqa: BLE001 - a user's policy may raise anything
         return _Run(error=f"{type(err).__name__}: {err}", kind="no-exception")
     final = res.instance
@@ -483,9 +492,11 @@ def check_policy(
             say(f"{group} instances")
             last_group = group
         base = _simulate(spec, inst, resolved, seed)
-        for c in ("no-exception", "model", "kills"):
-            if applicable[c]:
-                runs[c] += 1
+        runs["no-exception"] += 1
+        if base.kind not in ("no-exception", "input"):  # a run that raised judges no decision
+            for c in ("model", "kills"):
+                if applicable[c]:
+                    runs[c] += 1
         if base.error:
             kind = base.kind if base.kind in ("no-exception", "model", "kills") else "model"
             if kind == "kills" and not applicable["kills"]:
@@ -513,9 +524,10 @@ def check_policy(
             say(f"adversary: {label}")
             r = _simulate(spec, start, resolved, seed, adversary=make_adv())
             runs["no-exception"] += 1
-            runs["model"] += 1
-            if never_kills:
-                runs["kills"] += 1
+            if r.kind not in ("no-exception", "input"):
+                runs["model"] += 1
+                if never_kills:
+                    runs["kills"] += 1
             if r.error:
                 kind = r.kind if r.kind in ("no-exception", "model", "kills") else "model"
                 fails[kind].append((f"adversary {label}", start, r.error, None))
@@ -586,14 +598,32 @@ def format_report(rep: ConformanceReport) -> str:
     w = max(len(c) for c in CHECKS)
     for c in rep.checks:
         tail = f"{c.runs} run(s)" if c.applicable else "not applicable"
-        lines.append(f"  {c.status.upper():6} {c.name:<{w}}  {tail}")
+        if c.status == "not-run":
+            tail = "0 runs: " + _NOT_RUN.get(c.name, "no run could be judged")
+        lines.append(f"  {c.status.upper().replace('-', ' '):7} {c.name:<{w}}  {tail}")
         if c.failures:
             lines.append(
                 f"         {c.failures} failing instance(s); smallest ({c.group}): {c.message}"
             )
             lines.append(f"         smallest failing instance saved: {c.instance}")
-    lines.append("all checks passed" if rep.passed else "some checks FAILED")
+    if rep.passed:
+        lines.append("all checks passed")
+    elif any(c.failures for c in rep.checks):
+        lines.append("some checks FAILED")
+    else:
+        lines.append("not every check could run: NOT RUN is not a pass")
     return "\n".join(lines)
+
+
+#: Why a check judged no run (``format_report``).
+_NOT_RUN = {
+    "no-exception": "no instance of the battery is in the policy's class",
+    "model": "every run raised before it made a schedule (see no-exception)",
+    "kills": "every run raised before it made a schedule (see no-exception)",
+    "deterministic": "every run raised or broke the model before it could be repeated",
+    "blind": "every run raised or broke the model before responses could be changed",
+    "visibility": "no run on an instance with arrivals ended without an error",
+}
 
 
 __all__ = ["CHECKS", "CheckOutcome", "ConformanceReport", "battery", "check_policy",

@@ -2,6 +2,11 @@
 
 * :class:`InputError` — the user gave a bad file, field or option value.  The
   command line prints its one-line message and exits with status 2.
+* :class:`UserCodeError` — code the user wrote (a policy or a family given by
+  reference, SPEC §4) raised an exception or, for a policy, broke the model: a
+  bug in the user's code, not in kvopt.  The command line prints what it names
+  (the reference, the round, the user's own frames, the contract's rule where
+  one applies) and exits with status 3 (:mod:`kvopt.cli.exitcodes`).
 * Anything else escaping a command is an internal error (exit status 1).
 """
 
@@ -59,3 +64,94 @@ class BudgetError(RuntimeError):
 
 class SolverError(RuntimeError):
     """An exact solver is missing or failed (reported with exit status 1)."""
+
+
+class UserCodeError(Exception):
+    """Code the user wrote raised an exception (SPEC §4, "References (user code)").
+
+    ``reference`` names the code (``peek.py:Peek``), ``kind`` is ``"policy"`` or
+    ``"family"``, ``where`` says when (``"round 7, in on_events"``,
+    ``"in __init__(lam=0.5)"``), ``error_type`` and ``error`` are the exception's
+    class name and message, ``frames`` the user's own frames, innermost last, as
+    ``(file, line, function, source line)``, and ``hint`` the contract's rule where
+    one applies ("a BlindPolicy never sees responses; see ClairvoyantPolicy").
+    ``str(err)`` is one line (the innermost frame and the hint included);
+    :meth:`details` adds every frame, one per line, for the command line.
+    The exception it wraps is its ``__cause__`` (the full traceback in a notebook).
+    """
+
+    def __init__(
+        self,
+        reference: str,
+        error_type: str,
+        error: str,
+        *,
+        kind: str = "policy",
+        where: str | None = None,
+        frames: tuple[tuple[str, int, str, str], ...] = (),
+        hint: str | None = None,
+    ):
+        self.reference = reference
+        self.error_type = error_type
+        self.error = error
+        self.kind = kind
+        self.where = where
+        self.frames = tuple(tuple(f) for f in frames)
+        self.hint = hint
+        super().__init__(self._message())
+
+    def _verb(self) -> str:
+        return f"raised {self.error_type}"
+
+    def _message(self) -> str:
+        head = f"your {self.kind} {self.reference!r} {self._verb()}"
+        if self.where:
+            head += f" ({self.where}"
+            if self.frames:
+                f = self.frames[-1]
+                head += f", {f[0]} line {f[1]}"
+            head += ")"
+        elif self.frames:
+            f = self.frames[-1]
+            head += f" ({f[0]} line {f[1]})"
+        text = f"{head}: {self.error}"
+        if self.hint:
+            text += f" — {self.hint}"
+        return text
+
+    def details(self) -> list[str]:
+        """The message's lines for the command line: the summary, each of the user's frames
+        (outermost first), the hint."""
+        head = f"your {self.kind} {self.reference!r} {self._verb()}"
+        if self.where:
+            head += f" ({self.where})"
+        lines = [f"{head}: {self.error}"]
+        if self.frames:
+            lines.append("  in your code (innermost last):")
+        for file, line, func, text in self.frames:
+            lines.append(f"    {file}, line {line}, in {func}" + (f": {text}" if text else ""))
+        if self.hint:
+            lines.append(f"  hint: {self.hint}")
+        return lines
+
+    def __reduce__(self):  # picklable for worker processes (the cause is not carried)
+        return (
+            _rebuild_user_error,
+            (type(self), self.reference, self.error_type, self.error, self.kind, self.where,
+             self.frames, self.hint),
+        )  # fmt: skip
+
+
+class UserPolicyError(UserCodeError, PolicyError):
+    """A user's policy broke the model (SPEC §1): a :class:`PolicyError` the engine raised
+    (an overflow, a start before an arrival, a stall, a read of a job not yet visible) while
+    running code the user wrote.  Both a :class:`UserCodeError` (exit status 3) and a
+    :class:`PolicyError` (a search logs it as a finding, the conformance battery counts it
+    under ``model``)."""
+
+    def _verb(self) -> str:
+        return "broke the model"
+
+
+def _rebuild_user_error(cls, reference, error_type, error, kind, where, frames, hint):
+    return cls(reference, error_type, error, kind=kind, where=where, frames=frames, hint=hint)

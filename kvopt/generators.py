@@ -321,7 +321,7 @@ def _user_generator(ref: str, fn: Any, code: UserCode) -> Generator:
         defaults[p.name] = p.default
 
     def run(rng: np.random.Generator, seed: int, p: dict[str, Any]) -> Instance:
-        inst = call_user(fn, ref, rng, **p)
+        inst = call_user(fn, ref, "family", rng, **p)
         if not isinstance(inst, Instance):
             raise InputError(
                 f"{code.attr} returned {type(inst).__name__}, not a kvopt.Instance",

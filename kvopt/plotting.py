@@ -2,12 +2,14 @@
 
 Plotting reads schedules only (and the instance, for the prompts).  Figures are
 drawn with matplotlib's object API on an Agg canvas, so importing this module
-never changes the user's matplotlib backend.
+never changes the user's matplotlib backend; they are :class:`ShownFigure` objects, which a
+notebook shows as pictures (``fig = kvopt.plot_schedule(…); fig``).
 
 * :func:`plot_schedules` — for each schedule, memory over time (every
   attempt's growing footprint ``s + u + 1`` stacked, killed attempts hatched
   and drawn in grey, the budget ``M`` as a red line) above a Gantt chart of the
-  attempts (one row per job, killed attempts hatched and ending in a red ×).
+  attempts (one row per job, killed attempts hatched and ending in a red ×; with
+  arrivals, each job's arrival round as a black tick, dotted until its first start).
   Two schedules (``--vs``) are drawn side by side with the same axis limits, so
   the reader sees where one loses to the other.
 * :func:`plot_ratios` — bar chart of each policy's ratio to the reference
@@ -35,6 +37,25 @@ from matplotlib.figure import Figure
 
 from .instance import Instance
 from .schedule import Schedule, check_schedule, memory_profile
+
+
+class ShownFigure(Figure):
+    """A matplotlib :class:`~matplotlib.figure.Figure` that shows itself in a notebook.
+
+    kvopt draws with matplotlib's object API (never pyplot: the user's backend is left
+    alone), and a notebook shows only pyplot's figures by itself: a cell ending in
+    ``fig = kvopt.plot_schedule(…); fig`` would print ``<Figure size …>`` (issue 55: the
+    tutorials showed no pictures).  This figure gives Jupyter its PNG (``_repr_png_``).
+    """
+
+    def _repr_png_(self) -> bytes:
+        import io
+
+        FigureCanvasAgg(self)
+        buf = io.BytesIO()
+        self.savefig(buf, format="png", dpi=90)
+        return buf.getvalue()
+
 
 #: Above this many (attempt × round) cells the memory panel shows the total only.
 STACK_LIMIT = 3_000_000
@@ -125,6 +146,19 @@ def _draw_gantt(ax, inst: Instance, sched: Schedule, colors) -> None:
                 lw=0.5,
             )
             ax.plot([a.start + a.rounds], [a.job], marker="x", color="tab:red", ms=6, mew=1.5)
+    if inst.has_arrivals:  # each job's arrival (a black tick), dotted until its first start
+        jobs = np.arange(inst.n)
+        arr = inst.arrivals
+        first = np.full(inst.n, -1, dtype=np.int64)
+        for a in sorted(sched.attempts, key=lambda a: a.start, reverse=True):
+            first[a.job] = a.start
+        waits = first > arr
+        ax.hlines(jobs[waits], arr[waits], first[waits], colors="0.45", linestyles=":", lw=1.0,
+                  label="waiting since arrival")  # fmt: skip
+        ax.scatter(arr, jobs, marker="|", s=90, color="k", linewidths=1.6, zorder=4,
+                   label="arrival")  # fmt: skip
+        ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2, fontsize=7,
+                  frameon=False, borderaxespad=0.1)  # above the chart, not over its bars  # fmt: skip
     ax.set_ylabel("job")
     ax.set_xlabel("round")
     ax.invert_yaxis()
@@ -150,7 +184,7 @@ def schedule_figure(
     horizon = max(horizon, 1)
     colors = _colors(inst.n)
     gantt_h = min(8.0, 1.2 + 0.18 * inst.n)
-    fig = Figure(figsize=(6.5 * k, 3.2 + gantt_h), layout="constrained")
+    fig = ShownFigure(figsize=(6.5 * k, 3.2 + gantt_h), layout="constrained")
     axes = fig.subplots(
         2, k, squeeze=False, sharex=True, sharey="row", height_ratios=[3.2, gantt_h]
     )
@@ -215,7 +249,7 @@ def plot_ratios(
                 policies.append(p)
     k = max(len(instances), 1)
     width = 0.8 / k
-    fig = Figure(figsize=(min(16.0, max(6.0, 0.16 * len(policies) * k + 2)), 4.2))
+    fig = ShownFigure(figsize=(min(16.0, max(6.0, 0.16 * len(policies) * k + 2)), 4.2))
     fig.set_layout_engine("constrained")
     ax = fig.subplots()
     colors = _colors(k)
@@ -261,7 +295,7 @@ def plot_best_so_far(
     ``best_optimistic``, ``ratio_certified`` and ``t`` (seconds), as
     :func:`kvopt.campaign.read_history` gives them.
     """
-    fig = Figure(figsize=(10.5, 4.0))
+    fig = ShownFigure(figsize=(10.5, 4.0))
     fig.set_layout_engine("constrained")
     axes = fig.subplots(1, 2, sharey=True)
     k = np.arange(1, len(rows) + 1)
@@ -311,7 +345,7 @@ def linear_n_figure(data: Mapping, ax=None) -> Figure:
     notebook), else on a new figure; returns the figure.
     """
     if ax is None:
-        fig = Figure(figsize=(10.5, 4.8))
+        fig = ShownFigure(figsize=(10.5, 4.8))
         ax = fig.subplots()
         fig.subplots_adjust(left=0.08, right=0.58, bottom=0.12, top=0.9)
     else:
@@ -440,7 +474,7 @@ def plot_growth_panels(
     cols = min(max(len(panels), 1), 2)
     rows = -(-max(len(panels), 1) // cols)
     wide = any(len(panel[1]) > GROWTH_LEGEND_INSIDE for panel in panels)
-    fig = Figure(figsize=((9.5 if wide else 7.0) * cols, 4.6 * rows))
+    fig = ShownFigure(figsize=((9.5 if wide else 7.0) * cols, 4.6 * rows))
     fig.set_layout_engine("constrained")
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
     for ax, panel in zip(axes, panels, strict=False):

@@ -524,12 +524,22 @@ def check_schedule(instance: Instance, schedule: Schedule) -> CheckResult:
             prev_end = int(seg_last[k])
         if run_first is not None:
             mem_errors.append((run_first, run_amount))
+        js, ss, rs = job[mrows], start[mrows], rounds[mrows]
         for t0, amt in mem_errors[:MAX_MEMORY_ERRORS]:
+            # the attempts running in round t0; the job named is the one started last (ties:
+            # the larger index), as the engine names it: the start that broke the budget
+            live = np.flatnonzero((ss <= t0) & (t0 < ss + rs))
+            held = int(sum(int(instance.prompts[js[k]]) + t0 - int(ss[k]) + 1 for k in live))
+            last = max(live, key=lambda k: (int(ss[k]), int(js[k])))
+            names = sorted(int(js[k]) for k in live)
+            shown = ", ".join(map(str, names[:8])) + (", …" if len(names) > 8 else "")
             errors.append(
                 Violation(
                     "memory",
-                    f"round {t0}: running attempts hold more than memory {M} "
-                    f"(up to {amt} in this stretch)",
+                    f"job {int(js[last])}, round {t0}: the running attempts of jobs {shown} hold "
+                    f"{held} > memory {M} (job {int(js[last])}, started at round {int(ss[last])}, "
+                    f"is the last one started; up to {amt} in this stretch)",
+                    job=int(js[last]),
                     round=t0,
                     amount=amt - M,
                 )

@@ -18,7 +18,7 @@ from .engine.core import run
 from .engine.results import SimulationResult
 from .errors import InputError
 from .instance import Instance, Job
-from .policy import PolicySpec, get_policy, make_policy, parse_policy
+from .policy import PolicySpec, get_policy, make_policy
 from .timemodel import TimeModel, parse_time_model
 
 
@@ -92,18 +92,18 @@ def simulate(
     (:func:`kvopt.seconds.seconds_report` turns them into latencies).
     """
     tm = parse_time_model(time_model, source="time_model")
-    if isinstance(policy, type | PolicySpec):  # a class (API): its reference (SPEC §4)
-        policy = parse_policy(policy)[0]
-    if not isinstance(policy, str):
+    if not isinstance(policy, str | type | PolicySpec):  # an object: it runs as it is
         if params:
             raise TypeError("params are only accepted with a policy name")
         return run(instance, policy, trace=trace, instrument=instrument, adversary=adversary,
                    max_attempts=max_attempts, time_model=tm)  # fmt: skip
+    # a name, a reference or a class (API; SPEC §4) is resolved once: the spec checks the
+    # class and builds the object (a user's file is read and hashed on every resolution)
     spec = get_policy(policy)
     spec.check_applies(instance, params)
     if adversary is not None and instance.n:
         _check_admits_releases(spec, instance, params)
-    obj = make_policy(policy, params, seed)
+    obj = make_policy(spec, params, seed)
     return run(
         instance,
         obj,

@@ -37,11 +37,13 @@ import os
 import pickle
 import re
 import sys
+import sysconfig
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, PolicyError, UserCodeError, UserPolicyError
 
 POLICY_GROUP = "kvopt.policies"
 FAMILY_GROUP = "kvopt.families"
@@ -380,20 +382,78 @@ def install(code: UserCode) -> None:
     _SHIPPED[code.reference] = (obj, code)
 
 
-def call_user(fn: Any, ref: str, *args: Any, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)`` for a user's class or function: whatever it raises becomes an
-    :class:`InputError` naming the reference, the call's keyword arguments and the exception
-    (an :class:`InputError` it raises itself passes through)."""
+def call_user(fn: Any, ref: str, kind: str, /, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` for a user's class or function (``kind``: ``"policy"`` or
+    ``"family"``): whatever it raises becomes a
+    :class:`~kvopt.errors.UserCodeError` naming the reference, the call with its keyword
+    arguments, the user's frames and the exception (an :class:`InputError` it raises itself
+    passes through: the user's own word that an argument is bad)."""
     try:
         return fn(*args, **kwargs)
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - a user's code may raise anything
         name = getattr(fn, "__name__", "the call")
+        if isinstance(fn, type):
+            name += ".__init__"
         given = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
-        raise InputError(
-            f"{name}({given}) raised {type(exc).__name__}: {exc}", source=repr(ref)
-        ) from None
+        raise user_error(exc, ref, kind=kind, where=f"in {name}({given})") from exc
+
+
+_KVOPT_DIR = Path(__file__).resolve().parent
+_LIBRARY_DIRS = tuple(
+    str(Path(p).resolve())
+    for key in ("stdlib", "platstdlib", "purelib", "platlib")
+    if (p := sysconfig.get_paths().get(key))
+)
+
+
+def _shown_path(filename: str) -> str:
+    """A frame's file as the user would type it: relative to the working folder when inside it."""
+    try:
+        return str(Path(filename).resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return filename
+
+
+def user_frames(exc: BaseException) -> tuple[tuple[str, int, str, str], ...]:
+    """The frames of ``exc``'s traceback that are the user's own code, outermost first, as
+    ``(file, line, function, source line)``: frames in kvopt are left out, and so are the
+    standard library's and installed packages' unless nothing else remains."""
+    frames = [
+        f for f in traceback.extract_tb(exc.__traceback__)
+        if not Path(f.filename).resolve().is_relative_to(_KVOPT_DIR)
+    ]  # fmt: skip
+    own = [f for f in frames if not str(Path(f.filename).resolve()).startswith(_LIBRARY_DIRS)]
+    return tuple(
+        (_shown_path(f.filename), int(f.lineno or 0), f.name, (f.line or "").strip())
+        for f in (own or frames)
+    )
+
+
+def user_error(
+    exc: BaseException,
+    ref: str,
+    *,
+    kind: str = "policy",
+    where: str | None = None,
+    hint: str | None = None,
+    traceback_of: BaseException | None = None,
+) -> UserCodeError:
+    """The :class:`~kvopt.errors.UserCodeError` for ``exc`` raised by the user's code ``ref``:
+    a :class:`~kvopt.errors.UserPolicyError` when ``exc`` is the engine's
+    :class:`~kvopt.errors.PolicyError` (the policy broke the model).  The frames are those
+    of ``traceback_of`` when given (the refused decision the engine rewords)."""
+    if isinstance(exc, UserCodeError):
+        return exc
+    text = str(exc)
+    cls: type[UserCodeError] = UserCodeError
+    if isinstance(exc, PolicyError):
+        cls = UserPolicyError
+        for prefix in (f"policy {ref!r}: ",):  # the engine's own prefix: named once
+            text = text.removeprefix(prefix)
+    frames = user_frames(traceback_of if traceback_of is not None else exc)
+    return cls(ref, type(exc).__name__, text, kind=kind, where=where, frames=frames, hint=hint)
 
 
 def describe_change(stored: dict[str, Any], ref: str) -> str | None:
@@ -442,4 +502,6 @@ __all__ = [
     "register_object",
     "sha256_of",
     "split_reference",
+    "user_error",
+    "user_frames",
 ]

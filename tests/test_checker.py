@@ -98,6 +98,13 @@ def test_checker_agrees_with_naive_count(case):
     for e in res.errors:
         if e.rule == "memory" and e.round is not None:
             assert e.round in over and e.round - 1 not in over
+            # the job named runs in that round, and it is the last started of those that do
+            # (issue 55: the exit-status page promises job, round and rule)
+            live = [a for a in sched.attempts if a.start <= e.round < a.start + a.rounds
+                    and 0 <= a.job < inst.n]  # fmt: skip
+            assert e.job is not None and e.job in {a.job for a in live}
+            assert max(a.start for a in live if a.job == e.job) == max(a.start for a in live)
+            assert e.message.startswith(f"job {e.job}, round {e.round}: ")
     assert len([e for e in res.errors if e.rule == "memory" and e.round is not None]) == len(
         {t for t in over if t - 1 not in over}
     )
@@ -179,7 +186,8 @@ def test_memory_violation_names_round_and_amount():
     res = check_schedule(inst, Schedule.from_starts(inst, [0, 0]))
     mem = [e for e in res.errors if e.rule == "memory"]
     assert len(mem) == 1 and mem[0].round == 1 and mem[0].amount == 1
-    assert "round 1" in mem[0].message
+    assert mem[0].job == 1  # of the two started at round 0, the larger index is named
+    assert mem[0].message.startswith("job 1, round 1: the running attempts of jobs 0, 1 hold 9 >")
     with pytest.raises(ScheduleInvalid):
         checked(inst, Schedule.from_starts(inst, [0, 0]))
 

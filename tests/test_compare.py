@@ -173,3 +173,32 @@ def test_policy_variants(tmp_path, small, capsys):
     save_instance(small, path)
     assert main(["compare", str(path), "--policies", "fcfs[alpha=1]"]) == 2
     assert "unknown parameter" in capsys.readouterr().err
+
+
+def test_instances_are_labelled_by_their_file(tmp_path, small, capsys, monkeypatch):
+    """Issue 55: two files holding instances of the same stored name are told apart by the
+    file, in the table, the JSON and the picture."""
+    import kvopt.plotting
+
+    for f in ("a-n5.json", "b-n5.json"):
+        save_instance(small, tmp_path / f)  # both store the name "small"
+    drawn = {}
+    real = kvopt.plotting.plot_ratios
+
+    def spy(ratios, path, **kw):
+        drawn.update(ratios)
+        return real(ratios, path, **kw)
+
+    monkeypatch.setattr(kvopt.plotting, "plot_ratios", spy)
+    argv = ["compare", str(tmp_path / "a-n5.json"), str(tmp_path / "b-n5.json"), "--policies",
+            "fcfs", "--plot", str(tmp_path / "r.png")]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "instance a-n5.json  (small, n=5, M=16)" in out and "instance b-n5.json" in out
+    assert list(drawn) == ["a-n5.json", "b-n5.json"]
+    assert main([*argv, "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert [i["label"] for i in d["instances"]] == ["a-n5.json", "b-n5.json"]
+    assert [i["instance"] for i in d["instances"]] == ["small", "small"]
+    # an Instance object (API) keeps its own name
+    assert compare([small], ["fcfs"]).instances[0].label == "small"

@@ -148,6 +148,37 @@ def test_api_reference_has_every_public_name():
         assert f"## `kvopt.{name}`" in text, name
 
 
+def test_every_result_class_of_the_api_is_documented_with_its_fields():
+    """Issue 55: SolveResult, SimulationResult, Comparison, records and verdicts were not in the
+    API reference; their fields were only in examples."""
+    import dataclasses
+
+    from kvopt.campaign.growthtypes import GrowthPoint, GrowthResult
+    from kvopt.comparison import Comparison, InstanceComparison, PolicyRow
+    from kvopt.engine.results import SimulationResult, Stats
+    from kvopt.exact import SolveResult
+    from kvopt.record import Record
+    from kvopt.validation.result import ClaimVerdict, ValidationResult, Verdict
+    from kvopt.validation.scope import Scope
+
+    found = kvopt_docs.result_classes()
+    for cls in (SolveResult, SimulationResult, Stats, Comparison, InstanceComparison, PolicyRow,
+                Record, ValidationResult, ClaimVerdict, Verdict, Scope, GrowthResult,
+                GrowthPoint):  # fmt: skip
+        assert cls in found, cls
+    page = kvopt_docs.api_markdown()
+    import kvopt
+
+    for cls in found:
+        exported = any(getattr(kvopt, n) is cls for n in kvopt.__all__)
+        path = f"kvopt.{cls.__name__}" if exported else f"{cls.__module__}.{cls.__qualname__}"
+        assert f".. autoclass:: {path}" in page, path
+        doc = cls.__doc__ or ""
+        assert doc.strip() and not doc.startswith(cls.__name__ + "("), f"{path} has no docstring"
+        if dataclasses.is_dataclass(cls):
+            assert ":undoc-members:" in page.split(f".. autoclass:: {path}")[1].split("```")[0]
+
+
 def test_no_source_string_cites_a_file_outside_the_repository():
     hits = [
         str(p.relative_to(REPO))
@@ -171,15 +202,103 @@ def test_the_toctrees_reach_every_page():
     assert len(pages) >= 30
 
 
-@pytest.mark.slow
-def test_sphinx_build_has_no_warnings(tmp_path):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The site built once (``sphinx -W --keep-going``): ``(returncode, stderr, html folder)``."""
     pytest.importorskip("sphinx")
     pytest.importorskip("myst_nb")
+    import os
     import subprocess
 
+    html = tmp_path_factory.mktemp("site") / "html"
     out = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(DOCS),
-         str(tmp_path / "html")],
-        capture_output=True, text=True, env={**__import__("os").environ, "PYTHONPATH": str(REPO)},
+         str(html)],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
     )  # fmt: skip
-    assert out.returncode == 0, out.stderr[-3000:]
+    return out.returncode, out.stderr, html
+
+
+@pytest.mark.slow
+def test_sphinx_build_has_no_warnings(site):
+    code, stderr, _ = site
+    assert code == 0, stderr[-3000:]
+
+
+_INCLUDE = re.compile(r"^```\{include\}\s+(\S+)", re.M)
+
+
+def _page_text(html_file) -> str:
+    """The text a reader sees in a built page's article (tags dropped, entities decoded)."""
+    import html
+
+    text = html_file.read_text(encoding="utf-8")
+    m = re.search(r"<article\b.*?</article>", text, flags=re.S)  # not the navigation
+    text = m.group(0) if m else text
+    text = re.sub(r"<(script|style)\b.*?</\1>", "", text, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", text))
+
+
+def _page_source(html_root, html_file) -> str | None:
+    """The source of a built page as Sphinx copied it (``_sources``), with its includes."""
+    rel = html_file.relative_to(html_root).with_suffix("")
+    found = sorted((html_root / "_sources" / rel.parent).glob(rel.name + ".*.txt"))
+    if not found:
+        return None
+    text = found[0].read_text(encoding="utf-8")
+    folder = DOCS / rel.parent
+    for inc in _INCLUDE.findall(text):
+        text += (folder / inc).resolve().read_text(encoding="utf-8")
+    return text
+
+
+@pytest.mark.slow
+def test_no_en_dash_stands_where_the_source_has_two_hyphens(site):
+    """``--out`` must not render as ``–out`` (issue 55: the generated command-line and
+    exit-status pages showed 39 of them; ``smartquotes_action`` in ``docs/conf.py``)."""
+    _, _, html = site
+    pages = sorted(p for p in html.rglob("*.html") if "_sources" not in p.parts)
+    checked = 0
+    for page in pages:
+        source = _page_source(html, page)
+        if source is None:
+            continue
+        text = _page_text(page)
+        checked += 1
+        options = set(re.findall(r"(?<![\w-])--([A-Za-z][\w-]*)", source))
+        dashed = sorted(w for w in options if f"\u2013{w}" in text and f"\u2013{w}" not in source)
+        assert not dashed, f"{page.relative_to(html)}: --{dashed[0]} is shown as \u2013{dashed[0]}"
+        assert text.count("\u2013") <= source.count("\u2013"), page.relative_to(html)
+    names = {p.relative_to(html).as_posix() for p in pages}
+    assert {"reference/generated/cli.html", "reference/generated/exit-codes.html"} <= names
+    assert checked >= 30
+
+
+@pytest.mark.slow
+def test_the_api_page_lists_the_fields_of_the_results(site):
+    """The built API page shows each result's fields (autodoc of the dataclasses)."""
+    _, _, html = site
+    text = _page_text(html / "reference" / "generated" / "api.html")
+    for field in ("SolveResult", "native_status", "SimulationResult", "completion_times",
+                  "ClaimVerdict", "worst_certified_ratio", "scope", "lb_source", "history",
+                  "ratio_opt", "GrowthPoint", "ratio_certified"):  # fmt: skip
+        assert field in text, field
+
+
+@pytest.mark.slow
+def test_every_tutorial_page_shows_the_figures_its_notebook_draws(site):
+    """Issue 55: the tutorials showed no outputs and no pictures.  The site renders the
+    notebooks' stored outputs (tests/test_notebooks.py keeps them true): each page has at least
+    as many pictures as its notebook draws, and its printed output too."""
+    import json
+
+    _, _, html = site
+    for nb in sorted((REPO / "notebooks").glob("*.ipynb")):
+        cells = [c for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code"]
+        drawn = sum("image/png" in o.get("data", {}) for c in cells for o in c["outputs"])
+        page = (html / "tutorials" / nb.with_suffix(".html").name).read_text(encoding="utf-8")
+        article = re.search(r"<article\b.*?</article>", page, flags=re.S).group(0)
+        shown = len(re.findall(r"<img\b", article))
+        assert drawn >= 1, f"{nb.name} draws no figure"
+        assert shown >= drawn, f"{nb.name}: the page shows {shown} of its {drawn} figures"
+        assert "cell_output" in article, f"{nb.name}: the page shows no output"

@@ -8,10 +8,20 @@ commands of one page run in order, in one temporary folder that holds links to t
 this tree's ``python -m kvopt``. An HTML comment right before a block marks it:
 ``<!-- docs-test: slow -->`` (run with ``-m slow``) or ``<!-- docs-test: skip (reason) -->`` (not
 run: installs; the reason is required). Python blocks of the how-to guides run too.
+
+What the prose around the blocks promises is checked as well (issue 55): every file name a page
+shows in inline code (``runs/fcfs/best.json``, ``DIR/progress.png``) exists after the page's
+commands ran, in their folder or in the repository (``DIR``, ``OUT`` and ``<…>`` stand for any
+folder or name); and every call of the API a page shows in inline code
+(``kvopt.plot_schedule(instance, schedule, vs=None)``) binds to the function's real signature.
 """
 
 from __future__ import annotations
 
+import ast
+import fnmatch
+import importlib
+import inspect
 import os
 import re
 import subprocess
@@ -137,7 +147,8 @@ def _run(block: Block, cwd: Path) -> None:
 def test_page_commands_run(page: Path, with_slow: bool, tmp_path):
     (tmp_path / "instances").symlink_to(REPO / "instances")
     ran = 0
-    for block in blocks(page):
+    bs = blocks(page)
+    for block in bs:
         if block.mark and block.mark.startswith("skip"):
             continue
         if block.mark == "slow" and not with_slow:
@@ -145,3 +156,109 @@ def test_page_commands_run(page: Path, with_slow: bool, tmp_path):
         _run(block, tmp_path)
         ran += 1
     assert ran or page.name == "README.md"
+    if with_slow or not any(b.mark == "slow" for b in bs):  # every block that makes files ran
+        missing = [name for name in promised_files(page) if not _exists(name, tmp_path)]
+        assert not missing, (
+            f"{page.relative_to(REPO)} names files its commands did not make: {missing}"
+        )
+
+
+_FENCED = re.compile(r"^```.*?^```[ \t]*$", re.M | re.S)
+_FILE = re.compile(r"[\w./<>*-]+\.(?:json|jsonl|png|md|csv|toml|txt)")
+
+
+def _prose_code(page: Path) -> list[str]:
+    """The inline code spans of a page's prose (fenced blocks left out)."""
+    return re.findall(r"`([^`\n]+)`", _FENCED.sub("", page.read_text(encoding="utf-8")))
+
+
+def promised_files(page: Path) -> list[str]:
+    """The file names a page shows in inline code (``best.json``, ``runs/fcfs/progress.png``)."""
+    return sorted({s for s in _prose_code(page) if _FILE.fullmatch(s)})
+
+
+def _pattern(name: str) -> str:
+    """A shell pattern for a promised name: ``DIR``, ``OUT`` and ``<…>`` match any name."""
+    parts = ["*" if p in ("DIR", "OUT") else re.sub(r"<[^>]*>", "*", p) for p in name.split("/")]
+    return "/".join(parts)
+
+
+def _repository_files() -> list[str]:
+    out = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def _exists(name: str, folder: Path) -> bool:
+    """Whether the promised file is in ``folder`` (made by the commands) or the repository.
+
+    A bare name (``best.json``) may be anywhere below; a path (``runs/fcfs/best.json``) is
+    matched against the end of the files' paths."""
+    pat = _pattern(name)
+    made = [p.relative_to(folder).as_posix() for p in folder.rglob("*")
+            if p.is_file() and "instances" not in p.relative_to(folder).parts[:1]]  # fmt: skip
+    tracked = _repository_files()
+    for path in (*made, *tracked):
+        if fnmatch.fnmatch(path, pat) or fnmatch.fnmatch(path, "*/" + pat):
+            return True
+    return False
+
+
+def _api_calls(page: Path) -> list[str]:
+    """The calls of kvopt's API a page shows in inline code (``kvopt.grow(record, steps=4)``)."""
+    return [s for s in _prose_code(page) if re.fullmatch(r"kvopt\.[\w.]+\(.*\)", s)]
+
+
+def _resolve(dotted: str):
+    obj = importlib.import_module("kvopt")
+    parts = dotted.split(".")[1:]
+    for k, part in enumerate(parts):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            obj = importlib.import_module(".".join(["kvopt", *parts[: k + 1]]))
+    return obj
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    assert isinstance(node, ast.Attribute), ast.dump(node)
+    return f"{_dotted(node.value)}.{node.attr}"
+
+
+SIGNATURE_PAGES = [REPO / "README.md",
+                   *sorted(p for p in (REPO / "docs").rglob("*.md")
+                           if "_build" not in p.parts and "generated" not in p.parts)]  # fmt: skip
+
+
+def test_every_api_call_the_docs_show_binds_to_the_real_signature():
+    """``kvopt.plot_schedule(record_or_schedule, instance=None, vs=None)`` on How-to › Plot raised
+    TypeError (issue 55): the names and the number of arguments a page shows must be accepted."""
+    checked = []
+    for page in SIGNATURE_PAGES:
+        for text in _api_calls(page):
+            call = ast.parse(text, mode="eval").body
+            assert isinstance(call, ast.Call), text
+            fn = _resolve(_dotted(call.func))
+            sig = inspect.signature(fn)
+            args = [object()] * len(call.args)
+            kwargs = {k.arg: object() for k in call.keywords if k.arg is not None}
+            try:
+                sig.bind(*args, **kwargs)
+            except TypeError as err:
+                pytest.fail(
+                    f"{page.relative_to(REPO)}: `{text}` does not fit {fn.__name__}{sig}: {err}"
+                )
+            checked.append(text)
+    assert len(checked) >= 4, checked
+
+
+def test_the_promised_file_check_catches_a_wrong_name(tmp_path):
+    (tmp_path / "runs" / "fcfs").mkdir(parents=True)
+    (tmp_path / "runs" / "fcfs" / "evaluations.jsonl").write_text("")
+    assert _exists("evaluations.jsonl", tmp_path) and _exists("DIR/evaluations.jsonl", tmp_path)
+    assert not _exists("log.jsonl", tmp_path)  # what worst-case.md promised before issue 55
+    assert _exists("models/bnb.md", tmp_path)  # a file of the repository
+    page = tmp_path / "p.md"
+    page.write_text("writes `runs/x/log.jsonl`\n```console\n$ ls `other.json`\n```\n")
+    assert promised_files(page) == ["runs/x/log.jsonl"]

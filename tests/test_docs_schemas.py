@@ -68,6 +68,26 @@ def test_campaign_examples_validate():
         assert not list(validator("evaluation").iter_errors(json.loads(line)))
 
 
+def test_the_record_example_is_a_valid_record_and_its_fields_are_described():
+    """Issue 55: File formats had no record example and its prose omitted lb_source and
+    history.  The example (shown on the page) validates, passes verify_record, and every one
+    of its keys is named in the page's Record paragraph."""
+    from kvopt.record import load_record, verify_record
+
+    path = SCHEMAS / "examples" / "record.json"
+    data = json.loads(path.read_text())
+    assert not list(validator("record").iter_errors(data))
+    assert verify_record(load_record(path)) == []
+    assert data["history"] and data["lb_source"]  # the fields the prose used to omit
+    page = (REPO / "docs" / "reference" / "formats.md").read_text()
+    assert "../schemas/examples/record.json" in page
+    para = page[page.index("**Record** (SPEC §8)") :].split("\n\n")[0]
+    for key in data:
+        assert f"`{key}`" in para, key
+    for key in data["history"][0]:
+        assert f"`{key}`" in para, key
+
+
 def test_a_fresh_campaign_validates(tmp_path):
     """What `kvopt search` writes today (not only the stored example) matches the schemas."""
     from kvopt.cli import main

@@ -177,3 +177,19 @@ def test_gen_writes_atomically_and_round_trips(cli, tmp_path):
     assert [p.name for p in out.parent.iterdir()] == ["i.json"]  # no temporary left behind
     r = cli("gen", "--list", "--json")
     assert r.code == 0 and set(r.json()["families"]) == set(GENERATORS)
+
+
+def test_the_seed_is_required_in_the_usage_and_the_api(cli):
+    """One rule (issue 55): generating needs a seed — the usage shows --seed without brackets,
+    the CLI refuses to run without it, and kvopt.generate has no default seed."""
+    import inspect
+
+    import kvopt
+    from kvopt.cli import build_parser
+
+    usage = build_parser()._subparsers._group_actions[0].choices["gen"].format_usage()
+    assert "FAMILY --seed SEED" in usage and "[--seed" not in usage
+    assert cli("gen", "random").code == 2
+    assert inspect.signature(kvopt.generate).parameters["seed"].default is inspect.Parameter.empty
+    with pytest.raises(TypeError):
+        kvopt.generate("random", n=3)  # type: ignore[call-arg]

@@ -179,7 +179,9 @@ def test_grow_on_a_bundled_record(cli, tmp_path):
             "--time-limit", "2", "--certify-seconds", "2", "--out", str(out), "--json")  # fmt: skip
     assert r.code == 0, r.err
     d = r.json()
-    assert set(d) == {"policy", "directions", "best_direction", "verdict"}
+    assert set(d) == {"policy", "directions", "best_direction", "verdict", "seconds_budget",
+                      "resumed_points"}  # fmt: skip
+    assert d["seconds_budget"] == 240 and d["resumed_points"] == 0  # the CLI's default budget
     assert d["policy"] == "fcfs" and d["verdict"] in ("grows", "bounded", "unclear")
     assert [x["name"] for x in d["directions"]] == ["memory", "count"]
     assert [x["axis"] for x in d["directions"]] == ["memory", "n"]
@@ -451,3 +453,98 @@ def test_bounded_by_the_optimistic_ceiling_when_the_certified_ratio_zigzags():
     assert direction_verdict(fs, [2 * f**0.5 for f in fs], [9.0] * 5).verdict == "grows"
     # the certified rules come first: rule ``change`` when ALG/UB itself settles
     assert direction_verdict([1, 2, 4, 8], [1.0, 3.0, 3.05, 3.1], [5, 6, 7, 8]).rule == "change"
+
+
+# --------------------------------------------------------------------------- nothing is lost (issue 55)
+
+
+def _count_simulations(monkeypatch) -> list[int]:
+    import kvopt.simulation
+
+    calls = [0]
+    real = kvopt.simulation.simulate
+
+    def counted(*a, **k):
+        calls[0] += 1
+        return real(*a, **k)
+
+    monkeypatch.setattr(kvopt.simulation, "simulate", counted)
+    return calls
+
+
+def test_points_are_saved_as_evaluated_and_a_rerun_resumes(tmp_path, monkeypatch):
+    kw = dict(steps=2, extra=0, directions="memory,count", time_limit=2, certify=1,
+              certify_seconds=0, out=tmp_path / "g", plot=False, progress=False)  # fmt: skip
+    first = growth.grow(FCFS, **kw)
+    points = sorted((tmp_path / "g" / growth.POINTS_DIR).glob("*.json"))
+    assert len(points) == 5  # x1, memory x2 x4, count x2 x4
+    assert all(verify_record(load_record(p)) == [] for p in points)
+    calls = _count_simulations(monkeypatch)
+    again = growth.grow(FCFS, **kw)
+    assert calls[0] == 0  # nothing simulated (nor solved) again
+    assert again.resumed_points == 5 and again.exact_solves == 0
+    assert [[p.ratio_certified for p in d.steps] for d in again.directions] == [
+        [p.ratio_certified for p in d.steps] for d in first.directions
+    ]
+
+
+def test_an_interrupted_sweep_keeps_its_points_and_resumes(tmp_path, monkeypatch):
+    real = growth.solve_bracket
+    solved = [0]
+
+    def interrupted(*a, **k):
+        if solved[0] == 1:
+            raise KeyboardInterrupt
+        solved[0] += 1
+        return real(*a, **k)
+
+    monkeypatch.setattr(growth, "solve_bracket", interrupted)
+    kw = dict(steps=2, extra=0, directions="memory", time_limit=2, certify=1, certify_seconds=0,
+              out=tmp_path / "g", plot=False, progress=False)  # fmt: skip
+    with pytest.raises(KeyboardInterrupt):
+        growth.grow(FCFS, **kw)
+    assert not (tmp_path / "g" / growth.SUMMARY_NAME).exists()  # the sweep did not end
+    saved = [load_record(p) for p in (tmp_path / "g" / growth.POINTS_DIR).glob("*.json")]
+    assert len(saved) == 3 and sum(bool(r.found_by["solved"]) for r in saved) == 1
+    monkeypatch.setattr(growth, "solve_bracket", real)
+    calls = _count_simulations(monkeypatch)
+    res = growth.grow(FCFS, **kw)
+    assert calls[0] == 0 and res.resumed_points == 3
+    assert res.exact_solves <= 2  # the solved point is not solved again
+
+
+def test_a_seconds_budget_bounds_the_whole_sweep(cli, tmp_path):
+    import time
+
+    t0 = time.monotonic()
+    r = cli("grow", FCFS, "--seconds", "4", "--time-limit", "10", "--out", tmp_path / "g",
+            "--json")  # fmt: skip
+    took = time.monotonic() - t0
+    assert r.code == 0, r.err
+    d = r.json()
+    assert d["seconds_budget"] == 4 and "ran out" in d["stopped"]
+    assert took < 4 + 20  # the budget, plus saving the records and the plot on a loaded machine
+    assert "finder: probe 1/60" in r.err  # the finder's probes, shown as they happen
+    assert json.loads((tmp_path / "g" / "growth.json").read_text())["stopped"] == d["stopped"]
+
+
+def test_the_help_says_how_long_the_defaults_take(cli):
+    r = cli("grow", "--help")
+    assert r.code == 0
+    text = " ".join(r.out.split())
+    assert "default 240 s" in text and "at most 10 jobs ends within 5 minutes" in text
+    assert "rerunning with the same --out resumes" in text
+
+
+@pytest.mark.slow
+def test_the_defaults_end_within_five_minutes_on_a_small_record(cli, tmp_path):
+    """Issue 55: a sweep with every default of a record of at most 10 jobs ends within 5
+    minutes on 2 cores (a 6-job record had run for more than 10)."""
+    import time
+
+    assert load_record(FCFS).instance.n <= 10
+    t0 = time.monotonic()
+    r = cli("grow", FCFS, "--out", tmp_path / "g")
+    assert r.code == 0, r.err
+    assert time.monotonic() - t0 < 300
+    assert "certify stage:" in r.err or "ran out" in r.err

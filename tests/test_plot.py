@@ -105,3 +105,32 @@ def test_ratio_chart(tmp_path):
     out = tmp_path / "r.png"
     plot_ratios({"a": {"fcfs": 1.4, "mcsf": 1.0, "rect": None}, "b": {"fcfs": 1.2}}, out)
     assert out.read_bytes()[:8] == PNG
+
+
+def test_arrivals_are_marked(toy):
+    """Issue 55: with arrivals, each job's arrival round is a tick on its Gantt row, dotted until
+    its first start; an instance without arrivals gets neither."""
+    inst, pol, opt, *_ = toy
+    late = Instance.from_arrays(20, [3, 2, 4], [4, 6, 3], [0, 2, 5], name="late")
+    sched = checked(late, Schedule.from_starts(late, [0, 4, 5], producer="p"))
+    gantt = schedule_figure(late, [sched]).get_axes()[1]
+    ticks = [c for c in gantt.collections if c.get_label() == "arrival"]
+    assert len(ticks) == 1
+    assert [tuple(xy) for xy in ticks[0].get_offsets()] == [(0, 0), (2, 1), (5, 2)]
+    waits = [c for c in gantt.collections if c.get_label() == "waiting since arrival"]
+    assert len(waits) == 1 and len(waits[0].get_segments()) == 1  # job 1 waits from 2 to 4
+    assert [t.get_text() for t in gantt.get_legend().get_texts()] == [
+        "waiting since arrival", "arrival"]  # fmt: skip
+    plain = schedule_figure(inst, [pol]).get_axes()[1]
+    assert not [c for c in plain.collections if c.get_label() in ("arrival",)]
+
+
+def test_a_figure_shows_itself_in_a_notebook(toy):
+    """kvopt draws with the object API; Jupyter shows such a figure only through _repr_png_
+    (issue 55: ``fig = kvopt.plot_schedule(…); fig`` printed ``<Figure size …>``)."""
+    import kvopt
+
+    inst, pol, opt, *_ = toy
+    fig = kvopt.plot_schedule(inst, pol, opt)
+    png = fig._repr_png_()
+    assert png[:8] == PNG and len(png) > 10_000

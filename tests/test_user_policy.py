@@ -331,6 +331,103 @@ def test_conformance_battery_catches(folder, cli, cls, check):
     assert inst.n <= 4  # shrunk
 
 
+PEEK = """
+from kvopt import BlindPolicy
+
+
+class Peek(BlindPolicy):
+    def on_events(self, now, events, view, act):
+        self.order(view, act)
+
+    def order(self, view, act):
+        for j in sorted(view.unfinished(), key=lambda j: view.responses[j]):
+            if not view.is_running(j):
+                act.start(j)
+
+
+class Late(BlindPolicy):
+    def on_events(self, now, events, view, act):
+        if now >= 2:
+            raise ZeroDivisionError("late")
+        if not view.running:
+            act.start(min(j for j in view.jobs if j not in view.done))
+        act.wake(now + 1)
+
+
+class Greedy(BlindPolicy):
+    def on_events(self, now, events, view, act):
+        for j in view.jobs:
+            if j not in view.done and j not in view.running:
+                act.start(j)
+"""
+
+
+def test_a_users_exception_names_the_reference_round_frames_and_contract(folder, cli):
+    (folder / "peek.py").write_text(PEEK)
+    r = cli("simulate", "four.json", "--policy", "peek.py:Peek")
+    assert r.code == 3 and r.out == "", r.err
+    assert "internal error" not in r.err
+    first = r.err.splitlines()[0]
+    assert "'peek.py:Peek'" in first and "round 0" in first and "AttributeError" in first
+    assert "peek.py, line 10, in order" in r.err  # the user's own frame, file and line
+    assert "kvopt/engine" not in r.err  # and none of kvopt's
+    assert "BlindPolicy never sees response lengths" in r.err and "ClairvoyantPolicy" in r.err
+    r = cli("simulate", "four.json", "--policy", "peek.py:Late")
+    assert r.code == 3 and "round 2" in r.err and "peek.py, line 18, in on_events" in r.err
+    save_instance(Instance.from_arrays(10, [4, 4], [5, 5]), folder / "two.json")
+    r = cli("simulate", "two.json", "--policy", "peek.py:Greedy")  # breaks the model
+    assert r.code == 3 and "broke the model" in r.err and "> memory" in r.err, r.err
+    assert "'peek.py:Greedy'" in r.err and "job 1, round 1" in r.err
+
+
+def test_a_users_exception_in_the_api_keeps_its_cause(folder):
+    from kvopt.errors import UserCodeError
+
+    (folder / "peek.py").write_text(PEEK)
+    inst = kvopt.load_instance("four.json")
+    with pytest.raises(UserCodeError) as info:
+        kvopt.simulate(inst, "peek.py:Peek")
+    err = info.value
+    assert isinstance(err.__cause__, AttributeError)  # the whole traceback in a notebook
+    assert err.reference == "peek.py:Peek" and err.where == "round 0, in on_events"
+    assert [f[2] for f in err.frames] == ["on_events", "order", "<lambda>"]
+    with pytest.raises(PolicyError):  # a broken model is still a PolicyError (a finding)
+        kvopt.simulate(Instance.from_arrays(10, [4, 4], [5, 5]), "peek.py:Greedy")
+
+
+def test_a_builtins_exception_is_still_an_internal_error(cli, monkeypatch, tmp_path):
+    from kvopt.policy.fcfs import FCFS
+
+    def broken(self, now, events, view, act):
+        raise KeyError("bug")
+
+    monkeypatch.setattr(FCFS, "on_events", broken)
+    save_instance(Instance.from_arrays(20, [3, 2], [4, 6]), tmp_path / "i.json")
+    r = cli("simulate", str(tmp_path / "i.json"), "--policy", "fcfs")
+    assert r.code == 1 and "internal error" in r.err
+
+
+def test_a_users_family_that_raises_names_its_frame(folder, cli):
+    (folder / "fam2.py").write_text("def boom(rng, n: int = 3):\n    return [1][n]\n")
+    r = cli("gen", "fam2.py:boom", "--seed", "1")
+    assert r.code == 3, r.err
+    assert "your family 'fam2.py:boom' raised IndexError" in r.err and "boom(n=3)" in r.err
+    assert "fam2.py, line 2, in boom" in r.err
+
+
+def test_conformance_never_passes_a_check_it_could_not_run(folder, cli):
+    (folder / "peek.py").write_text(PEEK)
+    r = cli("policies", "--check", "peek.py:Peek", "--out", "chk", "--json")
+    assert r.code == 1
+    st = {c["check"]: (c["status"], c["runs"]) for c in r.json()["checks"]}
+    assert st["no-exception"][0] == "failed"
+    for c in ("model", "deterministic", "blind", "visibility"):
+        assert st[c] == ("not-run", 0), st
+    r = cli("policies", "--check", "peek.py:Peek", "--out", "chk")
+    assert "NOT RUN model" in r.out and "PASSED" not in r.out
+    assert not any("PASSED" in line and " 0 run" in line for line in r.out.splitlines())
+
+
 def test_own_claims_violated_and_holds(folder, cli):
     # reversed serial on jobs whose last one is long: far from Opt, so 1.05 is violated
     r = cli("validate", "--policy", "mine.py:Serial[reverse=true]", "--ratio-at-most", "1.05",
@@ -508,3 +605,20 @@ def test_every_builtin_policy_passes_the_conformance_battery(name, tmp_path):
     assert rep.passed, [c.to_dict() for c in rep.checks if c.failures]
     assert rep.instances >= 17  # a narrow class still gets its own instances
     assert not (tmp_path / "chk").exists()
+
+
+def test_simulate_resolves_a_reference_once(folder, monkeypatch):
+    """Issue 55, item 9 (in part): kvopt.simulate resolves a reference once — its spec checks
+    the class and builds the object — instead of loading the file again to build it."""
+    import kvopt.policy
+
+    real = kvopt.policy.load
+    calls = []
+    monkeypatch.setattr(kvopt.policy, "load", lambda *a, **k: calls.append(a) or real(*a, **k))
+    inst = kvopt.load_instance("four.json")
+    res = kvopt.simulate(inst, "mine.py:Serial", params={"reverse": "true"})
+    assert len(calls) == 1 and res.policy == "mine.py:Serial" and res.params["reverse"] is True
+    spec = get_policy("mine.py:Serial")
+    calls.clear()
+    assert kvopt.simulate(inst, spec).schedule == kvopt.simulate(inst, "mine.py:Serial").schedule
+    assert len(calls) == 1  # the spec itself is not resolved again

@@ -67,8 +67,16 @@ def test_smoke_validation_verdicts(tmp_path):
         if c.verdict == "violated":
             assert c.record and verify_record(load_record(c.record)) == []
     assert res.verdict("single-priority").data["policies"]["sjf"]["points"]
+    # every verdict carries its scope (issue 55): the space searched, the evaluations, the seconds
+    rl = res.verdict("rect-large").to_dict()["scope"]
+    assert rl["space"] == "jobs" and rl["evaluations"] == res.verdict("rect-large").instances > 0
+    assert rl["n"][0] <= rl["n"][1] and rl["memory"][0] <= rl["memory"][1]
+    assert rl["arrivals"] is False and rl["seconds"] >= 0 and rl["campaigns"]
+    assert res.verdict("single-priority").scope.space == "construction"
+    table = res.table()
+    assert "scope (what was searched)" in table and "no arrivals (per-job space)" in table
     md = (tmp_path / "r.md").read_text()
-    assert "| `rect-large` |" in md
+    assert "| `rect-large` |" in md and "[scope: n " in md
     for png in ("r-ratios.png", "r-perjob.png", "r-prop1.png"):
         assert (tmp_path / png).stat().st_size > 5000
     # validation.json redraws the same result (ValidationResult.from_dict inverts to_dict)
@@ -356,3 +364,70 @@ def test_discovery_shares_growing_instances_between_a_claims_rules(tmp_path, mon
     assert mcsf["verdict"] == "grows" and "sjf's instance" in mcsf["family"]
     assert [s.get("shared_from") for s in mcsf["sweeps"]] == ["sjf"]
     assert c.verdict == "reproduced"
+
+
+SMALL_RECORDS = Path(__file__).parent.parent / "instances" / "worst" / "small"
+
+
+def test_validate_from_records_decides_a_claim_the_records_beat(cli, tmp_path):
+    """--from RECORD_OR_DIR (issue 55): a valid record inside the claim's class beating the
+    constant makes the claim violated at once, with that record as the evidence."""
+    fcfs = load_record(SMALL_RECORDS / "fcfs.json")
+    assert fcfs.ratio_certified > 2.5
+    r = cli("validate", "--policy", "fcfs", "--ratio-at-most", "2.5", "--from", SMALL_RECORDS,
+            "--out", tmp_path / "v", "--json", "--no-progress")  # fmt: skip
+    assert r.code == 0, r.err
+    c = r.json()["claims"][0]
+    assert c["verdict"] == "violated" and c["instances"] == 0
+    assert "fcfs.json" in c["text"] and "no search" in c["text"]
+    kept = load_record(c["record"])
+    assert kept.instance == fcfs.instance and verify_record(kept) == []
+    sc = c["scope"]
+    assert sc["space"] == "records" and sc["evaluations"] == 0 and sc["campaigns"] == []
+    n_records = len(list(SMALL_RECORDS.glob("*.json")))
+    assert sc["records"]["given"] == n_records and sc["records"]["in_class"] == 1
+    assert not (tmp_path / "v" / c["id"] / "anneal").exists()  # nothing was searched
+
+
+def test_validate_from_records_below_the_bound_searches_and_says_so(cli, tmp_path):
+    r = cli("validate", "--policy", "fcfs", "--ratio-at-most", "50", "--budget", "4",
+            "--from", SMALL_RECORDS / "fcfs.json", "--from", SMALL_RECORDS / "sjf.json",
+            "--out", tmp_path / "v", "--no-progress")  # fmt: skip
+    assert r.code == 0, r.err
+    line = next(x for x in r.out.splitlines() if x.startswith("fcfs-ratio-at-most-50:"))
+    assert line.startswith("fcfs-ratio-at-most-50: holds [scope: n ")
+    assert "--from: 1 of 2 records in the class (worst certified 2.698)" in line  # sjf's is not
+    assert "| scope (what was searched) |" in r.out
+
+
+def test_validate_from_bad_input(cli, tmp_path):
+    r = cli("validate", "--policy", "fcfs", "--ratio-at-most", "2", "--from", tmp_path / "nope")
+    assert r.code == 2 and "--from" in r.err and "no such file" in r.err
+    (tmp_path / "empty").mkdir()
+    r = cli("validate", "--policy", "fcfs", "--ratio-at-most", "2", "--from", tmp_path / "empty")
+    assert r.code == 2 and "no record" in r.err
+
+
+def test_the_ratio_picture_keeps_its_title_inside(tmp_path, monkeypatch):
+    """Issue 55: with one claim the report's ratio picture clipped its title ("io claims…")."""
+    from kvopt.validation import report
+    from kvopt.validation.result import ClaimVerdict
+
+    c = ClaimVerdict(id="mine-ratio-at-most-5", verdict="holds", bound=5.0, bound_text="5",
+                     worst_certified_ratio=2.0, worst_optimistic_ratio=2.0, instances=3,
+                     exact_solves=0, seconds=1.0, text="", kind="ratio",
+                     data={"distribution": {"ratio_certified": [1.0, 1.5, 2.0],
+                                            "ratio_optimistic": [1.0, 1.5, 2.0]}})  # fmt: skip
+    res = ValidationResult(claims=(c,), seed=0, quick=True, seconds=1.0, out=str(tmp_path))
+    figs = []
+    monkeypatch.setattr(report, "_save", lambda fig, path: figs.append(fig))
+    assert report.plot_ratio_claims(res, tmp_path / "r.png")
+    (fig,) = figs
+    fig.canvas.draw()
+    box = fig.bbox
+    texts = [fig._suptitle, *[t for ax in fig.axes for t in (ax.title, ax.xaxis.label)]]
+    for t in texts:
+        if t is None or not t.get_text():
+            continue
+        e = t.get_window_extent()
+        assert e.x0 >= box.x0 - 1 and e.x1 <= box.x1 + 1, t.get_text()

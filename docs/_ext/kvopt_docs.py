@@ -8,7 +8,9 @@ claim appears in the documentation without editing it:
 * ``exit-codes.md`` — :mod:`kvopt.cli.exitcodes`, the table every ``--help`` ends with;
 * ``policies.md`` — every entry of :data:`kvopt.policy.POLICIES`;
 * ``claims.md`` — every claim of :data:`kvopt.claim.CLAIMS`;
-* ``api.md`` — an autodoc entry for every name in ``kvopt.__all__``.
+* ``api.md`` — an autodoc entry for every name in ``kvopt.__all__``, then one for every class
+  a result of those functions is made of (:func:`result_classes`: ``SolveResult``,
+  ``SimulationResult``, ``Comparison``, verdicts, …), with their fields.
 
 It also turns "SPEC §N" in docstrings into links to the contract's sections
 (``autodoc-process-docstring``).  ``tests/test_docs.py`` calls the same functions.
@@ -17,6 +19,7 @@ It also turns "SPEC §N" in docstrings into links to the contract's sections
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from pathlib import Path
 
@@ -323,7 +326,87 @@ def api_markdown() -> str:
             directive = "autofunction"
             options = []
         lines += ["```{eval-rst}", f".. {directive}:: kvopt.{name}", *options, "```", ""]
+    exported = {id(getattr(kvopt, n)) for n in kvopt.__all__}
+    results = [c for c in result_classes() if id(c) not in exported]
+    lines += [
+        "# Result classes",
+        "",
+        "What the functions above return, and what those results are made of: each class with "
+        "its fields (the keys of its `to_dict()`, where it has one). They are imported from "
+        "their modules, as named in each heading.",
+        "",
+    ]
+    for cls in results:
+        path = f"{cls.__module__}.{cls.__qualname__}"
+        lines += [f"## `{path}`", "", "```{eval-rst}", f".. autoclass:: {path}", "   :members:",
+                  "   :undoc-members:", "   :no-index:", "```", ""]  # fmt: skip
     return "\n".join(lines)
+
+
+def _namespace(module) -> dict:
+    """``module``'s names with the types it imports for annotations only (its ``if
+    TYPE_CHECKING:`` block: ``kvopt.api`` imports its result types so), so that its
+    annotations resolve."""
+    import ast
+    import importlib
+    import inspect
+
+    ns = dict(vars(module))
+    package = module.__name__ if hasattr(module, "__path__") else module.__name__.rpartition(".")[0]
+    for node in ast.parse(inspect.getsource(module)).body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for imp in node.body:
+                if isinstance(imp, ast.ImportFrom):
+                    mod = importlib.import_module("." * imp.level + (imp.module or ""), package)
+                    for alias in imp.names:
+                        ns[alias.asname or alias.name] = getattr(mod, alias.name)
+    return ns
+
+
+def _kvopt_classes(tp, out: list) -> None:
+    import inspect
+    import typing
+
+    if isinstance(tp, str):
+        return
+    for arg in typing.get_args(tp):
+        _kvopt_classes(arg, out)
+    if inspect.isclass(tp) and (tp.__module__ or "").split(".")[0] == "kvopt" and tp not in out:
+        out.append(tp)
+
+
+def result_classes() -> list[type]:
+    """The classes the functions of ``kvopt.__all__`` return, and the kvopt classes their fields
+    hold (dataclasses, recursively; enums included), in the order found."""
+    import dataclasses
+    import inspect
+    import typing
+
+    import kvopt
+
+    found: list[type] = []
+    for name in kvopt.__all__:
+        fn = getattr(kvopt, name)
+        if inspect.isfunction(fn):
+            hints = typing.get_type_hints(fn, globalns=_namespace(inspect.getmodule(fn)))
+            _kvopt_classes(hints.get("return"), found)
+    k = 0
+    while k < len(found):
+        cls = found[k]
+        k += 1
+        if not dataclasses.is_dataclass(cls):
+            continue
+        ns = _namespace(inspect.getmodule(cls))
+        for f in dataclasses.fields(cls):
+            try:
+                tp = typing.get_type_hints(cls, globalns=ns).get(f.name)
+            except NameError:  # a name the module never binds: read the fields one by one
+                try:
+                    tp = eval(f.type, ns) if isinstance(f.type, str) else f.type  # noqa: S307
+                except NameError:
+                    continue
+            _kvopt_classes(tp, found)
+    return found
 
 
 PAGES = {
@@ -343,7 +426,11 @@ def write_pages(out: Path = GENERATED) -> list[Path]:
         path = out / name
         text = make()
         if not path.exists() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
+            # atomically: two builds at once (the slow docs tests under pytest -n 2) never read
+            # a page half written
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
         written.append(path)
     return written
 

@@ -71,7 +71,7 @@ from ..bound import lower_bounds
 from ..certify import Effort, bracket, exact_opt, starts_of, tighten
 from ..claim import USER_CLAIMS
 from ..claimchecks import claim_metrics, needs_instrument
-from ..errors import BudgetError, PolicyError
+from ..errors import BudgetError, PolicyError, UserCodeError
 from ..instance import Instance
 from ..usercode import install
 from .types import (
@@ -190,7 +190,8 @@ def evaluate(task: EvalTask) -> Evaluation:
     except Exception as err:  # noqa: BLE001 - a user's policy may raise anything: a finding
         if not task.code:
             raise
-        return Evaluation(**head, error=f"{CRASH_PREFIX}{type(err).__name__}: {err}",
+        what = str(err) if isinstance(err, UserCodeError) else f"{type(err).__name__}: {err}"
+        return Evaluation(**head, error=f"{CRASH_PREFIX}{what}",
                           seconds=round(time.perf_counter() - t0, 4))  # fmt: skip
     per_job = "score" in metrics  # per-job / invariant claims: the score needs no Opt
     bound = metrics.get("bound")

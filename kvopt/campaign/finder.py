@@ -60,7 +60,8 @@ class Finder:
 
 
 def find_directions(n_types: int, sweep, *, budget: int = FIND_BUDGET, top: int = FIND_TOP,
-                    types: Sequence[JobType] | None = None, key=None, say=None) -> Finder:  # fmt: skip
+                    types: Sequence[JobType] | None = None, key=None, say=None,
+                    stop=None) -> Finder:  # fmt: skip
     """The fastest-growing directions of an instance of ``n_types`` types (SPEC §9).
 
     ``sweep(direction)`` returns a short family (:data:`FIND_DOUBLINGS` doublings of the axis,
@@ -80,6 +81,8 @@ def find_directions(n_types: int, sweep, *, budget: int = FIND_BUDGET, top: int 
     the climb rather than on a full neighbourhood.  ``budget`` probes in all (starts
     included); ``key(direction)`` identifies directions that build the same family (default
     the vector text); the ``top`` best distinct probes are returned.  Deterministic.
+    ``stop()`` (a time budget) ends the search early once it returns true: the first probe
+    always runs, so that a direction is returned.
     """
     key = key or (lambda d: d.text())
     probes: dict[Any, Probe] = {}
@@ -89,7 +92,7 @@ def find_directions(n_types: int, sweep, *, budget: int = FIND_BUDGET, top: int 
         k = key(d)
         if k in probes:
             return probes[k]
-        if len(order) >= budget:
+        if len(order) >= budget or (order and stop is not None and stop()):
             return None
         pts = sweep(d)
         xs, rs = [p.factor for p in pts], [p.point.ratio_ub for p in pts]

@@ -25,6 +25,17 @@ The sweep's verdict (:func:`sweep_verdict`) is ``grows`` if any direction grows,
 ``bounded`` if all are bounded, else ``unclear``.  A direction stops early (and says why)
 when its next point would have more than :data:`MAX_N` jobs or memory above
 :data:`MAX_MEMORY`, or leaves the policy's class.
+
+**Nothing is lost** (issue 55).  Every point is saved as a record in ``DIR/points/`` as soon
+as it is evaluated, and saved again whenever an exact solve tightens it; a rerun with the same
+``out`` takes every saved point of the same policy, parameters, seed, objective and source
+file from there instead of simulating and solving it again, so an interrupted sweep resumes
+where it stopped.  **A time budget** (``seconds``, ``kvopt grow --seconds``, default
+:data:`kvopt.cli.grow.DEFAULT_SECONDS` on the command line) bounds the whole sweep: the finder, the walks and
+their exact solves stop at :data:`SWEEP_SHARE` of it, the certify stage shares what is left
+between the points it certifies, and what was judged is reported (``stopped`` says where the
+budget ran out).  Progress — each probe of the finder, each point (the extra doublings
+marked), each exact solve before it starts — goes to stderr.
 """
 
 from __future__ import annotations
@@ -88,6 +99,13 @@ EXTRA_DOUBLINGS = 6
 #: The summary file of a sweep, in its folder.
 SUMMARY_NAME = "growth.json"
 PLOT_NAME = "growth.png"
+#: Every evaluated point, saved as a record as it is evaluated (the sweep resumes from them).
+POINTS_DIR = "points"
+#: The share of the budget for the finder, the walks and their exact solves; the rest is the
+#: certify stage's (the certified ratios decide the verdict, so they get a fixed part of it).
+SWEEP_SHARE = 0.6
+#: A solve is not started with less than this many seconds of the budget left.
+MIN_SOLVE_SECONDS = 1.0
 
 
 # --------------------------------------------------------------------------- the sweep
@@ -126,6 +144,56 @@ class _Step:
     step: int
     factor: float
     point: _Point
+
+
+class _Store:
+    """The points of a sweep saved as records in ``out/points/<key>.json`` (module docstring):
+    :meth:`load` returns a saved point of the same policy, parameters, seed, objective and
+    source file, :meth:`save` (re)writes one atomically."""
+
+    def __init__(self, out: Path, record, spec):
+        self.folder = out / POINTS_DIR
+        self.record = record
+        self.sha = spec.code.sha256 if spec.code is not None else None
+        self.resumed = 0
+
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{key}.json"
+
+    def load(self, key: str, inst: Instance) -> _Point | None:
+        from ..record import load_record
+
+        path = self._path(key)
+        if not path.is_file():
+            return None
+        try:
+            rec = load_record(path)
+        except InputError:
+            return None  # a file cut by a crash: evaluated again
+        own = self.record
+        source = dict(rec.policy_source or {})
+        if (
+            (rec.policy, dict(rec.params), rec.seed, rec.objective)
+            != (own.policy, dict(own.params), own.seed, own.objective)
+            or source.get("sha256") != self.sha
+            or instance_key(rec.instance) != key
+        ):
+            return None  # another sweep's point (or the policy's file changed): evaluated again
+        self.resumed += 1
+        flags = rec.found_by
+        return _Point(inst, rec.bracket, solved=bool(flags.get("solved")),
+                      certified=bool(flags.get("certified")))  # fmt: skip
+
+    def save(self, key: str, p: _Point) -> None:
+        from ..record import record_from_bracket, save_record
+
+        own = self.record
+        rec = record_from_bracket(
+            p.inst, own.policy, dict(own.params), own.seed, p.bracket,
+            found_by={"strategy": "grow-point", "solved": p.solved, "certified": p.certified},
+            source=own.policy_source,
+        )  # fmt: skip
+        save_record(rec, self._path(key))
 
 
 def _load_source(record, policy: str | None):
@@ -201,6 +269,7 @@ def grow(
     plot: bool = True,
     progress: bool | None = None,
     certify_seconds: float = CERTIFY_SECONDS,
+    seconds: float | None = None,
 ) -> GrowthResult:
     """The growth sweep of ``record`` (a :class:`~kvopt.record.Record`, a record file, or an
     :class:`~kvopt.instance.Instance` / instance file with ``policy``).
@@ -221,6 +290,10 @@ def grow(
     ``certify_seconds`` each, whatever their size (:func:`kvopt.certify.solve_bracket`, every
     thread, the typed aggregated model on typed instances), and the verdicts are judged again on
     the certified ratios.  ``growth.json`` reports its seconds apart (``certify_seconds``).
+
+    ``seconds`` bounds the whole sweep (``None``: no bound; the module docstring says how it is
+    shared).  Every point is saved in ``out/points/`` as it is evaluated, and a rerun with the
+    same ``out`` resumes from them.
 
     >>> res = grow("instances/worst/small/fcfs.json", steps=1, directions="count",
     ...            out=tmp / "g", time_limit=2, extra=0, progress=False)
@@ -244,6 +317,11 @@ def grow(
                          ("find_top", find_top, 1), ("--extra", extra, 0)):  # fmt: skip
         if isinstance(v, bool) or not isinstance(v, int) or v < low:
             raise InputError(f"must be an integer >= {low}, got {v!r}", source=name)
+    if seconds is not None and not (
+        isinstance(seconds, int | float) and not isinstance(seconds, bool) and seconds > 0
+    ):
+        raise InputError(f"must be a positive number of seconds, got {seconds!r}",
+                         source="--seconds")  # fmt: skip
     if isinstance(record, Instance):
         record = _base_record(record, policy, params, seed, source)
     elif policy is not None and get_policy(policy).name != record.policy:
@@ -267,7 +345,21 @@ def grow(
     seed = record.seed if spec.seeded else None
     say = progress_logger("kvopt.campaign.growth", progress is not False, "kvopt grow")
     t0 = time.monotonic()
+    # the budget: the sweep (finder, walks, their solves) until ``sweep_end``, the certify stage
+    # until ``end`` (module docstring)
+    end = None if seconds is None else t0 + float(seconds)
+    sweep_end = None if seconds is None else t0 + SWEEP_SHARE * float(seconds)
+    budget_note: list[str] = []  # where the budget ran out, once
 
+    def out_of_time(until: float | None, what: str) -> bool:
+        if until is None or time.monotonic() < until:
+            return False
+        if not budget_note:
+            budget_note.append(f"the --seconds budget ({seconds:g} s) ran out {what}")
+            say(f"{budget_note[0]}; judging what was evaluated")
+        return True
+
+    store = _Store(out, record, spec)
     cache: dict[str, _Point] = {}
 
     def point(inst: Instance, factor: float) -> _Point | str:
@@ -277,6 +369,12 @@ def grow(
         why = spec.check(inst, params) if spec.check else None
         if why:
             return f"the point at factor {factor:g} is outside the policy's class: {why}"
+        saved_point = store.load(key, inst)
+        if saved_point is not None:  # evaluated by an earlier run into the same folder
+            cache[key] = saved_point
+            return saved_point
+        if factor > 1 and out_of_time(sweep_end, "during the walks"):
+            return f"the --seconds budget ran out before the point at factor {factor:g}"
         try:
             from ..simulation import simulate
 
@@ -294,6 +392,7 @@ def grow(
             return f"simulating the point at factor {factor:g} fails: {err}"
         p = _Point(inst, bracket(res.schedule, inst, objective=record.objective))
         cache[key] = p
+        store.save(key, p)
         return p
 
     # ---- I_0: the record's instance, with what the record already knows
@@ -303,6 +402,7 @@ def grow(
     base.bracket = tighten(base.bracket, base.inst, lb=record.lb,
                            lb_source=record.lb_source or "record", ub_schedule=record.opt_schedule,
                            ub_source="record")  # fmt: skip
+    store.save(instance_key(base.inst), base)
     M0, n0 = record.instance.memory, record.instance.n
 
     def walk(d: Direction, doublings: int, more: int) -> tuple[list[_Step], str | None]:
@@ -335,9 +435,11 @@ def grow(
                 break
             last_key = instance_key(inst)
             pts.append(_Step(i, _tidy(x), got))
-            say(f"{d.name} step {i} (x{x:.3g}): n={got.inst.n} M={M} ALG/UB "
-                f"{got.ratio_ub:.4g} ALG/LB {got.ratio_lb:.4g}")  # fmt: skip
             reached = math.log2(x)
+            tag = (f" (extra: {reached - doublings:.3g} doubling(s) beyond --steps, up to "
+                   f"{more}; not bounded yet)" if reached > doublings + 1e-9 else "")  # fmt: skip
+            say(f"{d.name} step {i} (x{x:.3g}): n={got.inst.n} M={M} ALG/UB "
+                f"{got.ratio_ub:.4g} ALG/LB {got.ratio_lb:.4g}{tag}")  # fmt: skip
             if reached >= doublings - 1e-9 and (not d.half or i % 2 == 0):
                 seen = [pts[k] for k in judged_steps(d, [p.step for p in pts])]
                 j = _judge(seen)
@@ -356,10 +458,13 @@ def grow(
         def family_key(d: Direction):  # directions that build the same instances are one
             return tuple((m, tuple(ts)) for m, ts in (d.at(M0, types, i) for i in (1, 2, 3)))
 
+        say(f"finder: up to {find_budget} probes of {FIND_DOUBLINGS} doublings each, the "
+            f"{find_top} fastest-growing directions then swept in full")  # fmt: skip
         finder = find_directions(len(types), lambda d: walk(d, FIND_DOUBLINGS, 0)[0],
                                  budget=find_budget, top=find_top, types=types, key=family_key,
-                                 say=say)  # fmt: skip
+                                 say=say, stop=lambda: out_of_time(sweep_end, "in the finder"))  # fmt: skip
         dirs = list(finder.chosen)
+        say("finder: sweeping " + ", ".join(d.name for d in dirs))
 
     families: dict[str, list[_Step]] = {}
     stopped: dict[str, str | None] = {}
@@ -389,10 +494,15 @@ def grow(
                 p = s.point
                 if p.bracket.optimal or p.solved or p.inst.n > exact_max_n:
                     continue
-                p.bracket = solve_bracket(
-                    p.bracket, p.inst, Effort(exact_seconds=float(time_limit))
-                )
+                limit = float(time_limit)
+                if sweep_end is not None:
+                    limit = min(limit, sweep_end - time.monotonic())
+                    if limit < MIN_SOLVE_SECONDS:
+                        out_of_time(time.monotonic(), "before the exact solves")
+                        return
+                p.bracket = solve_bracket(p.bracket, p.inst, Effort(exact_seconds=limit))
                 p.solved = True
+                store.save(instance_key(p.inst), p)
                 solves += 1
                 say(f"{name} x{s.factor:g}: exact {p.bracket.status} ({p.bracket.lb_source}) in "
                     f"{p.bracket.exact_seconds:.1f}s, ALG/UB {p.ratio_ub:.4g}")  # fmt: skip
@@ -416,18 +526,33 @@ def grow(
         cheap = {d.name: judged(d).verdict for d in dirs}
         overall = sweep_verdict(list(cheap.values()))
         deciding = [n for n, v in cheap.items() if v == overall]
-        effort = Effort(exact_seconds=certify_seconds, typed=True, solver="auto",
-                        deterministic=False, threads=CERTIFY_THREADS)  # fmt: skip
-        for name in deciding:
-            for s in families[name]:
-                p = s.point
-                if p.bracket.optimal or p.certified:
-                    continue
-                before = p.bracket
-                p.bracket = solve_bracket(p.bracket, p.inst, effort)
-                p.certified = True
-                solves += 1
-                say(f"certify {name} x{s.factor:g}: {before.text()} -> {p.bracket.text()}")
+        todo = [(name, s) for name in deciding for s in families[name]]
+        todo = [(name, s) for k, (name, s) in enumerate(todo)
+                if not (s.point.bracket.optimal or s.point.certified)
+                and all(s.point is not t.point for _, t in todo[:k])]  # fmt: skip
+        if todo:
+            left = "" if end is None else f", {end - time.monotonic():.0f} s of the budget left"
+            say(f"certify stage: {len(todo)} point(s) decide the verdict, an exact solve of at "
+                f"most {certify_seconds:g} s each{left}")  # fmt: skip
+        for k, (name, s) in enumerate(todo):
+            p = s.point
+            limit = certify_seconds
+            if end is not None:
+                limit = min(limit, (end - time.monotonic()) / (len(todo) - k))
+                if limit < MIN_SOLVE_SECONDS:
+                    out_of_time(time.monotonic(), f"in the certify stage ({k} of {len(todo)} "
+                                "points certified)")  # fmt: skip
+                    break
+            effort = Effort(exact_seconds=limit, typed=True, solver="auto",
+                            deterministic=False, threads=CERTIFY_THREADS)  # fmt: skip
+            say(f"certify {k + 1}/{len(todo)} {name} x{s.factor:g} (n={p.inst.n}, "
+                f"M={p.inst.memory}): solving, at most {limit:.0f} s")  # fmt: skip
+            before = p.bracket
+            p.bracket = solve_bracket(p.bracket, p.inst, effort)
+            p.certified = True
+            store.save(instance_key(p.inst), p)
+            solves += 1
+            say(f"certify {name} x{s.factor:g}: {before.text()} -> {p.bracket.text()}")
     certify_spent = time.monotonic() - t_cert
 
     # ---- records, exponents, verdicts
@@ -459,6 +584,9 @@ def grow(
         finder=None if finder is None else finder.to_dict(),
         certify_seconds=certify_spent,
         policy_source=dict(record.policy_source) if record.policy_source is not None else None,
+        seconds_budget=None if seconds is None else float(seconds),
+        stopped=budget_note[0] if budget_note else None,
+        resumed_points=store.resumed,
     )
     if plot:
         res = _with_plot(res, out / PLOT_NAME)
@@ -559,6 +687,8 @@ __all__ = [
     "GROWS_EXPONENT",
     "MAX_MEMORY",
     "MAX_N",
+    "POINTS_DIR",
+    "SWEEP_SHARE",
     "Direction",
     "GrowthDirection",
     "GrowthPoint",

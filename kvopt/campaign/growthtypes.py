@@ -80,10 +80,18 @@ class GrowthResult:
     extra: dict[str, Any] = field(default_factory=dict)
     #: a user's policy (SPEC §4): reference, kind, path, SHA-256 of its source; ``None``: built-in
     policy_source: dict[str, Any] | None = None
+    #: the ``--seconds`` budget of the whole sweep (``None``: none), where it ran out when it
+    #: did (``stopped``), and the points taken from an earlier run into the same folder
+    seconds_budget: float | None = None
+    stopped: str | None = None
+    resumed_points: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         d = {"policy": self.policy, "directions": [d.to_dict() for d in self.directions],
-             "best_direction": self.best_direction, "verdict": self.verdict}  # fmt: skip
+             "best_direction": self.best_direction, "verdict": self.verdict,
+             "seconds_budget": self.seconds_budget, "resumed_points": self.resumed_points}  # fmt: skip
+        if self.stopped is not None:
+            d["stopped"] = self.stopped
         if self.finder is not None:
             d["finder"] = self.finder
         if self.policy_source is not None:

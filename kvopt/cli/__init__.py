@@ -12,9 +12,9 @@ import sys
 import traceback
 from importlib import import_module
 
-from ..errors import InputError
+from ..errors import InputError, UserCodeError
 from ..logs import configure_stderr
-from .common import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK, Parser
+from .common import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK, EXIT_USER_CODE, Parser
 from .exitcodes import epilog
 
 #: Subcommand modules, in help order.
@@ -75,6 +75,18 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as err:
         sys.stderr.write(f"kvopt {args.command}: error: {err}\n")
         return EXIT_BAD_INPUT
+    except UserCodeError as err:  # a bug in the user's policy or family, not in kvopt
+        if os.environ.get("KVOPT_DEBUG"):
+            traceback.print_exc()
+        lines = err.details()
+        sys.stderr.write(f"kvopt {args.command}: error: {lines[0]}\n")
+        for line in lines[1:]:
+            sys.stderr.write(f"{line}\n")
+        sys.stderr.write(
+            f"  (exit status {EXIT_USER_CODE}: an error in your {err.kind}'s code, not in kvopt; "
+            "KVOPT_DEBUG=1 prints the whole traceback)\n"
+        )
+        return EXIT_USER_CODE
     except KeyboardInterrupt:
         sys.stderr.write(f"kvopt {args.command}: interrupted\n")
         return 130

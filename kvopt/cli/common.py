@@ -1,7 +1,8 @@
 """Shared pieces of the command line: the parser, option parsing, output.
 
 Exit status (SPEC §4): 0 success; 2 bad input (one line on stderr naming the
-file and the field or option, no traceback); 1 internal error; the whole table,
+file and the field or option, no traceback); 1 internal error; 3 an error in
+the user's own code (a policy or family given by reference); the whole table,
 per command, is :mod:`kvopt.cli.exitcodes`.
 """
 
@@ -18,6 +19,10 @@ from ..params import convert_value, parse_params
 EXIT_OK = 0
 EXIT_FAIL = 1
 EXIT_BAD_INPUT = 2
+#: the user's own code (a policy or family given by reference, SPEC §4) raised or broke the
+#: model: SPEC §4 names 0, 1 and 2 only; a bug in the user's code is neither bad input nor
+#: kvopt's internal error, so it has its own status (kvopt.errors.UserCodeError)
+EXIT_USER_CODE = 3
 
 
 class Parser(argparse.ArgumentParser):
@@ -94,6 +99,7 @@ __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_FAIL",
     "EXIT_OK",
+    "EXIT_USER_CODE",
     "Parser",
     "convert_value",
     "emit_json",

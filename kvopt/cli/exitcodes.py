@@ -16,6 +16,9 @@ COMMON: dict[int, str] = {
     1: "internal error (a bug: one line on stderr; KVOPT_DEBUG=1 prints the traceback)",
     2: "bad input: unreadable or invalid file, bad option value (one line on stderr naming "
     "the file or option, the field and the rule; nothing written)",
+    3: "your code raised: a policy or family given by reference (path/to/file.py:Name) raised "
+    "an exception or broke the model; stderr names the reference, the round, your file and "
+    "line, and the contract's rule where one applies (a bug in your code, not in kvopt)",
     130: "interrupted with Ctrl-C",
 }
 
@@ -36,6 +39,12 @@ PER_COMMAND: dict[str, dict[int, str]] = {
         0: "the search ran (also when nothing beat ratio 1)",
         130: "interrupted with Ctrl-C: the result so far is printed, every finished "
         "evaluation is logged (resume with the same --out)",
+    },
+    "policies": {
+        1: "with --check: a check failed (the smallest failing instance is saved and named) "
+        "or a check could not be run on any instance (shown as NOT RUN), or an internal error",
+        3: "your policy's check_instance raised (the battery cannot tell which instances are "
+        "in its class); an exception during a run is a failing no-exception check instead",
     },
     "validate": {
         0: "the validation ran, whatever the verdicts (a violated claim is a finding)",

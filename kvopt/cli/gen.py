@@ -15,12 +15,19 @@ def add_parser(sub) -> None:
     families = "\n".join(f"  {g.name:17s} {g.doc}" for g in GENERATORS.values())
     p = sub.add_parser(
         "gen",
+        # the usage as the rule is: --seed is required to generate, not with --list
+        usage="kvopt gen FAMILY --seed SEED [--param KEY=VALUE] [--out OUT] [--json]\n"
+        "       kvopt gen --list [--json]",
         help="generate an instance (random regimes, paper constructions, trace samples)",
         description="Generate an instance; deterministic per --seed.\n\nfamilies:\n" + families,
         formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
     )
     p.add_argument("family", nargs="?", help="instance family (see --list)")
-    p.add_argument("--seed", type=nonneg_int("--seed"), help="random seed (required)")
+    p.add_argument(
+        "--seed",
+        type=nonneg_int("--seed"),
+        help="random seed (required to generate; not with --list)",
+    )
     p.add_argument(
         "--param", action="append", metavar="KEY=VALUE", help="family parameter (repeatable)"
     )

@@ -12,13 +12,34 @@ probes).  ``--json`` prints one object: ``policy``, ``directions`` (each ``name`
 ``verdict``, and ``finder`` when the finder ran.  Every step carries its ``bracket``
 (:meth:`kvopt.certify.Bracket.to_dict`).  The points that decide the verdict are certified
 at the end by an exact solve of at most ``--certify-seconds`` each (0: none).  Progress goes
-to stderr.
+to stderr.  ``--seconds`` bounds the whole sweep (default :data:`DEFAULT_SECONDS`: with the defaults a record of at most 10 jobs
+ends within 5 minutes on 2 cores; 0: no bound); every point is saved in ``DIR/points/`` as it
+is evaluated, and a rerun with the same ``--out`` resumes from them.
 """
 
 from __future__ import annotations
 
 from ..certify import CERTIFY_SECONDS
 from .common import POLICY_REF_HELP, emit_json, nonneg_int, positive_float, positive_int
+
+#: The default budget of the whole sweep (``--seconds``): with the other defaults a record of at
+#: most 10 jobs ends within 5 minutes on 2 cores (issue 55: the finder's 60 probes, the walks'
+#: exact solves and a certify stage of up to a minute per point took more than 10 minutes on a
+#: 6-job record of M = 18), with a margin for saving the records and the plot.
+DEFAULT_SECONDS = 240.0
+
+
+def _seconds(text: str) -> float:
+    """``--seconds``: a positive number, or 0 for no bound."""
+    import argparse
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seconds must be a number, got {text!r}") from None
+    if not v >= 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"--seconds must be >= 0 (0: no bound), got {text!r}")
+    return v
 
 
 def add_parser(sub) -> None:
@@ -31,7 +52,10 @@ def add_parser(sub) -> None:
         "every point with certified ratios, save each as a record, fit the exponent of the "
         "certified ratio per doubling of M (of n when M is fixed) and give a verdict (grows, "
         "bounded with a limit estimate, unclear).  Without --direction/--directions the "
-        "fastest-growing directions are found by a search over the exponent lattice.",
+        "fastest-growing directions are found by a search over the exponent lattice.  How long: "
+        f"--seconds bounds the whole sweep (default {DEFAULT_SECONDS:g} s, so with the defaults "
+        "a record of at most 10 jobs ends within 5 minutes on 2 cores).  Every point is saved "
+        "in DIR/points/ as it is evaluated; rerunning with the same --out resumes.",
     )
     p.add_argument("record", metavar="RECORD_OR_INSTANCE",
                    help="search record (kvopt.record) or instance (kvopt.instance, needs --policy)")  # fmt: skip
@@ -65,7 +89,13 @@ def add_parser(sub) -> None:
     p.add_argument("--certify-seconds", type=float, default=CERTIFY_SECONDS, metavar="S",
                    help="at the end, certify every point that decides the verdict with an exact "
                    f"solve of at most S seconds (default {CERTIFY_SECONDS:g}; 0: none)")  # fmt: skip
-    p.add_argument("--out", metavar="DIR", help="folder of the point records and the plot "
+    p.add_argument("--seconds", type=_seconds, default=DEFAULT_SECONDS, metavar="S",
+                   help=f"bound on the whole sweep (default {DEFAULT_SECONDS:g}): the finder, the "
+                   "walks and their exact solves stop at a fixed share of it "
+                   "(kvopt.campaign.growth.SWEEP_SHARE), the certify stage shares the rest; then "
+                   "the points evaluated are judged (0: no bound)")  # fmt: skip
+    p.add_argument("--out", metavar="DIR", help="folder of the point records and the plot; "
+                   "a rerun with the same folder resumes from its points/ "
                    "(default kvopt-grow/FILE-NAME)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -97,6 +127,7 @@ def run(args) -> int:
         out=args.out,
         progress=True,
         certify_seconds=args.certify_seconds,
+        seconds=args.seconds or None,
     )
     if args.json:
         emit_json(res.to_dict())
@@ -124,5 +155,9 @@ def format_result(res) -> str:
         exp = "-" if d.exponent is None else f"{d.exponent:.3f}/{d.axis}"
         rows.append([d.name, verdict, exp, ratios + (f" ({d.stopped})" if d.stopped else "")])
     lines.extend(render_table(cols, rows, indent="  ", rule="columns"))
+    if res.stopped:
+        lines.append(f"{res.stopped}: the verdict is on the points evaluated by then")
+    if res.resumed_points:
+        lines.append(f"{res.resumed_points} point(s) taken from {res.out}/points (an earlier run)")
     lines.append(f"records and {res.plot or 'no plot'} in {res.out}")
     return "\n".join(lines)

@@ -6,7 +6,12 @@ One verdict per claim (``holds``, ``violated``, ``reproduced``,
 effort; see :func:`kvopt.validation.validate`.  ``--json`` prints one object
 with ``claims``: a list, each with ``id``, ``verdict``, ``bound``,
 ``worst_certified_ratio``, ``worst_optimistic_ratio``, ``instances``,
-``exact_solves``, ``seconds``, ``text``, and ``record`` for ``violated``.
+``exact_solves``, ``seconds``, ``text``, ``scope`` (what the verdict rests on: the
+space searched — ``n``, ``memory``, ``max_response``, ``arrivals`` —, the
+evaluations, the seconds, the seed; :mod:`kvopt.validation.scope`), and ``record``
+for ``violated``.  ``--from RECORD_OR_DIR`` (repeatable) starts from records the
+user has: one inside a ratio claim's class that beats its bound makes the claim
+``violated`` at once, with that record as the evidence.
 Exit status 0 whatever the verdicts (a violated claim is a finding, not an
 error), 2 on bad input, 130 when interrupted.
 
@@ -45,6 +50,12 @@ def add_parser(sub) -> None:
                    help="with --policy: the objective of the claim (default total)")  # fmt: skip
     p.add_argument("--claim-id", metavar="ID",
                    help="with --policy: the claim's id (default: derived from the policy)")  # fmt: skip
+    p.add_argument("--from", dest="records", action="append", default=[],
+                   metavar="RECORD_OR_DIR",
+                   help="records you already have (a record file, or a folder searched for "
+                   "them; repeatable): one inside a ratio claim's class whose certified ratio "
+                   "beats the bound makes the claim violated at once, with that record as the "
+                   "evidence; the others are counted in the verdict's scope")  # fmt: skip
     p.add_argument("--claims-file", metavar="FILE.toml",
                    help="your own claims: [[claim]] tables with id, policy, kind (ratio or "
                    "bounded), constant, objective, optional params, space, source")  # fmt: skip
@@ -166,15 +177,19 @@ def run(args) -> int:
         out=args.out,
         report=args.report,
         progress=args.progress,
+        records=args.records,
     )
     if args.json:
         emit_json(res.to_dict())
     else:
         print(res.table())
         print()
+        from ..validation.result import scope_text
+
         for c in res.claims:
             print(
-                f"{c.id}: {c.verdict} — {c.text}" + (f" [record: {c.record}]" if c.record else "")
+                f"{c.id}: {c.verdict} [scope: {scope_text(c)}] — {c.text}"
+                + (f" [record: {c.record}]" if c.record else "")
             )
         if res.report:
             print(f"\nreport: {res.report}")

@@ -392,6 +392,44 @@ class ClairvoyantPolicy(Policy):
 
 
 # ---------------------------------------------------------------------------
+# Hints for a user's policy that raised (kvopt.errors.UserCodeError)
+
+
+def _public(obj: object) -> str:
+    names = sorted({n for n in dir(type(obj)) if not n.startswith("_")})
+    return ", ".join(names)
+
+
+def contract_hint(exc: BaseException, policy: Policy | None = None) -> str | None:
+    """The rule of this contract behind ``exc``, raised by a user's policy, or ``None``.
+
+    An attribute a view, the actions object or an event does not have is the usual case:
+    a :class:`BlindPolicy` reading ``view.responses`` is told that it never sees them
+    (see :class:`ClairvoyantPolicy`); otherwise the names the object has are listed.
+    """
+    if isinstance(exc, AttributeError):
+        obj, name = getattr(exc, "obj", None), getattr(exc, "name", None)
+        if isinstance(obj, View) and not isinstance(obj, ClairvoyantView):
+            if name in ("responses", "predicted", "instance"):
+                return (
+                    f"a BlindPolicy never sees response lengths: its View has no {name!r} "
+                    "(view.response(j) gives a job's length once it has finished); a policy "
+                    "that reads view.responses[j] must subclass kvopt.ClairvoyantPolicy, "
+                    "see SPEC §1 and kvopt.engine.contract"
+                )
+            return f"a View has: {_public(obj)} (kvopt.engine.contract.View)"
+        if isinstance(obj, View):
+            return f"a ClairvoyantView has: {_public(obj)} (kvopt.engine.contract)"
+        if isinstance(obj, Actions):
+            return "the actions object has start(job, cap=None), kill(job) and wake(time) only"
+        if isinstance(obj, Event):
+            return "an event has time, kind, job, info and kind_name (kvopt.engine.contract)"
+    if isinstance(exc, TypeError) and "on_events()" in str(exc):
+        return "the engine calls on_events(self, now, events, view, act) (kvopt.engine.contract)"
+    return None
+
+
+# ---------------------------------------------------------------------------
 # Adversaries
 
 #: ``release(prompt, response, arrival, id=None, predicted_response=None) -> job index``
@@ -446,4 +484,5 @@ __all__ = [
     "RunAlone",
     "View",
     "VisibleData",
+    "contract_hint",
 ]

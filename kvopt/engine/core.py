@@ -62,10 +62,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import BudgetError, InputError, PolicyError
+from ..errors import BudgetError, InputError, PolicyError, UserCodeError
 from ..instance import Instance, Job
 from ..schedule import Attempt, Schedule, checked
 from ..timemodel import TimeModel
+from ..usercode import user_error
 from .clock import Clock
 from .contract import (
     ARRIVAL,
@@ -80,6 +81,7 @@ from .contract import (
     Event,
     Policy,
     View,
+    contract_hint,
 )
 from .results import SimulationResult, Stats
 
@@ -173,6 +175,8 @@ class _Engine:
         self.inst = instance
         self.policy = policy
         self.pname = getattr(policy, "name", type(policy).__name__)
+        # code the user wrote (a class outside kvopt): what it raises is a UserCodeError
+        self.user = is_user_policy(policy)
         self.M = instance.memory
         # per-job data, growable (an adversary appends released jobs)
         self.resp: list[int] = instance.responses.tolist()
@@ -235,6 +239,17 @@ class _Engine:
     def _err(self, t: int, msg: str, job: int | None = None) -> PolicyError:
         where = f"job {job}, round {t}" if job is not None else f"round {t}"
         return PolicyError(f"policy {self.pname!r}: {where}: {msg}")
+
+    def _user(
+        self, err: BaseException, t: int, phase: str, traceback_of: BaseException | None = None
+    ) -> BaseException:
+        """``err``, raised while the policy ran ``phase`` at round ``t``: for a user's policy,
+        the :class:`~kvopt.errors.UserCodeError` naming its reference, the round, the user's
+        frames and the contract's rule (:func:`~kvopt.engine.contract.contract_hint`)."""
+        if not self.user:
+            return err
+        return user_error(err, user_label(self.policy, self.pname), where=f"round {t}, in {phase}",
+                          hint=contract_hint(err, self.policy), traceback_of=traceback_of)  # fmt: skip
 
     def _refusal(self, act: _EngineActions) -> PolicyError:
         """The error of the first refused decision, worded with what the engine knows."""
@@ -429,17 +444,24 @@ class _Engine:
             v.now = t
             called = first or bool(events)  # stale internal wake-ups do not call the policy
             if called:
+                phase = "on_events"
                 try:
                     if first:
                         first = False
+                        phase = "setup"
                         policy.setup(v)  # type: ignore[call-arg]
+                        phase = "on_events"
                     policy.on_events(t, events, v, act)
                 except PolicyError as err:
                     if act._refused is err:
-                        raise self._refusal(act) from None
+                        raise self._user(self._refusal(act), t, phase, err) from None
+                    raise self._user(err, t, phase) from None
+                except Exception as err:  # a user's policy may raise anything (UserCodeError)
+                    if self.user:
+                        raise self._user(err, t, phase) from err
                     raise
                 if act._refused is not None:  # the policy caught a refusal and went on
-                    raise self._refusal(act)
+                    raise self._user(self._refusal(act), t, phase, act._refused)
                 n_times += 1
             n_events += len(events)
             if adversary is not None and called:
@@ -497,6 +519,19 @@ def _event_key(e: Event) -> tuple[int, int]:
     return (e.kind, e.job)
 
 
+def is_user_policy(policy: Policy) -> bool:
+    """Whether ``policy`` is an object of a class written outside kvopt (a user's code)."""
+    module = type(policy).__module__ or ""
+    return not (module == "kvopt" or module.startswith("kvopt."))
+
+
+def user_label(policy: Policy, name: str | None = None) -> str:
+    """The name a user's policy goes by in errors: its reference (set by
+    :func:`kvopt.policy.make_policy`), else its class's name."""
+    name = name or getattr(policy, "name", None)
+    return name if name and name != Policy.name else type(policy).__qualname__
+
+
 def run(
     instance: Instance,
     policy: Policy,
@@ -551,6 +586,10 @@ def run(
         n_times = eng.run() if instance.n else 0
         if max_attempts is not None and len(eng.attempts) > max_attempts:
             eng.over_budget(eng.now)
+    except PolicyError as err:  # the engine's refusal of a user's decision (overflow, stall)
+        if eng.user and not isinstance(err, UserCodeError):
+            raise user_error(err, user_label(policy, name)) from None
+        raise
     finally:
         eng.ended = True
         if gc_was:
@@ -570,7 +609,12 @@ def run(
     report = None
     if instrument:
         policy.run_alone = run_alone
-        report = policy.report(final)
+        try:
+            report = policy.report(final)
+        except Exception as err:  # a user's report may raise anything (UserCodeError)
+            if not eng.user:
+                raise
+            raise user_error(err, user_label(policy, name), where="in report") from err
     return SimulationResult(
         policy=name,
         params=MappingProxyType(used),
@@ -590,4 +634,4 @@ def run_alone(instance: Instance, policy: Policy) -> tuple[int, ...]:
     return run(instance, policy).completion_times
 
 
-__all__ = ["run", "run_alone"]
+__all__ = ["is_user_policy", "run", "run_alone", "user_label"]

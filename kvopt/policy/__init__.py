@@ -457,12 +457,20 @@ def user_code(policy: str) -> UserCode | None:
     return get_policy(name).code
 
 
-def make_policy(name: str, params: Mapping[str, Any] | None = None, seed: int | None = None):
-    """A fresh policy object for ``name`` with ``params`` (strings are converted)."""
+def make_policy(
+    name: str | type | PolicySpec,
+    params: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+):
+    """A fresh policy object for ``name`` with ``params`` (strings are converted).
+
+    ``name`` may be the :class:`PolicySpec` :func:`get_policy` already resolved, so that a
+    caller resolves a reference once (a user's file is read and hashed on every resolution).
+    """
     spec = get_policy(name)
     resolved = spec.resolve_params(params)
     if spec.seeded and seed is None:
-        raise InputError(f"policy {name!r} is randomised and needs a seed", source="--seed")
+        raise InputError(f"policy {spec.name!r} is randomised and needs a seed", source="--seed")
     pol = spec.factory(resolved, seed)
     pol.params = dict(resolved)
     if spec.code is not None:

@@ -36,7 +36,7 @@ from typing import Any
 from ..engine.contract import BlindPolicy, ClairvoyantPolicy, Policy
 from ..errors import InputError
 from ..instance import Instance
-from ..usercode import UserCode, call_user
+from ..usercode import UserCode, call_user, user_error
 from .spec import Param, PolicySpec
 
 _TYPES: dict[Any, type] = {int: int, float: float, bool: bool, str: str,
@@ -132,7 +132,7 @@ def spec_from_class(cls: Any, code: UserCode) -> PolicySpec:
         kwargs = dict(resolved)
         if seeded:
             kwargs["seed"] = seed
-        return call_user(cls, ref, **kwargs)
+        return call_user(cls, ref, "policy", **kwargs)
 
     make.policy_class = lambda: cls  # type: ignore[attr-defined]
     return PolicySpec(
@@ -172,10 +172,10 @@ def _combined_check(
             return None
         try:
             rule = own(inst, dict(params))
+        except InputError as exc:  # the user's own word that the instance is bad input
+            raise InputError(f"check_instance: {exc}", source=repr(ref)) from None
         except Exception as exc:  # noqa: BLE001 - a user's check may raise anything
-            raise InputError(
-                f"check_instance raised {type(exc).__name__}: {exc}", source=repr(ref)
-            ) from None
+            raise user_error(exc, ref, where="in check_instance") from exc
         if rule is not None and not isinstance(rule, str):
             raise InputError(
                 f"check_instance must return a str (the broken rule) or None, got {rule!r}",

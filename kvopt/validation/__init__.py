@@ -41,6 +41,13 @@ slots, the paper's reading).
 Campaign folders are ``OUT/<claim>/<strategy>/``: a rerun with the same
 ``--out`` and options resumes them.
 
+Every verdict carries its **scope** (:mod:`~kvopt.validation.scope`): the space
+its campaigns searched, the evaluations and the seconds — ``holds`` says
+nothing beyond it.  ``records`` (``--from RECORD_OR_DIR``,
+:mod:`~kvopt.validation.given`) are checked first: a valid record inside a
+ratio claim's class whose certified ratio beats the bound makes the claim
+``violated`` at once, with that record as the evidence.
+
 Modules: :mod:`~kvopt.validation.result` (verdicts), :mod:`~kvopt.validation.effort`
 (budgets), :mod:`~kvopt.validation.procedures` (the registry of procedures by
 claim kind), one module per kind (:mod:`~kvopt.validation.ratio`,
@@ -63,9 +70,11 @@ from ..errors import InputError
 from ..fileio import write_json_atomic
 from .context import Context
 from .effort import GROWTH_TOLERANCE, QUICK, REPRODUCED_EXPONENT, Effort
+from .given import applies, check_given, load_given
 from .growth import GROWTH_INPUT_CHECKS
 from .procedures import PROCEDURES, procedure_for
 from .result import VERDICTS, ClaimVerdict, ValidationResult, Verdict, format_table
+from .scope import Scope, scope_of
 
 
 def _resolve_ids(claims: Sequence[str] | str | None) -> list[str]:
@@ -98,6 +107,7 @@ def validate(
     effort: Effort | None = None,
     space: dict[str, Any] | None = None,
     user_claims: Sequence[Claim] = (),
+    records: Sequence[str | os.PathLike] = (),
 ) -> ValidationResult:
     """Validate SPEC §7 claims (all by default); return the verdicts (see the module docstring).
 
@@ -113,7 +123,10 @@ def validate(
     (with ``types_max``, ``count_max``) searches the typed space of SPEC §9.
     ``user_claims`` are a user's own claims (SPEC §4; :func:`kvopt.validation.user.make_claim`,
     :func:`~kvopt.validation.user.load_claims_file`), validated with the same procedures;
-    with them and no ``claims``, only they run.
+    with them and no ``claims``, only they run.  ``records`` are record files or folders the
+    user already has (``--from``; :mod:`kvopt.validation.given`): one that beats a ratio
+    claim's bound inside its class decides the claim (``violated``) before any search.
+    Every verdict has its ``scope`` (:class:`~kvopt.validation.scope.Scope`).
 
     >>> res = validate(["area-lb"], quick=True, out=tmp / "v", progress=False)
     >>> res.verdict("area-lb").verdict == "holds"
@@ -162,6 +175,7 @@ def validate(
 
         space_from_dict(sizes)
     procs = {c: procedure_for(get_claim(c)) for c in ids}  # every claim can run, before any does
+    given = load_given([str(r) for r in records]) if records else []
     for c in ids:
         if c in GROWTH_INPUT_CHECKS:
             GROWTH_INPUT_CHECKS[c](eff, sizes)
@@ -172,11 +186,25 @@ def validate(
         claim = get_claim(cid)
         ctx.say(f"claim {cid} ({claim.kind}): {claim.statement}")
         t1 = time.monotonic()
-        v = procs[cid].run(claim, ctx)
-        v = replace(v, seconds=time.monotonic() - t1, source=claim.source)
+        ctx.used = []
+        v, info = None, None
+        if given and applies(claim):
+            v, info = check_given(claim, given, ctx)
+        decided = v is not None  # by a given record, before any search
+        if v is None:
+            v = procs[cid].run(claim, ctx)
+        elapsed = time.monotonic() - t1
+        scope = scope_of(dict.fromkeys(ctx.used), evaluations=v.instances, seconds=elapsed,
+                         seed=seed, records=info,
+                         searched="records" if decided else "construction")  # fmt: skip
+        if info is not None and v.verdict != Verdict.VIOLATED and info["in_class"]:
+            v = replace(v, text=f"{v.text}; --from: {info['in_class']} given record(s) in the "
+                        f"class, worst certified {_fmt(info['worst_certified'])}, none above the "
+                        "bound")  # fmt: skip
+        v = replace(v, seconds=elapsed, source=claim.source, scope=scope)
         v = replace(v, bracket=_bracket_of(v.record))
         verdicts[cid] = v
-        ctx.say(f"claim {cid}: {v.verdict} ({v.text})")
+        ctx.say(f"claim {cid}: {v.verdict} [scope: {scope.text()}] ({v.text})")
     result = ValidationResult(
         claims=tuple(verdicts[c] for c in ids),
         seed=seed,
@@ -195,6 +223,10 @@ def validate(
 
         progress_logger(__name__, True, "kvopt validate")(f"results written to {out.resolve()}")
     return result
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.4g}"
 
 
 def _bracket_of(record: str | None) -> dict | None:
@@ -224,6 +256,7 @@ __all__ = [
     "VERDICTS",
     "ClaimVerdict",
     "Effort",
+    "Scope",
     "ValidationResult",
     "Verdict",
     "format_table",

@@ -17,7 +17,7 @@ class Context:
     ``seen`` keeps, per ``(policy, parameters)``, every instance simulated
     during the run (for the per-job checks on other claims' schedules);
     ``exact_logs`` every campaign log (for the area bound on every instance
-    solved exactly).
+    solved exactly); ``used`` the campaign folders of the claim being validated.
     """
 
     def __init__(self, eff: Effort, seed, workers, scheduler, out: Path, show: bool, sizes=None):
@@ -26,6 +26,8 @@ class Context:
         self.sizes = dict(sizes or {})
         self.seen: dict[tuple[str, str], dict[str, CompactInstance]] = {}
         self.exact_logs: list[Path] = []
+        #: the campaign folders the current claim ran (its verdict's scope, :mod:`.scope`)
+        self.used: list[Path] = []
         self.say = progress_logger("kvopt.validation", show, "kvopt validate")
 
     def campaign(
@@ -35,6 +37,7 @@ class Context:
         from ..campaign import search
 
         folder = self.out / claim.id / strategy
+        self.used.append(folder)
         res = search(
             claim.policy,
             strategy=strategy,

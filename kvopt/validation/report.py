@@ -77,7 +77,9 @@ def plot_ratio_claims(result, path: Path) -> bool:
     if not claims:
         return False
     plt = _fig()
-    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(claims) + 2), 4.8))
+    # wide enough for the legend beside the axes and the title above both (issue 55: with one
+    # claim the axes' own title was clipped to "io claims…")
+    fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(claims) + 4), 4.8))
     rng = np.random.default_rng(0)
     bracketed = False
     for k, c in enumerate(claims):
@@ -112,7 +114,7 @@ def plot_ratio_claims(result, path: Path) -> bool:
         rotation=30, ha="right", fontsize=8,
     )  # fmt: skip
     ax.set_ylabel("ALG / Opt (certified: ALG/UB), log scale")
-    ax.set_title("Ratio claims: every instance evaluated against the claim's bound", pad=18)
+    fig.suptitle("Ratio claims: every instance evaluated against the claim's bound", fontsize=11)
     ax.grid(True, which="both", axis="y", alpha=0.3)
     _plain_log_ticks(ax, "y")
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
@@ -311,6 +313,7 @@ def sweep_lines(claim) -> list[str]:
 def write_report(result, path: str | os.PathLike) -> list[str]:
     """Write the Markdown report and its PNGs; return the files written."""
     from . import format_table
+    from .result import scope_text
 
     path = Path(path)
     stem = path.with_suffix("")
@@ -364,7 +367,8 @@ def write_report(result, path: str | os.PathLike) -> list[str]:
     ]
     for c in result.claims:
         rec = f" Record: `{c.record}`." if c.record else ""
-        lines.append(f"* **`{c.id}`** ({c.source}) — **{c.verdict}**: {c.text}.{rec}")
+        lines.append(f"* **`{c.id}`** ({c.source}) — **{c.verdict}** [scope: {scope_text(c)}]: "
+                     f"{c.text}.{rec}")  # fmt: skip
     for cid, c in growth.items():
         if not _has_points(c):  # discovery claims: their sweeps are listed below
             continue

@@ -9,6 +9,7 @@ from enum import StrEnum
 from typing import Any
 
 from ..claim import RATIO, ClaimKind
+from .scope import Scope
 
 
 class Verdict(StrEnum):
@@ -47,10 +48,15 @@ class ClaimVerdict:
     bracket: Mapping[str, Any] | None = None
     #: The record of the instance with the worst certified ratio (:mod:`kvopt.validation.worst`).
     worst_record: str | None = None
+    #: What the verdict rests on: the space searched, the evaluations, the seconds
+    #: (:mod:`kvopt.validation.scope`); ``holds`` means "nothing found in this scope".
+    scope: Scope | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verdict", Verdict(self.verdict))
         object.__setattr__(self, "kind", ClaimKind(self.kind))
+        if isinstance(self.scope, dict):
+            object.__setattr__(self, "scope", Scope.from_dict(self.scope))
 
     def to_dict(self) -> dict[str, Any]:
         d = {
@@ -67,6 +73,7 @@ class ClaimVerdict:
             "kind": self.kind,
             "source": self.source,
             "data": self.data,
+            "scope": self.scope.to_dict() if self.scope is not None else None,
         }
         if self.record is not None or self.verdict == Verdict.VIOLATED:
             d["record"] = self.record
@@ -147,14 +154,20 @@ def fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.4g}"
 
 
+def scope_text(c: ClaimVerdict) -> str:
+    """The verdict's scope in words (``-`` when it has none, e.g. read from an older file)."""
+    return c.scope.text() if c.scope is not None else "-"
+
+
 def format_table(claims: Sequence[ClaimVerdict]) -> str:
     head = (
-        "| claim | verdict | bound | worst certified | worst optimistic | instances | exact solves "
-        "| seconds |\n|---|---|---|---|---|---|---|---|"
+        "| claim | verdict | scope (what was searched) | bound | worst certified | worst optimistic "
+        "| instances | exact solves | seconds |\n|---|---|---|---|---|---|---|---|---|"
     )
     rows = [
-        f"| `{c.id}` | **{c.verdict}** | {c.bound_text} | {fmt(c.worst_certified_ratio)} | "
-        f"{fmt(c.worst_optimistic_ratio)} | {c.instances} | {c.exact_solves} | {c.seconds:.1f} |"
+        f"| `{c.id}` | **{c.verdict}** | {scope_text(c)} | {c.bound_text} | "
+        f"{fmt(c.worst_certified_ratio)} | {fmt(c.worst_optimistic_ratio)} | {c.instances} | "
+        f"{c.exact_solves} | {c.seconds:.1f} |"
         for c in claims
     ]
     named = [f"- `{c.id}`: {c.worst_record}" for c in claims if c.worst_record]
@@ -163,4 +176,5 @@ def format_table(claims: Sequence[ClaimVerdict]) -> str:
     return "\n".join([head, *rows])
 
 
-__all__ = ["VERDICTS", "ClaimVerdict", "ValidationResult", "Verdict", "fmt", "format_table"]
+__all__ = ["VERDICTS", "ClaimVerdict", "ValidationResult", "Verdict", "fmt", "format_table",
+           "scope_text"]  # fmt: skip

@@ -152,6 +152,7 @@ def discovery_campaign(claim: Claim, policy: str, ctx: Context) -> tuple[Any, st
                   scheduler=ctx.scheduler, exact_time_limit=eff.exact_time_limit,
                   certify_seconds=eff.certify_seconds, progress=ctx.show)  # fmt: skip
     base = ctx.out / claim.id / _folder(policy)
+    ctx.used += [base / "typed", base / "jobs"]  # the scope reads whichever ran
     try:
         return search(policy, space=typed_sizes(ctx), out=base / "typed",
                       label=f"{claim.id}: typed {policy}", **common), None  # fmt: skip
