@@ -17,6 +17,7 @@ from ..backend import NO_HOOKS, Hooks, Limits, Problem
 from ..backends.events import CpSatEvents
 from ..backends.highs import Highs
 from ..bnb import BranchAndBound
+from ..bounds.cliques import DEFAULT_KS
 from ..common import RawResult, SolveStatus, value_of
 from ..heuristic import LocalSearchInterrupted, improve_starts
 
@@ -132,4 +133,6 @@ VARIANTS = {
     "highs-plain": Highs(cuts=(), label="highs-plain"),
     # the event model after the time-indexed LP's prices (models/orders.md §10)
     "events-lagrange": CpSatEvents(lagrange=True),
+    # … with the completion cliques in the LP (models/cliques.md: responses as long as memory)
+    "events-cliques": CpSatEvents(lagrange=True, cliques=DEFAULT_KS),
 }
