@@ -178,3 +178,39 @@ def test_bound_cli_reports_the_cliques(tmp_path, capsys):
     assert d["best_name"] in ("rank", "cliques")  # rank sees this one too (Lemma R3)
     assert main(["bound", str(path), "--cliques"]) == 0
     assert "completion cliques" in capsys.readouterr().out
+
+
+def test_auto_takes_the_route_cliques_on_long_responses():
+    """Thirteen jobs with responses up to ``M − s`` (Jaillet et al.'s setting, a third of
+    them above ``M/2``) take the route ``cliques``: a checked schedule, its bound at most its
+    value and at least the LP's with the cliques over the textbook windows (which contain the
+    route's) less one."""
+    from kvopt.exact import solve
+    from kvopt.exact.backends.highs_glue import to_highs
+    from kvopt.exact.bounds.cliques import add_cliques
+    from kvopt.schedule import check_schedule
+
+    rng = np.random.default_rng(3)
+    M = 34
+    jobs = []
+    for _ in range(13):
+        s = int(rng.integers(1, 6))
+        jobs.append((s, int(rng.integers(1, M - s + 1)), 0))
+    jobs[0] = (2, 30, 0)  # at least a quarter of the jobs above M/2
+    jobs[1] = (3, 25, 0)
+    jobs[2] = (1, 20, 0)
+    jobs[3] = (4, 18, 0)
+    inst = _inst(M, jobs)
+    res = solve(inst, time_limit=20, threads=2)
+    assert res.route is not None and res.route.name == "cliques"
+    assert [p.backend for p in res.route.phases][0] == "bnb-cliques"
+    assert check_schedule(inst, res.schedule).valid
+    assert res.bound <= res.objective
+    import time
+
+    lo, hi = start_windows(inst, "total")
+    model = build_matrix(inst, "total", lo, hi)
+    h = to_highs(model, relax=True)
+    nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
+    ref = add_cliques(h, inst, nodes, deadline=time.monotonic() + 20)
+    assert res.bound >= np.ceil(ref.value - 1e-6) - 1

@@ -14,7 +14,7 @@ in round ``τ``; so ``Σ x_{i,t} ≤ k`` over them is valid for every schedule (
 ones).  ``k = 1, θ = ⌊M/2⌋ + 1`` is the "one job above ``M/2``" row of
 ``models/time-indexed.md`` §4.2; a small ``θ`` puts whole jobs with long responses into one
 row, which is what the LP misses where responses are as long as the memory (Jaillet et al.'s
-setting, ``o ≤ M − s``: the LP 22–29 % below Opt, the LP with these rows 6–9 %).
+setting, ``o ≤ M − s``: the LP 14–26 % below Opt, the LP with these rows 7–8 %).
 
 There are up to ``M`` values of ``θ`` per round and ``k``, each row with many nonzeros, so
 they are separated: :func:`separate` finds, for each round and ``k``, the ``θ`` whose row the
@@ -37,9 +37,9 @@ import numpy as np
 from ...errors import SolverError
 from ...instance import Instance
 
-#: the ``k`` separated by default: on six n = 14–16 instances of Jaillet et al.'s setting
-#: ``k = 1`` closed 50–75 % of the LP's gap to Opt, ``k = 1, 2, 3`` 2–10 % of the rest for
-#: 1.5–2 × the rows (``models/cliques.md`` §4)
+#: the ``k`` separated by default: on the four n = 14–16 instances of Jaillet et al.'s setting
+#: with a known Opt, ``k = 1`` closed 35–68 % of the LP's gap to Opt and ``k = 1, 2, 3``
+#: 44–71 %, for 1.2–1.6 × the rows (``models/cliques.md`` §4)
 DEFAULT_KS: tuple[int, ...] = (1, 2, 3)
 #: separation rounds at most (each adds at most one row per round of time and ``k``)
 MAX_ROUNDS = 60

@@ -109,6 +109,7 @@ class When:
     time_limit_min: float = 0.0
     rounds_min: float = 0.0  # Σ o_i
     cells_min: float = 0.0  # the time-indexed model's size (Case.cells)
+    long_share_min: float = 0.0  # at least this share of the jobs has 2·o_i > M (Case.long)
 
     def holds(self, case: Case) -> bool:
         return (
@@ -121,6 +122,7 @@ class When:
             and self.rounds_min <= case.rounds <= self.rounds_max
             and case.time_limit >= self.time_limit_min
             and case.cells >= self.cells_min
+            and case.long >= self.long_share_min * case.n
         )
 
     def describe(self) -> str:
@@ -145,6 +147,8 @@ class When:
             out.append(f"time limit >= {self.time_limit_min:g} s")
         if self.cells_min > 0:
             out.append(f"time-indexed model >= {self.cells_min:.3g} nonzeros")
+        if self.long_share_min > 0:
+            out.append(f"responses above M/2 for >= {self.long_share_min:.0%} of the jobs")
         return ", ".join(out)
 
 
@@ -155,7 +159,9 @@ class Case:
     instance is typed, Σ o_i, and ``cells``: the nonzeros of the time-indexed memory rows
     over the SPEC §1 horizon ``H = max a + Σ o`` (``Σ o_g · H`` over the distinct jobs ``g``
     when typed, the aggregated model; ``Σ o_i · H`` over the jobs otherwise), which is what
-    a time-indexed model costs to build (:data:`~kvopt.exact.portfolio.routes.MODEL_MAX_CELLS`)."""
+    a time-indexed model costs to build (:data:`~kvopt.exact.portfolio.routes.MODEL_MAX_CELLS`);
+    ``long``: the jobs whose response is longer than half the memory (``2·o_i > M``), where the
+    completion cliques of ``models/cliques.md`` lift the LP most."""
 
     solver: str
     n: int
@@ -166,6 +172,7 @@ class Case:
     typed: bool
     rounds: int
     cells: int = 0
+    long: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
