@@ -117,26 +117,6 @@ def separate(
     return out
 
 
-def rows_hold(inst: Instance, starts, ks: tuple[int, ...], memory: int | None = None) -> bool:
-    """Whether the start vector ``starts`` satisfies every row of Lemma C1 for the ``k`` in
-    ``ks`` (all rounds, all ``θ``; for the tests: every feasible schedule must)."""
-    M = inst.memory if memory is None else memory
-    starts = np.asarray(starts, dtype=np.int64)
-    end = int((starts + inst.responses).max()) if inst.n else 0
-    for tau in range(end):
-        run = np.flatnonzero((starts <= tau) & (tau < starts + inst.responses))
-        if len(run) < 2:
-            continue
-        h = inst.prompts[run].astype(np.int64) + tau - starts[run] + 1
-        peak = (inst.prompts[run] + inst.responses[run]).astype(np.int64)
-        for k in ks:
-            lo, hi = theta_range(h, peak, k, M)
-            for theta in range(1, M + 1):
-                if int(((lo <= theta) & (theta <= hi)).sum()) > k:
-                    return False
-    return True
-
-
 @dataclass(frozen=True)
 class CliqueLP:
     """The LP with completion cliques: ``value`` (the last LP solved to optimality), ``lp``
