@@ -185,8 +185,9 @@ TABLE = [
     # responses above M/2 for at least a quarter of the jobs (Jaillet et al.'s setting)
     (case(14, long=4), "cliques"),
     (case(14, long=3), "small-race"),
-    (case(30, long=30, rounds=1500), "cliques"),
-    (case(30, long=30, rounds=1501), "ladder"),
+    (case(20, long=20, rounds=1000), "cliques"),
+    (case(20, long=20, rounds=1001), "cpsat"),
+    (case(21, long=21), "ladder"),
     (case(12, long=12), "small-race"),
     (case(31, long=31), "ils-cpsat"),
     (case(20, long=20, threads=1), "cpsat"),
