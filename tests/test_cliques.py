@@ -228,7 +228,7 @@ def test_auto_takes_the_route_cliques_on_long_responses():
     jobs[2] = (1, 20, 0)
     jobs[3] = (4, 18, 0)
     inst = _inst(M, jobs)
-    res = solve(inst, time_limit=20, threads=2)
+    res = solve(inst, time_limit=30, threads=2)
     assert res.route is not None and res.route.name == "cliques"
     assert [p.backend for p in res.route.phases][0] == "bnb-cliques"
     assert check_schedule(inst, res.schedule).valid

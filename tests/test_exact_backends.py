@@ -185,6 +185,7 @@ TABLE = [
     # responses above M/2 for at least a quarter of the jobs (Jaillet et al.'s setting)
     (case(14, long=4), "cliques"),
     (case(14, long=3), "small-race"),
+    (case(14, long=4, time_limit=29), "small-race"),
     (case(20, long=20, rounds=1000), "cliques"),
     (case(20, long=20, rounds=1001), "cpsat"),
     (case(21, long=21), "ladder"),

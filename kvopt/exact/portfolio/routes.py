@@ -153,6 +153,10 @@ CLIQUES_LONG_SHARE = 0.25
 #: numbers; the setting's n = 20 has up to about 500).  n = 21-30 is left to the rows before:
 #: at n = 30 (load 10) the separation took 68 s for 4 rounds, not converged (§5)
 CLIQUES_ROUNDS = 1000
+#: … and a time limit of at least this many seconds (measured at 60 s; with 8 s at load 10
+#: the LP with the rows was not ready within the first phase, n = 14, and the bound stayed
+#: below the LP's)
+CLIQUES_TIME_LIMIT = 30.0
 _CLIQUES = Source(
     "models/cliques.md §5",
     "the summaries' generator of Jaillet et al.'s setting, model 1, n = 14, 16, 20, seeds 1-3",
@@ -208,6 +212,7 @@ ROUTES: tuple[Route, ...] = (
             typed=False,
             rounds_max=CLIQUES_ROUNDS,
             long_share_min=CLIQUES_LONG_SHARE,
+            time_limit_min=CLIQUES_TIME_LIMIT,
         ),
         (
             Phase("bnb-cliques", 0.5, windows="value"),
