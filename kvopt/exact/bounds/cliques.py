@@ -23,8 +23,11 @@ LP's solution violates most (one pass over the running nodes with a difference a
 along the way is a relaxation of the time-indexed model with valid rows, so the last solved
 value is a lower bound on every schedule inside the windows, however early it stops.
 
-:func:`clique_bound` is ``kvopt bound --cliques``; the HiGHS backend adds the rows before its
-branch and bound when its field ``cliques`` names the ``k`` (route ``cliques``).
+:func:`clique_bound` is ``kvopt bound --cliques``.  The route ``cliques`` uses the LP's prices
+(:func:`kvopt.exact.bounds.lagrange.time_indexed_prices` with ``cliques``): the variants
+``bnb-cliques`` (the branch and bound over the windows they cut) and ``events-cliques`` (the event
+model with them).  HiGHS's own branch and bound on the model with the rows was measured and not
+adopted (``models/cliques.md`` §5).
 """
 
 from __future__ import annotations
