@@ -112,8 +112,10 @@ def test_registry_names_the_solvers():
 
 
 def case(n, objective="total", threads=2, time_limit=60.0, compiled=True, typed=False,
-         rounds=100, solver="auto", cells=0, long=0) -> Case:  # fmt: skip
-    return Case(solver, n, objective, threads, time_limit, compiled, typed, rounds, cells, long)
+         rounds=100, solver="auto", cells=0, long=0, arrivals=False) -> Case:  # fmt: skip
+    return Case(
+        solver, n, objective, threads, time_limit, compiled, typed, rounds, cells, long, arrivals
+    )
 
 
 #: (case, route name): the routing of ``auto`` and the other ``solver=`` values, row by row
@@ -186,6 +188,7 @@ TABLE = [
     (case(14, long=4), "cliques"),
     (case(14, long=3), "small-race"),
     (case(14, long=4, time_limit=29), "small-race"),
+    (case(14, long=4, arrivals=True), "small-race"),
     (case(20, long=20, rounds=1000), "cliques"),
     (case(20, long=20, rounds=1001), "cpsat"),
     (case(21, long=21), "ladder"),

@@ -128,6 +128,7 @@ def case_of(
         rounds=rounds,
         cells=int(per_start) * int(horizon),
         long=int((2 * instance.responses > instance.memory).sum()),
+        arrivals=bool(instance.n and instance.arrivals.max() > 0),
     )
 
 

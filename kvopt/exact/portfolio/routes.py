@@ -157,6 +157,8 @@ CLIQUES_ROUNDS = 1000
 #: the LP with the rows was not ready within the first phase, n = 14, and the bound stayed
 #: below the LP's)
 CLIQUES_TIME_LIMIT = 30.0
+#: (and all jobs at round 0: with Poisson arrivals, n = 13-14, 30 s, the route proved none of
+#: six draws that the routes before proved three of, in 8.4-20.1 s; models/cliques.md §7)
 _CLIQUES = Source(
     "models/cliques.md §5",
     "the summaries' generator of Jaillet et al.'s setting, model 1, n = 14, 16, 20, seeds 1-3",
@@ -213,6 +215,7 @@ ROUTES: tuple[Route, ...] = (
             rounds_max=CLIQUES_ROUNDS,
             long_share_min=CLIQUES_LONG_SHARE,
             time_limit_min=CLIQUES_TIME_LIMIT,
+            arrivals=False,
         ),
         (
             Phase("bnb-cliques", 0.5, windows="value"),
