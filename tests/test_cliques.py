@@ -208,7 +208,7 @@ def test_bound_cli_reports_the_cliques(tmp_path, capsys):
 
 
 def test_auto_takes_the_route_cliques_on_long_responses():
-    """Thirteen jobs with responses up to ``M − s`` (Jaillet et al.'s setting, a third of
+    """Fifteen jobs with responses up to ``M − s`` (Jaillet et al.'s setting, a third of
     them above ``M/2``) take the route ``cliques``: a checked schedule, its bound at most its
     value and at least the LP's with the cliques over the textbook windows (which contain the
     route's) less one."""
@@ -220,7 +220,7 @@ def test_auto_takes_the_route_cliques_on_long_responses():
     rng = np.random.default_rng(3)
     M = 34
     jobs = []
-    for _ in range(13):
+    for _ in range(15):
         s = int(rng.integers(1, 6))
         jobs.append((s, int(rng.integers(1, M - s + 1)), 0))
     jobs[0] = (2, 30, 0)  # at least a quarter of the jobs above M/2

@@ -185,10 +185,11 @@ TABLE = [
     (case(61, typed=True, cells=3 * 10**7 - 1), "typed-race"),
     (case(8, solver="highs", cells=10**9), "highs"),  # a named solver is the user's choice
     # responses above M/2 for at least a quarter of the jobs (Jaillet et al.'s setting)
-    (case(14, long=4), "cliques"),
-    (case(14, long=3), "small-race"),
-    (case(14, long=4, time_limit=29), "small-race"),
-    (case(14, long=4, arrivals=True), "small-race"),
+    (case(15, long=4), "cliques"),
+    (case(15, long=3), "small-race"),
+    (case(14, long=14), "small-race"),
+    (case(15, long=4, time_limit=29), "small-race"),
+    (case(15, long=4, arrivals=True), "small-race"),
     (case(20, long=20, rounds=1000), "cliques"),
     (case(20, long=20, rounds=1001), "cpsat"),
     (case(21, long=21), "ladder"),

@@ -144,10 +144,11 @@ def _long_rows() -> tuple[Route, ...]:
 
 _SMALL = When(n_max=16, objective="total", rounds_max=400)
 
-#: the route 'cliques': n in this range, two threads, mixed, and at least this share of the
+#: the route 'cliques': n in this range (at n = 13-14 it lost a proof and was slower on two of
+#: six draws, faster on three; at n = 15-16 better on all six: models/cliques.md §5), two threads, mixed, and at least this share of the
 #: jobs with a response above M/2 (Jaillet et al.'s setting has about 45 %; the benchmark's
 #: mixed instances and the Azure samples none: models/cliques.md §5)
-CLIQUES_N = (13, 20)
+CLIQUES_N = (15, 20)
 CLIQUES_LONG_SHARE = 0.25
 #: … and responses adding up to at most this many rounds (the branch and bound is for small
 #: numbers; the setting's n = 20 has up to about 500).  n = 21-30 is left to the rows before:
@@ -160,13 +161,12 @@ CLIQUES_TIME_LIMIT = 30.0
 #: (and all jobs at round 0: with Poisson arrivals, n = 13-14, 30 s, the route proved none of
 #: six draws that the routes before proved three of, in 8.4-20.1 s; models/cliques.md §7)
 _CLIQUES = Source(
-    "models/cliques.md §5",
-    "the summaries' generator of Jaillet et al.'s setting, model 1, n = 14, 16, 20, seeds 1-3",
+    "models/cliques.md §5, §8",
+    "the summaries' generator of Jaillet et al.'s setting, model 1, n = 13-20 (14 draws)",
     60.0,
-    "n = 14: 3/3 proved in 4.6-9.8 s (before: 10.4-32.6 s); n = 16: 1/3 (25.4 s) where the "
-    "route before proved 0/3 "
-    "at 60 s (bounds 690-965 against 954-1,145 now); n = 20: bounds 1,029-2,102 against "
-    "894-1,695, schedules as good or better (load 6-7, two threads)",
+    "n = 15-16: better on all five draws measured (n16 s1 proved in 25.4 s where the routes "
+    "before proved none; gaps left 5.5-11.4 % against 17.7-27.7 %); n = 20: gaps 7.3-11.5 % "
+    "against 18.9-26.4 %, schedules 1.6-6.1 % better; n = 13-14 mixed (load 6-9, two threads)",
 )
 
 #: a time-indexed model with more memory-row nonzeros than this (``Case.cells``) is not built
