@@ -8,7 +8,9 @@
 * :func:`processing_bound` — Lemma 3: ``Opt ≥ Σ (a_i + o_i)``.
 * :func:`makespan_bounds` — ``Opt_span ≥ max(max_i (a_i+o_i), ⌈Σ A_i / M⌉)``.
 * The LP relaxation lives with the exact models (``kvopt.exact``) and is
-  passed in by callers that computed it; so does the rank bound
+  passed in by callers that computed it; so is the LP with the completion cliques
+  (``kvopt.exact.bounds.cliques``, ``models/cliques.md``: rows that see how far running jobs
+  grow, reported as ``cliques``); so does the rank bound
   (``kvopt.exact.bounds.conflict``, ``models/orders.md`` §9: per completion rank, the
   best of the area and of bin-packing bounds that see which jobs cannot share memory),
   which ``kvopt bound`` reports as ``rank``.
@@ -70,6 +72,7 @@ class Bounds:
     makespan_best: int
     makespan_best_name: str
     rank: int | None = None
+    cliques: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -81,6 +84,8 @@ class Bounds:
             d["lp"] = self.lp
         if self.rank is not None:
             d["rank"] = self.rank
+        if self.cliques is not None:
+            d["cliques"] = self.cliques
         d.update(
             best=self.best,
             best_name=self.best_name,
@@ -93,14 +98,17 @@ class Bounds:
         return d
 
 
-def lower_bounds(instance: Instance, lp: float | None = None, rank: Any = None) -> Bounds:
+def lower_bounds(
+    instance: Instance, lp: float | None = None, rank: Any = None, cliques: float | None = None
+) -> Bounds:
     """All applicable lower bounds; ``lp`` is the LP relaxation value if computed, ``rank``
     the rank bound if computed (a ``kvopt.exact.bounds.conflict.RankBound``: its ``value``
-    bounds the total completion, its ``makespan`` the makespan).
+    bounds the total completion, its ``makespan`` the makespan), ``cliques`` the value of the
+    LP with the completion cliques if computed.
 
-    Ties in ``best`` go to the cheaper bound (area, then processing, then rank, then lp).
-    The LP value is rounded up (Opt is an integer) after a small tolerance for
-    solver round-off.
+    Ties in ``best`` go to the cheaper bound (area, then processing, then rank, then lp,
+    then cliques).  The LP values are rounded up (Opt is an integer) after a small
+    tolerance for solver round-off.
     """
     area = area_bound(instance)
     proc = processing_bound(instance)
@@ -109,6 +117,8 @@ def lower_bounds(instance: Instance, lp: float | None = None, rank: Any = None) 
         cands.append(("rank", int(rank.value)))
     if lp is not None:
         cands.append(("lp", int(np.ceil(lp - 1e-6))))
+    if cliques is not None:
+        cands.append(("cliques", int(np.ceil(cliques - 1e-6))))
     best_name, best = max(cands, key=lambda c: c[1])  # max keeps the first of equals
     ms = makespan_bounds(instance)
     if rank is not None:
@@ -125,4 +135,5 @@ def lower_bounds(instance: Instance, lp: float | None = None, rank: Any = None) 
         makespan_best=int(ms_best),
         makespan_best_name=ms_name,
         rank=None if rank is None else int(rank.value),
+        cliques=cliques,
     )

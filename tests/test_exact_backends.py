@@ -101,14 +101,21 @@ def test_registry_names_the_solvers():
         assert backend.name == name and callable(backend.solve)
     # the ladder is the branch and bound's ("bnb"), the plain aggregated model HiGHS's, the
     # event model with the LP's prices the event model's
-    own = {"ladder": "bnb", "highs-plain": "highs", "events-lagrange": "events"}
+    own = {
+        "ladder": "bnb",
+        "highs-plain": "highs",
+        "events-lagrange": "events",
+        "events-cliques": "events",
+    }
     for name, backend in VARIANTS.items():
         assert backend.name == own.get(name, name) and callable(backend.solve)
 
 
 def case(n, objective="total", threads=2, time_limit=60.0, compiled=True, typed=False,
-         rounds=100, solver="auto", cells=0) -> Case:  # fmt: skip
-    return Case(solver, n, objective, threads, time_limit, compiled, typed, rounds, cells)
+         rounds=100, solver="auto", cells=0, long=0, arrivals=False) -> Case:  # fmt: skip
+    return Case(
+        solver, n, objective, threads, time_limit, compiled, typed, rounds, cells, long, arrivals
+    )
 
 
 #: (case, route name): the routing of ``auto`` and the other ``solver=`` values, row by row
@@ -177,6 +184,21 @@ TABLE = [
     (case(61, typed=True, cells=3 * 10**7), "no-model"),
     (case(61, typed=True, cells=3 * 10**7 - 1), "typed-race"),
     (case(8, solver="highs", cells=10**9), "highs"),  # a named solver is the user's choice
+    # responses above M/2 for at least a quarter of the jobs (Jaillet et al.'s setting)
+    (case(15, long=4), "cliques"),
+    (case(15, long=3), "small-race"),
+    (case(14, long=14), "small-race"),
+    (case(15, long=4, time_limit=29), "small-race"),
+    (case(15, long=4, arrivals=True), "small-race"),
+    (case(20, long=20, rounds=1000), "cliques"),
+    (case(20, long=20, rounds=1001), "cpsat"),
+    (case(21, long=21), "ladder"),
+    (case(12, long=12), "small-race"),
+    (case(31, long=31), "ils-cpsat"),
+    (case(20, long=20, threads=1), "cpsat"),
+    (case(20, long=20, objective="makespan"), "cpsat"),
+    (case(20, long=20, typed=True), "typed-race"),
+    (case(20, long=20, solver="highs"), "highs"),
 ]
 
 

@@ -183,6 +183,9 @@ class CpSatEvents(CpSat):
 
     pieces: int = PIECES
     lagrange: bool = False
+    #: with ``lagrange``: the ``k`` of the completion cliques separated into the LP before its
+    #: prices are read (``kvopt.exact.bounds.cliques``, ``models/cliques.md``; () none)
+    cliques: tuple[int, ...] = ()
     #: set by solve() when lagrange: the LP's prices for this problem (not part of equality)
     prices: object = field(default=None, compare=False, repr=False)
 
@@ -197,7 +200,11 @@ class CpSatEvents(CpSat):
 
         t0 = time.monotonic()
         prices = cached_prices(
-            problem.instance, problem.lo, problem.hi, LAGRANGE_SHARE * limits.time_limit
+            problem.instance,
+            problem.lo,
+            problem.hi,
+            LAGRANGE_SHARE * limits.time_limit,
+            self.cliques,
         )
         if prices is None:
             return super().solve(problem, limits, hooks)

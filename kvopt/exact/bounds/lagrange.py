@@ -109,10 +109,17 @@ def _lower_hull(values: np.ndarray) -> list[tuple[int, int]]:
     return pts
 
 
-def time_indexed_prices(inst: Instance, lo, hi, time_limit: float) -> Prices | None:
+def time_indexed_prices(
+    inst: Instance, lo, hi, time_limit: float, cliques: tuple[int, ...] = ()
+) -> Prices | None:
     """The LP of the module doc over ``[lo, hi]`` (total completion), solved by HiGHS's
     simplex on one thread within ``time_limit``, and its prices.  ``None`` when the LP has
-    more than :data:`MAX_NONZEROS` nonzeros or is not solved in time."""
+    more than :data:`MAX_NONZEROS` nonzeros or is not solved in time.
+
+    ``cliques`` (the ``k`` of :mod:`kvopt.exact.bounds.cliques`): the LP with the completion
+    cliques separated into it (``models/cliques.md``).  Every feasible schedule satisfies
+    them, so their duals are priced like the memory rows' and the inequality stays exact;
+    ``lp`` is then the value of the LP with the rows."""
     from ..backends.highs_matrix import build_matrix
     from .relax import solve_lp
 
@@ -122,22 +129,40 @@ def time_indexed_prices(inst: Instance, lo, hi, time_limit: float) -> Prices | N
     if inst.n == 0 or np.any(hi < lo) or nonzeros(inst, lo, hi) > MAX_NONZEROS:
         return None
     model = build_matrix(inst, "total", lo, hi, aggregate=False, cuts=(1,))
+    added: tuple = ()
     try:
-        lp = solve_lp(model, time_limit)
+        if cliques:
+            from ..backends.highs_glue import to_highs
+            from .cliques import Nodes, add_cliques
+
+            h = to_highs(model, relax=True)
+            nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
+            res = add_cliques(h, inst, nodes, ks=cliques, deadline=t0 + time_limit)
+            row_dual, value, added = np.asarray(h.getSolution().row_dual), res.value, res.added
+        else:
+            lp = solve_lp(model, time_limit)
+            row_dual, value = lp.row_dual, lp.value
     except SolverError:
         return None
     n = inst.n
-    y = np.minimum(np.asarray(lp.row_dual, dtype=np.float64), 0.0)
+    y = np.minimum(np.asarray(row_dual, dtype=np.float64), 0.0)
     Y = np.rint(y * SCALE).astype(np.int64)
     Y[:n] = 0  # the assignment rows (one start per job) stay constraints
     caps = np.asarray(model.row_upper, dtype=np.float64)
-    finite = np.isfinite(caps) & (Y != 0)
-    base = sum(int(c) * int(v) for c, v in zip(caps[finite].astype(np.int64), Y[finite]))
+    Ym = Y[: model.n_rows]
+    finite = np.isfinite(caps) & (Ym != 0)
+    base = sum(int(c) * int(v) for c, v in zip(caps[finite].astype(np.int64), Ym[finite]))
     nx = int((model.col_group >= 0).sum())
     starts = np.asarray(model.a_start, dtype=np.int64)
     prod = Y[np.asarray(model.a_index)] * np.rint(model.a_value).astype(np.int64)
     col_sum = np.zeros(model.n_cols, dtype=np.int64)
     np.add.at(col_sum, np.repeat(np.arange(model.n_cols), np.diff(starts)), prod)
+    # the clique rows ``Σ_{cols} x ≤ k`` (if any), after the model's rows in HiGHS's order
+    for r, (k, cols) in enumerate(added):
+        v = int(Y[model.n_rows + r]) if model.n_rows + r < len(Y) else 0
+        if v:
+            base += k * v
+            col_sum[cols] += v
     cost = np.rint(model.col_cost).astype(np.int64)
     R = (SCALE * cost - col_sum)[:nx]
     group = model.col_group[:nx]
@@ -149,21 +174,24 @@ def time_indexed_prices(inst: Instance, lo, hi, time_limit: float) -> Prices | N
         m = int(r.min())
         base += m
         tables.append(r - m)
-    return Prices(lo, hi, tuple(tables), base, float(lp.value), time.monotonic() - t0)
+    return Prices(lo, hi, tuple(tables), base, float(value), time.monotonic() - t0)
 
 
 #: prices already computed, by instance data and windows (the phases of one solve reuse them)
 _CACHE: dict[tuple, Prices] = {}
 
 
-def cached_prices(inst: Instance, lo, hi, time_limit: float) -> Prices | None:
-    """:func:`time_indexed_prices`, reusing prices computed for the same instance over windows
-    that contain ``[lo, hi]`` (prices over wider windows hold on narrower ones)."""
-    key = instance_key(inst)
+def cached_prices(
+    inst: Instance, lo, hi, time_limit: float, cliques: tuple[int, ...] = ()
+) -> Prices | None:
+    """:func:`time_indexed_prices`, reusing prices computed for the same instance (and the
+    same ``cliques``) over windows that contain ``[lo, hi]`` (prices over wider windows hold
+    on narrower ones)."""
+    key = (instance_key(inst), tuple(cliques))
     old = _CACHE.get(key)
     if old is not None and old.covers(lo, hi):
         return old
-    new = time_indexed_prices(inst, lo, hi, time_limit)
+    new = time_indexed_prices(inst, lo, hi, time_limit, cliques)
     if new is not None:
         if len(_CACHE) > 16:
             _CACHE.clear()

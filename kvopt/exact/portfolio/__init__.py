@@ -127,6 +127,8 @@ def case_of(
         typed=typed,
         rounds=rounds,
         cells=int(per_start) * int(horizon),
+        long=int((2 * instance.responses > instance.memory).sum()),
+        arrivals=bool(instance.n and instance.arrivals.max() > 0),
     )
 
 

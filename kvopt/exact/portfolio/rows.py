@@ -109,6 +109,8 @@ class When:
     time_limit_min: float = 0.0
     rounds_min: float = 0.0  # Σ o_i
     cells_min: float = 0.0  # the time-indexed model's size (Case.cells)
+    long_share_min: float = 0.0  # at least this share of the jobs has 2·o_i > M (Case.long)
+    arrivals: bool | None = None  # some job arrives after round 0 (Case.arrivals)
 
     def holds(self, case: Case) -> bool:
         return (
@@ -121,6 +123,8 @@ class When:
             and self.rounds_min <= case.rounds <= self.rounds_max
             and case.time_limit >= self.time_limit_min
             and case.cells >= self.cells_min
+            and case.long >= self.long_share_min * case.n
+            and self.arrivals in (None, case.arrivals)
         )
 
     def describe(self) -> str:
@@ -145,6 +149,10 @@ class When:
             out.append(f"time limit >= {self.time_limit_min:g} s")
         if self.cells_min > 0:
             out.append(f"time-indexed model >= {self.cells_min:.3g} nonzeros")
+        if self.long_share_min > 0:
+            out.append(f"responses above M/2 for >= {self.long_share_min:.0%} of the jobs")
+        if self.arrivals is not None:
+            out.append("with arrivals" if self.arrivals else "all jobs at round 0")
         return ", ".join(out)
 
 
@@ -155,7 +163,10 @@ class Case:
     instance is typed, Σ o_i, and ``cells``: the nonzeros of the time-indexed memory rows
     over the SPEC §1 horizon ``H = max a + Σ o`` (``Σ o_g · H`` over the distinct jobs ``g``
     when typed, the aggregated model; ``Σ o_i · H`` over the jobs otherwise), which is what
-    a time-indexed model costs to build (:data:`~kvopt.exact.portfolio.routes.MODEL_MAX_CELLS`)."""
+    a time-indexed model costs to build (:data:`~kvopt.exact.portfolio.routes.MODEL_MAX_CELLS`);
+    ``long``: the jobs whose response is longer than half the memory (``2·o_i > M``), where the
+    completion cliques of ``models/cliques.md`` lift the LP most; ``arrivals``: some job arrives
+    after round 0."""
 
     solver: str
     n: int
@@ -166,6 +177,8 @@ class Case:
     typed: bool
     rounds: int
     cells: int = 0
+    long: int = 0
+    arrivals: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
+import numpy as np
+
 from ...errors import SolverError
-from ..backend import NO_HOOKS, Hooks, Limits, Problem
+from ..backend import NO_HOOKS, Backend, Hooks, Limits, Problem
 from ..backends.events import CpSatEvents
 from ..backends.highs import Highs
 from ..bnb import BranchAndBound
+from ..bounds.cliques import DEFAULT_KS
 from ..common import RawResult, SolveStatus, value_of
 from ..heuristic import LocalSearchInterrupted, improve_starts
 
@@ -122,6 +125,55 @@ class BlockBound:
         )
 
 
+@dataclass(frozen=True)
+class CliqueWindows:
+    """``inner`` over the windows cut by the prices of the LP with the completion cliques
+    (``models/cliques.md`` §3; total completion): the LP (with the rows of ``ks``, at most
+    ``share`` of the limit, cached per instance for the phases after it) and its
+    reduced-cost fixing for the problem's ``ub`` (``Prices.windows``: every schedule of value
+    ``≤ ub`` keeps its starts), then ``inner`` for what is left; the bound reported is at least
+    the prices'.  Makespan, no ``ub``, or no prices (too large, not solved in time): ``inner``
+    on the windows as they are."""
+
+    inner: Backend
+    ks: tuple[int, ...] = DEFAULT_KS
+    share: float = 0.5
+    label: str = "clique-windows"
+
+    @property
+    def name(self) -> str:
+        return self.label
+
+    def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
+        from ..bounds.lagrange import cached_prices
+
+        if problem.objective != "total" or problem.ub is None:
+            return self.inner.solve(problem, limits, hooks)
+        t0 = time.monotonic()
+        prices = cached_prices(
+            problem.instance, problem.lo, problem.hi, self.share * limits.time_limit, self.ks
+        )
+        if prices is None:
+            return self.inner.solve(problem, limits, hooks)
+        lo, hi = problem.lo, problem.hi
+        cut = prices.windows(lo, hi, problem.ub)
+        if cut is not None:  # None: no schedule of value ≤ ub in these windows at all
+            lo, hi = cut
+        left = max(limits.time_limit - (time.monotonic() - t0), 0.01)
+        r = self.inner.solve(
+            replace(problem, lo=lo, hi=hi), replace(limits, time_limit=left), hooks
+        )
+        stats = dict(
+            r.stats,
+            cliques=prices.bound,
+            cliques_lp=round(prices.lp, 3),
+            cliques_seconds=round(prices.seconds, 3),
+            window_starts=int((np.asarray(hi) - np.asarray(lo) + 1).sum()),
+        )
+        bound = prices.bound if r.bound is None else max(r.bound, prices.bound)
+        return replace(r, bound=bound, stats=stats)
+
+
 #: name → ``auto``'s own backends (looked up after the portfolio's and before the registry's)
 VARIANTS = {
     "ladder": BranchAndBound(ladder=True),
@@ -132,4 +184,8 @@ VARIANTS = {
     "highs-plain": Highs(cuts=(), label="highs-plain"),
     # the event model after the time-indexed LP's prices (models/orders.md §10)
     "events-lagrange": CpSatEvents(lagrange=True),
+    # … with the completion cliques in the LP (models/cliques.md: responses as long as memory)
+    "events-cliques": CpSatEvents(lagrange=True, cliques=DEFAULT_KS),
+    # the branch and bound over the windows cut by those prices (route 'cliques')
+    "bnb-cliques": CliqueWindows(BranchAndBound(), label="bnb-cliques"),
 }

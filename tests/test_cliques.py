@@ -1,0 +1,243 @@
+"""The completion cliques (``kvopt.exact.bounds.cliques``, ``models/cliques.md``, issue 52):
+Lemma C1 against every feasible schedule, the bound against brute-force Opt and every bundled
+optimum, the prices with the rows, and ``kvopt bound --cliques``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import feasible_start_vectors, instances, job_triples
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kvopt.cli import main
+from kvopt.exact import lp_bound
+from kvopt.exact.backends.highs_matrix import build_matrix
+from kvopt.exact.bounds.cliques import (
+    DEFAULT_KS,
+    Nodes,
+    clique_bound,
+    separate,
+    theta_range,
+)
+from kvopt.exact.bounds.lagrange import SCALE, time_indexed_prices
+from kvopt.exact.common import start_windows, value_of
+from kvopt.exact.heuristic import heuristic_starts
+from kvopt.instance import Instance, save_instance
+
+
+def _inst(memory, jobs) -> Instance:
+    memory = max(memory, max(s + o for s, o, _ in jobs))
+    return Instance.from_arrays(memory, *zip(*jobs))
+
+
+def _brute(inst: Instance):
+    """Every feasible start vector in the textbook windows, and Opt (total completion)."""
+    lo, hi = start_windows(inst, "total")
+    vecs = list(feasible_start_vectors(inst, lo, hi))
+    opt = min(sum(int(t) + int(o) for t, o in zip(v, inst.responses)) for v in vecs)
+    return vecs, opt
+
+
+def rows_hold(inst: Instance, starts, ks: tuple[int, ...]) -> bool:
+    """Whether the start vector ``starts`` satisfies every row of Lemma C1 for the ``k`` in
+    ``ks`` (all rounds, all ``θ``), read from the lemma's statement (not from
+    :func:`theta_range`): every feasible schedule must."""
+    M = inst.memory
+    for tau in range(max((int(t) + int(o) for t, o in zip(starts, inst.responses)), default=0)):
+        running = [
+            (int(s) + tau - int(t) + 1, int(s) + int(o))  # (h, P)
+            for s, o, t in zip(inst.prompts, inst.responses, starts)
+            if int(t) <= tau < int(t) + int(o)
+        ]
+        for k in ks:
+            for theta in range(1, M + 1):
+                q = [1 for h, p in running if h >= theta and (k + 1) * p - k * h > M - k * theta]
+                if len(q) > k:
+                    return False
+    return True
+
+
+_jobs = job_triples(5, 6, 3, 4)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(3, 12), _jobs)
+def test_every_feasible_schedule_satisfies_every_row(memory, jobs):
+    """Lemma C1 for every ``k ≤ 3``, every round and every ``θ`` on every feasible schedule
+    (not only optimal ones), arrivals included."""
+    inst = _inst(memory, jobs)
+    vecs, _ = _brute(inst)
+    for v in vecs:
+        assert rows_hold(inst, v, (1, 2, 3))
+
+
+def test_the_rows_cut_off_what_does_not_fit():
+    """Two jobs that cannot overlap at all (``s = 1, o = 8, M = 10``): both at round 0 breaks
+    a row, one after the other keeps every row.  And a node with ``h > M/2`` is in the
+    ``k = 1`` row of ``θ = ⌊M/2⌋ + 1`` (the rounded row of ``models/time-indexed.md`` §4.2).
+    :func:`theta_range` is the lemma's condition, ``θ`` by ``θ``."""
+    inst = _inst(10, [(1, 8, 0), (1, 8, 0)])
+    assert not rows_hold(inst, (0, 0), (1,))
+    assert not rows_hold(inst, (0, 3), (1,))
+    assert rows_hold(inst, (0, 8), (1,))
+    lo, hi = theta_range(np.array([6]), np.array([6]), 1, 10)
+    assert lo[0] <= 6 <= hi[0]
+    for M in (7, 10, 13):
+        for h in range(1, M + 1):
+            for p in range(h, M + 1):
+                for k in (1, 2, 3):
+                    lo, hi = theta_range(np.array([h]), np.array([p]), k, M)
+                    for theta in range(1, M + 1):
+                        member = h >= theta and (k + 1) * p - k * h > M - k * theta
+                        assert member == (lo[0] <= theta <= hi[0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(3, 12), _jobs, st.sampled_from([(1,), (1, 2, 3), (2,)]))
+def test_separated_rows_hold_for_every_schedule(memory, jobs, ks):
+    """The rows :func:`separate` returns at the LP's point (built by the code under test, not
+    by :func:`rows_hold`) hold for every feasible schedule inside the windows."""
+    inst = _inst(memory, jobs)
+    ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01), "total")
+    lo, hi = start_windows(inst, "total", ub)
+    model = build_matrix(inst, "total", lo, hi, aggregate=False)
+    nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
+    # any point of the box: the LP's optimum and a spread of starts over each window
+    x = np.zeros(model.n_cols)
+    for i in range(inst.n):
+        cols = np.flatnonzero(model.col_group == i)
+        x[cols] = 1.0 / len(cols)
+    x *= 3  # make rows violated wherever they can be
+    cuts = separate(nodes, x, inst.memory, ks)
+    for v in feasible_start_vectors(inst, lo, hi):
+        xv = np.zeros(model.n_cols)
+        for i, t in enumerate(v):
+            xv[np.flatnonzero((model.col_group == i) & (model.col_start == t))] = 1
+        for k, cols in cuts:
+            assert xv[cols].sum() <= k
+
+
+@settings(max_examples=40, deadline=None)
+@given(instances(max_n=4, max_memory=12, arrivals=True))
+def test_the_bound_is_between_the_lp_and_opt(inst):
+    if inst.n == 0:
+        return
+    _, opt = _brute(inst)
+    b = clique_bound(inst, time_limit=20)
+    assert b.value <= opt + 1e-6
+    assert b.value >= b.lp - 1e-6
+    assert b.lp >= lp_bound(inst, time_limit=20) - 1e-6
+
+
+def test_stronger_than_the_lp_where_responses_fill_the_memory():
+    """Three jobs with ``s + o = M``: no two may overlap at all, so Opt is SPT on one machine
+    (9 + 18 + 27 = 54); the LP smears the staircases and stays below, the cliques reach Opt."""
+    inst = _inst(10, [(1, 9, 0)] * 3)
+    b = clique_bound(inst, time_limit=20)
+    _, opt = _brute(inst)
+    assert opt == 54
+    assert b.lp < opt - 1
+    assert b.value == pytest.approx(opt, abs=1e-6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(3, 12), _jobs)
+def test_the_prices_with_cliques_hold_for_every_schedule_in_the_windows(memory, jobs):
+    """Lemma L1 with the clique rows' duals: ``SCALE·ΣC ≥ base + Σ T_i(S_i)`` for every
+    feasible schedule in the windows; the bound is at most Opt and at least the plain
+    prices' less one."""
+    inst = _inst(memory, jobs)
+    ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01), "total")
+    lo, hi = start_windows(inst, "total", ub)
+    prices = time_indexed_prices(inst, lo, hi, 10.0, DEFAULT_KS)
+    plain = time_indexed_prices(inst, lo, hi, 10.0)
+    assert prices is not None and plain is not None
+    values = []
+    for starts in feasible_start_vectors(inst, lo, hi):
+        total = sum(int(t) + int(o) for t, o in zip(starts, inst.responses))
+        rhs = prices.base + sum(int(tab[t - a]) for tab, t, a in zip(prices.tables, starts, lo))
+        assert SCALE * total >= rhs
+        values.append(total)
+    assert prices.bound <= min(values)
+    assert prices.bound >= plain.bound - 1
+    assert prices.lp >= plain.lp - 1e-6
+
+
+def _known_total_optima():
+    from test_conflict_bound import known_optima
+
+    return [(inst, opt) for inst, objective, opt in known_optima() if objective == "total"]
+
+
+@pytest.mark.parametrize("case", _known_total_optima(), ids=lambda c: c[0].name)
+def test_bundled_records_below_their_proven_opt(case):
+    """Every bundled record with a closed bracket (total completion): the clique LP over the
+    windows of its Opt is at most Opt."""
+    from kvopt.exact.backends.highs_glue import to_highs
+    from kvopt.exact.bounds.cliques import add_cliques
+    from kvopt.exact.bounds.lagrange import nonzeros
+
+    inst, opt = case
+    lo, hi = start_windows(inst, "total", opt)
+    if nonzeros(inst, lo, hi) > 300_000:
+        pytest.skip("LP too large for the default run")
+    import time
+
+    model = build_matrix(inst, "total", lo, hi)
+    h = to_highs(model, relax=True)
+    nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
+    res = add_cliques(h, inst, nodes, deadline=time.monotonic() + 60)
+    assert res.value <= opt + 1e-6
+    assert res.value >= res.lp - 1e-6
+
+
+def test_bound_cli_reports_the_cliques(tmp_path, capsys):
+    inst = _inst(10, [(1, 9, 0), (1, 9, 0), (2, 3, 0)])
+    path = tmp_path / "i.json"
+    save_instance(inst, path)
+    assert main(["bound", str(path), "--lp", "--cliques", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["cliques"] >= d["lp"] - 1e-6
+    assert d["best"] >= int(np.ceil(d["cliques"] - 1e-6))
+    assert d["best_name"] in ("rank", "cliques")  # rank sees this one too (Lemma R3)
+    assert main(["bound", str(path), "--cliques"]) == 0
+    assert "completion cliques" in capsys.readouterr().out
+
+
+def test_auto_takes_the_route_cliques_on_long_responses():
+    """Fifteen jobs with responses up to ``M − s`` (Jaillet et al.'s setting, a third of
+    them above ``M/2``) take the route ``cliques``: a checked schedule, its bound at most its
+    value and at least the LP's with the cliques over the textbook windows (which contain the
+    route's) less one."""
+    from kvopt.exact import solve
+    from kvopt.exact.backends.highs_glue import to_highs
+    from kvopt.exact.bounds.cliques import add_cliques
+    from kvopt.schedule import check_schedule
+
+    rng = np.random.default_rng(3)
+    M = 34
+    jobs = []
+    for _ in range(15):
+        s = int(rng.integers(1, 6))
+        jobs.append((s, int(rng.integers(1, M - s + 1)), 0))
+    jobs[0] = (2, 30, 0)  # at least a quarter of the jobs above M/2
+    jobs[1] = (3, 25, 0)
+    jobs[2] = (1, 20, 0)
+    jobs[3] = (4, 18, 0)
+    inst = _inst(M, jobs)
+    res = solve(inst, time_limit=30, threads=2)
+    assert res.route is not None and res.route.name == "cliques"
+    assert [p.backend for p in res.route.phases][0] == "bnb-cliques"
+    assert check_schedule(inst, res.schedule).valid
+    assert res.bound <= res.objective
+    import time
+
+    lo, hi = start_windows(inst, "total")
+    model = build_matrix(inst, "total", lo, hi)
+    h = to_highs(model, relax=True)
+    nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
+    ref = add_cliques(h, inst, nodes, deadline=time.monotonic() + 20)
+    assert res.bound >= np.ceil(ref.value - 1e-6) - 1
