@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(x) for x in args.sizes.split(",")]
     names = [x.strip() for x in args.policies.split(",") if x.strip()] or list(POLICIES)
     tmp = tempfile.TemporaryDirectory() if args.keep is None else None
-    where = Path(args.keep if args.keep is not None else tmp.name)  # type: ignore[union-attr]
+    where = Path(args.keep if args.keep is not None else tmp.name).resolve()  # type: ignore[union-attr]
     where.mkdir(parents=True, exist_ok=True)
     print(f"trace {CONV.name} tiled, M = {args.memory}, {args.rounds_per_second} rounds/s")
     print(f"{'policy':18s} {'n':>8s} {'command_s':>9s} {'req/s':>8s} {'sim_s':>7s} "
@@ -93,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
             if POLICIES[name].seeded:
                 cmd += ["--seed", "0"]
             t0 = time.perf_counter()
-            subprocess.run([*cmd, "--out", str(out)], check=True, capture_output=True)
+            # run from the instance's folder: ``-m`` puts the working directory first on
+            # sys.path, so a checkout's own kvopt would shadow PYTHONPATH's
+            subprocess.run([*cmd, "--out", str(out)], check=True, capture_output=True, cwd=where)
             sec = time.perf_counter() - t0
             times.setdefault(name, {})[n] = sec
             sim = chk = ""
