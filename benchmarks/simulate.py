@@ -1,7 +1,7 @@
 """Simulation speed at scale: the Azure conversation trace tiled, every built-in policy (issue 54).
 
     python benchmarks/simulate.py [--sizes 100000,1000000] [--policies mcsf,...] [--memory 16492]
-                                  [--rounds-per-second 50] [--inner] [--keep DIR]
+                                  [--rounds-per-second 50] [--offline] [--inner] [--keep DIR]
 
 Instance: the bundled Azure LLM inference trace 2023, conversation file (19,366
 requests, all usable at ``M = 16,492``), with arrivals at
@@ -9,6 +9,9 @@ requests, all usable at ``M = 16,492``), with arrivals at
 ``arrivals=true``), **tiled**: copy ``c`` of the trace arrives ``c · (span + 1)``
 rounds after copy 0, ``span`` being the last arrival round of one copy; a size
 ``n`` takes the first ``n`` requests of the tiling (:func:`tiled_instance`).
+``--offline`` sets every arrival to round 0, the instances of the offline policies
+(``rect``, ``route``, ``blackbox``, ``gsa``, ``sps``, … refuse arrivals; this was the
+benchmark of issue 4).
 
 For every size it writes the instance JSON once (not timed), then for every
 built-in policy that applies to it times **the whole command**
@@ -42,18 +45,27 @@ from kvopt.trace import bundled_trace_dir, trace_instance
 CONV = bundled_trace_dir() / "AzureLLMInferenceTrace_conv.csv"
 
 
-def tiled_instance(n: int, memory: int = 16492, rounds_per_second: float = 50.0) -> Instance:
-    """The first ``n`` requests of the conversation trace tiled end to end (see the module)."""
+def tiled_instance(
+    n: int, memory: int = 16492, rounds_per_second: float = 50.0, offline: bool = False
+) -> Instance:
+    """The first ``n`` requests of the conversation trace tiled end to end (see the module);
+    ``offline``: all at round 0."""
     one = trace_instance(CONV, n=19366, memory=memory, arrivals=True,
                          rounds_per_second=rounds_per_second)  # fmt: skip
     period = max(j.arrival for j in one.jobs) + 1
     k = len(one.jobs)
     jobs = tuple(
-        Job(j.prompt, j.response, j.arrival + (i // k) * period, f"c{i // k}-{j.id}")
+        Job(
+            j.prompt,
+            j.response,
+            0 if offline else j.arrival + (i // k) * period,
+            f"c{i // k}-{j.id}",
+        )  # fmt: skip
         for i, j in ((i, one.jobs[i % k]) for i in range(n))
     )
     meta = {"source": f"{CONV.name} tiled", "requests": n, "copy": k, "period": period}
-    return Instance(memory, jobs, name=f"azure-conv-tiled-n{n}", meta=meta)
+    name = f"azure-conv-tiled-n{n}" + ("-offline" if offline else "")
+    return Instance(memory, jobs, name=name, meta=meta)
 
 
 def _load() -> str:
@@ -66,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--policies", default="", help="comma-separated (default: every built-in)")
     ap.add_argument("--memory", type=int, default=16492)
     ap.add_argument("--rounds-per-second", type=float, default=50.0)
+    ap.add_argument("--offline", action="store_true", help="every request arrives at round 0")
     ap.add_argument("--inner", action="store_true", help="also time the simulation in-process")
     ap.add_argument("--keep", help="write the instances and schedules here (default: a temp dir)")
     args = ap.parse_args(argv)
@@ -74,12 +87,13 @@ def main(argv: list[str] | None = None) -> int:
     tmp = tempfile.TemporaryDirectory() if args.keep is None else None
     where = Path(args.keep if args.keep is not None else tmp.name).resolve()  # type: ignore[union-attr]
     where.mkdir(parents=True, exist_ok=True)
-    print(f"trace {CONV.name} tiled, M = {args.memory}, {args.rounds_per_second} rounds/s")
+    arrive = "all at round 0" if args.offline else f"{args.rounds_per_second} rounds/s"
+    print(f"trace {CONV.name} tiled, M = {args.memory}, {arrive}")
     print(f"{'policy':18s} {'n':>8s} {'command_s':>9s} {'req/s':>8s} {'sim_s':>7s} "
           f"{'check_s':>7s}  load")  # fmt: skip
     times: dict[str, dict[int, float]] = {}
     for n in sizes:
-        inst = tiled_instance(n, args.memory, args.rounds_per_second)
+        inst = tiled_instance(n, args.memory, args.rounds_per_second, args.offline)
         path = where / f"{inst.name}.json"
         save_instance(inst, path)
         for name in names:
