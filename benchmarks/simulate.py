@@ -60,7 +60,7 @@ def tiled_instance(
             j.response,
             0 if offline else j.arrival + (i // k) * period,
             f"c{i // k}-{j.id}",
-        )  # fmt: skip
+        )
         for i, j in ((i, one.jobs[i % k]) for i in range(n))
     )
     meta = {"source": f"{CONV.name} tiled", "requests": n, "copy": k, "period": period}
