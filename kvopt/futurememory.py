@@ -26,6 +26,7 @@ the running jobs, which only age until the next event?
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 import numpy as np
@@ -40,7 +41,14 @@ def future_peak(
 
     ``prompts[j]``, ``progress[j]`` (tokens already decoded in the current
     attempt) and ``remaining[j] ≥ 1`` (rounds still to run, including this one).
+
+    Small sets given as lists (the running batch of a policy's admission scan, a
+    dozen jobs on the Azure trace) are computed in plain Python, about twice as fast
+    there as numpy with its per-call overhead (issue 54); both forms give the same
+    integer (the module tests compare them).
     """
+    if not isinstance(prompts, np.ndarray) and len(prompts) <= _SMALL:
+        return _future_peak_small(prompts, progress, remaining)
     s = np.asarray(prompts, dtype=np.int64)
     g = np.asarray(progress, dtype=np.int64)
     r = np.asarray(remaining, dtype=np.int64)
@@ -54,6 +62,33 @@ def future_peak(
     suffix = np.cumsum(c[::-1])[::-1]  # Σ_{q ≥ p} c_q
     count = np.arange(len(c), 0, -1, dtype=np.int64)  # jobs with r_q ≥ r_p (ties included)
     return int((suffix + count * rr).max())
+
+
+#: Largest list :func:`future_peak` computes in plain Python: measured (issue 54), 12 jobs
+#: take 10 µs against numpy's 19 µs, 64 jobs about 28 µs both, 128 jobs 62 µs against 40 µs.
+_SMALL = 64
+
+
+def _future_peak_small(
+    prompts: Sequence[int], progress: Sequence[int], remaining: Sequence[int]
+) -> int:
+    """:func:`future_peak` in plain Python: ``max_p Σ_{q ≥ p} c_q + (n − p) r_p`` over the
+    jobs sorted by ``r`` (ties in any order: a later one of equal ``r`` gives less)."""
+    if not prompts:
+        return 0
+    if min(remaining) < 1:
+        raise ValueError("remaining must be >= 1 for every job")
+    jobs = sorted(zip(remaining, [s + g for s, g in zip(prompts, progress)]))
+    acc = sum(c for _, c in jobs)  # Σ_{q ≥ p} c_q
+    k = len(jobs)  # jobs with r_q ≥ r_p
+    best = 0
+    for r, c in jobs:
+        v = acc + k * r
+        if v > best:
+            best = v
+        acc -= c
+        k -= 1
+    return int(best)
 
 
 def fits_future(
@@ -128,7 +163,12 @@ def next_fit_round(
 
     Every jump passes a round that can only fail, so the first round found is the
     first at which :meth:`FutureMemory.fits` (with the remaining lengths above) passes.
+
+    Lists of up to ``_SMALL`` running jobs take :func:`_next_fit_round_small`, the same
+    steps in plain Python (issue 54; the module tests compare the two).
     """
+    if not isinstance(prompts, np.ndarray) and len(prompts) <= _SMALL:
+        return _next_fit_round_small(memory, prompts, starts, estimates, now, prompt, rounds)
     M = int(memory)
     s = np.asarray(prompts, dtype=np.int64)
     st = np.asarray(starts, dtype=np.int64)
@@ -165,6 +205,53 @@ def next_fit_round(
                 if i == K:
                     return None
                 target = max(target, int(Ls[i]) - ec + 2)
+        if target == u:
+            return u
+        u = target
+
+
+def _next_fit_round_small(
+    memory: int,
+    prompts: Sequence[int],
+    starts: Sequence[int],
+    estimates: Sequence[int],
+    now: int,
+    prompt: int,
+    rounds: int,
+) -> int | None:
+    """:func:`next_fit_round` in plain Python, step for step (``bisect`` for ``searchsorted``)."""
+    M = int(memory)
+    sc, ec = int(prompt), int(rounds)
+    K = len(prompts)
+    jobs = sorted(
+        (int(st) + int(e) - 1, int(s) - int(st) + 1) for s, st, e in zip(prompts, starts, estimates)
+    )  # (L_j, c_j) by L (ties: the order does not change a sum over L_j ≥ L_p)
+    Ls = [L for L, _ in jobs]
+    suf = [0] * (K + 1)
+    for i in range(K - 1, -1, -1):
+        suf[i] = suf[i + 1] + jobs[i][1]  # suf[i] = Σ_{q ≥ i} c of the i-th by L
+    C = suf[0]
+    u = int(now) + 1
+    while True:
+        if K * u + C + sc + 1 > M:  # round u itself: only gets worse
+            return None
+        W = u + ec - 1
+        target = u
+        for p in range(bisect_right(Ls, u), K):  # jobs with L_j > u
+            Lp = Ls[p]
+            first = bisect_left(Ls, Lp)  # jobs with L_j ≥ L_p
+            held = suf[first] + (K - first) * Lp  # running jobs in round L_p
+            if Lp <= W:  # inside the window
+                if held + sc + 1 + Lp - u > M:
+                    target = max(target, min(held + sc + 1 + Lp - M, Lp + 1))
+            elif held > M:  # after the window: until the window reaches L_p
+                target = max(target, Lp - ec + 1)
+        if ec >= 2:
+            i = bisect_left(Ls, W)  # jobs still running in round W
+            if suf[i] + (K - i) * W + sc + ec > M:
+                if i == K:
+                    return None
+                target = max(target, Ls[i] - ec + 2)
         if target == u:
             return u
         u = target

@@ -267,18 +267,23 @@ def compact_down(
     """
     n = len(widths)
     order = sorted(range(n), key=lambda k: (y[k], x[k], k))
+    # the ends of the x-intervals (exact Fractions) replaced by their ranks among all
+    # ends: the same comparisons, on integers (issue 54: the Fraction arithmetic of the
+    # quadratic loop below took most of pack-and-schedule's time on 10⁴ jobs)
+    ends = [x[k] + widths[k] for k in range(n)]
+    rank = {v: i for i, v in enumerate(sorted(set(x) | set(ends)))}
+    lo_r = [rank[v] for v in x]
+    hi_r = [rank[v] for v in ends]
     new_y = [0] * n
-    done: list[int] = []
+    done: list[tuple[int, int, int]] = []  # (lo, hi, top) of the dropped rectangles
     for k in order:
-        lo, hi = x[k], x[k] + widths[k]
+        lo, hi = lo_r[k], hi_r[k]
         top = 0
-        for j in done:
-            if x[j] < hi and lo < x[j] + widths[j]:
-                t = new_y[j] + heights[j]
-                if t > top:
-                    top = t
+        for jlo, jhi, t in done:
+            if jlo < hi and lo < jhi and t > top:
+                top = t
         new_y[k] = int(top)
-        done.append(k)
+        done.append((lo, hi, new_y[k] + heights[k]))
     return new_y
 
 

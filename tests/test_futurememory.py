@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvopt.futurememory import FutureMemory, fits_future, future_peak, next_fit_round
+from kvopt.futurememory import (
+    FutureMemory,
+    _future_peak_small,
+    _next_fit_round_small,
+    fits_future,
+    future_peak,
+    next_fit_round,
+)
 
 
 def _count(prompts, progress, remaining) -> int:
@@ -46,6 +54,25 @@ def test_incremental_scan(js, cands):
             s, g, r = s + [cs], g + [0], r + [cr]
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 3000), st.integers(0, 3000), st.integers(1, 9)),
+        min_size=0,
+        max_size=150,
+    )
+)
+def test_plain_python_and_numpy_agree(js):
+    # lists up to _SMALL jobs take the plain-Python path, arrays always numpy (issue 54);
+    # remaining lengths from a small range make many ties
+    s = [j[0] for j in js]
+    g = [j[1] for j in js]
+    r = [j[2] for j in js]
+    want = future_peak(np.array(s, dtype=np.int64), np.array(g), np.array(r))
+    assert future_peak(s, g, r) == want
+    assert _future_peak_small(s, g, r) == want
+
+
 def test_peak_not_at_start():
     # one long job and one short fat job: the peak is in the short job's last round
     assert future_peak([1, 10], [0, 0], [10, 3]) == _count([1, 10], [0, 0], [10, 3])
@@ -76,3 +103,28 @@ def test_next_fit_round_is_the_first_round_that_fits(js, prompt, rounds, M):
     last = max([now + 1] + [st + e for st, e in zip(starts, est)])
     brute = next((u for u in range(now + 1, last + 2) if fits(u)), None)
     assert next_fit_round(M, s, starts, est, now, prompt, rounds) == brute
+    # numpy arrays take the numpy form, lists the plain-Python one (issue 54)
+    arrays = (np.array(s, dtype=np.int64), np.array(starts), np.array(est, dtype=np.int64))
+    assert next_fit_round(M, *arrays, now, prompt, rounds) == brute
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 400), st.integers(0, 300), st.integers(1, 400)),
+        min_size=0,
+        max_size=80,
+    ),
+    st.integers(1, 400),
+    st.integers(1, 400),
+    st.integers(1, 40000),
+)
+def test_next_fit_round_plain_python_and_numpy_agree(js, prompt, rounds, M):
+    now = 300
+    s = [j[0] for j in js]
+    starts = [now - j[1] for j in js]
+    est = [j[2] for j in js]
+    arrays = (np.array(s, dtype=np.int64), np.array(starts, dtype=np.int64), np.array(est))
+    want = next_fit_round(M, *arrays, now, prompt, rounds)
+    assert _next_fit_round_small(M, s, starts, est, now, prompt, rounds) == want
+    assert next_fit_round(M, s, starts, est, now, prompt, rounds) == want

@@ -183,3 +183,39 @@ def test_every_procedure_is_exercised(monkeypatch):
             xs, ys = kp.steinberg(W, H, u, v)
             _overlap_free(W, H, xs, ys, u, v)
     assert all(c > 0 for c in calls.values()), calls
+
+
+def _compact_down_reference(widths, heights, x, y):
+    """The drop rule on the exact coordinates, pair by pair (compact_down before issue 54)."""
+    n = len(widths)
+    new_y = [0] * n
+    done = []
+    for k in sorted(range(n), key=lambda k: (y[k], x[k], k)):
+        top = 0
+        for j in done:
+            if x[j] < x[k] + widths[k] and x[k] < x[j] + widths[j]:
+                top = max(top, new_y[j] + heights[j])
+        new_y[k] = top
+        done.append(k)
+    return new_y
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 6),
+            st.integers(1, 6),
+            st.fractions(0, 10, max_denominator=4),
+            st.fractions(0, 10, max_denominator=3),
+        ),
+        max_size=25,
+    )
+)
+def test_compact_down_agrees_with_the_pairwise_rule(rects):
+    # coordinates as exact Fractions (ints among them), touching and equal ends included
+    w = [r[0] for r in rects]
+    h = [r[1] for r in rects]
+    x = [int(r[2]) if r[2].denominator == 1 else r[2] for r in rects]
+    y = [r[3] for r in rects]
+    assert compact_down(w, h, x, y) == _compact_down_reference(w, h, x, y)

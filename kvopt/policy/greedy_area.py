@@ -18,6 +18,7 @@ a time, in area order) — the wide-job branch of ``clairvoyant-mix``.
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections.abc import Sequence
 
 from ..engine.contract import (
@@ -48,6 +49,8 @@ class GreedyArea(ClairvoyantPolicy):
     def setup(self, view: ClairvoyantView) -> None:
         self.M = view.memory
         self.width: dict[int, int] = {}
+        # (area, job) in the policy's order: a sorted list with backfill (the scan goes
+        # past a job that does not fit), else a heap (the scan pops its head; issue 54)
         self.waiting: list[tuple[int, int]] = []
         self.reserved = 0
         for j in view.jobs:
@@ -57,7 +60,10 @@ class GreedyArea(ClairvoyantPolicy):
         if j not in self.width:
             s, o = view.prompts[j], view.responses[j]
             self.width[j] = self.M if self.reserve == "memory" else s + o
-            bisect.insort(self.waiting, (area(s, o), j))
+            if self.backfill:
+                bisect.insort(self.waiting, (area(s, o), j))
+            else:
+                heapq.heappush(self.waiting, (area(s, o), j))
 
     def on_events(
         self, now: int, events: Sequence[Event], view: ClairvoyantView, act: Actions
@@ -67,14 +73,18 @@ class GreedyArea(ClairvoyantPolicy):
                 self.reserved -= self.width[e.job]
             elif e.kind == ARRIVAL:
                 self._arrive(e.job, view)
+        if not self.backfill:
+            waiting = self.waiting
+            while waiting and self.reserved + self.width[waiting[0][1]] <= self.M:
+                j = heapq.heappop(waiting)[1]
+                act.start(j)
+                self.reserved += self.width[j]
+            return
         keep = []
-        for pos, (a, j) in enumerate(self.waiting):
+        for a, j in self.waiting:
             if self.reserved + self.width[j] <= self.M:
                 act.start(j)
                 self.reserved += self.width[j]
             else:
                 keep.append((a, j))
-                if not self.backfill:
-                    keep.extend(self.waiting[pos + 1 :])
-                    break
         self.waiting = keep

@@ -36,7 +36,7 @@ these policies see a job only from ``a_i`` on).
 
 from __future__ import annotations
 
-import bisect
+import heapq
 from collections.abc import Sequence
 
 from ..engine.contract import (
@@ -82,7 +82,7 @@ class FutureCheckGreedy(ClairvoyantPolicy):
         self.prompts: dict[int, int] = {}
         self.est: dict[int, int] = {}
         self.key: dict[int, tuple] = {}
-        self.waiting: list = []
+        self.waiting: list = []  # a heap of (priority, job): the policy's order, ties by index
         self.woken_at = -1  # the last wake-up asked for
         for j in view.jobs:
             self._arrive(j, view)
@@ -92,7 +92,7 @@ class FutureCheckGreedy(ClairvoyantPolicy):
             self.prompts[j] = view.prompts[j]
             self.est[j] = self.length(view, j)
             self.key[j] = (self.priority(view, j), j)
-            bisect.insort(self.waiting, self.key[j])
+            heapq.heappush(self.waiting, self.key[j])
 
     def on_events(self, now: int, events: Sequence[Event], view: View, act: Actions) -> None:
         overflow = False
@@ -109,7 +109,7 @@ class FutureCheckGreedy(ClairvoyantPolicy):
         while view.memory_now() > self.M:
             victim = max(view.running, key=lambda j: (view.running[j], self.key[j]))
             act.kill(victim)
-            bisect.insort(self.waiting, self.key[victim])
+            heapq.heappush(self.waiting, self.key[victim])
 
     def _admit(self, now: int, view: View, act: Actions) -> None:
         running = list(view.running)
@@ -119,21 +119,20 @@ class FutureCheckGreedy(ClairvoyantPolicy):
             [now - view.running[j] for j in running],
             [max(self.est[j] - (now - view.running[j]), 1) for j in running],
         )
-        taken = 0
-        for _, j in self.waiting:
+        waiting = self.waiting
+        while waiting:  # the waiting jobs in the policy's order, stop at the first that fails
+            j = waiting[0][1]
             if fm.try_add(self.prompts[j], self.est[j]):
                 act.start(j)
-                taken += 1
             elif not fm.prompts:  # nothing running: start it anyway (true peak ≤ M)
                 act.start(j)
                 fm.prompts.append(self.prompts[j])
                 fm.progress.append(0)
                 fm.remaining.append(self.est[j])
-                taken += 1
             else:
                 break
-        del self.waiting[:taken]
-        if self.waiting and view.running:
+            heapq.heappop(waiting)
+        if waiting and view.running:
             self._wake_when_fits(now, view, act)
 
     def _wake_when_fits(self, now: int, view: View, act: Actions) -> None:
