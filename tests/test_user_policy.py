@@ -380,6 +380,18 @@ def test_a_users_exception_names_the_reference_round_frames_and_contract(folder,
     assert "'peek.py:Greedy'" in r.err and "job 1, round 1" in r.err
 
 
+def test_validate_of_a_policy_that_always_raises_is_inconclusive(folder, cli):
+    """A policy that broke the model on every instance searched nothing: its claim is not
+    ``holds`` (found by a new user's walkthrough, issue 55), but inconclusive, saying why."""
+    (folder / "peek.py").write_text(PEEK)
+    r = cli("validate", "--policy", "peek.py:Peek", "--ratio-at-most", "3", "--budget", "4",
+            "--out", "v", "--no-progress", "--json")  # fmt: skip
+    assert r.code == 0, r.err
+    claim = r.json()["claims"][0]
+    assert claim["verdict"] == "inconclusive", claim
+    assert "nothing was searched" in claim["text"] and "broke the model" in claim["text"]
+
+
 def test_a_users_exception_in_the_api_keeps_its_cause(folder):
     from kvopt.errors import UserCodeError
 

@@ -129,6 +129,14 @@ def ratio_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
             ),  # fmt: skip
             data=data,
         )
+    if not good:  # nothing was searched (the policy broke the model on every instance)
+        return ClaimVerdict(
+            **base,
+            verdict=Verdict.INCONCLUSIVE,
+            exact_solves=exact,
+            text="; ".join(["no instance was evaluated to a ratio: nothing was searched", *notes]),
+            data=data,
+        )
     text = (
         f"no certified ratio above the bound in {len(good)} instances; worst certified "
         f"{fmt(worst_c)}, optimistic {fmt(worst_o)}"
