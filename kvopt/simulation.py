@@ -18,7 +18,7 @@ from .engine.core import run
 from .engine.results import SimulationResult
 from .errors import InputError
 from .instance import Instance, Job
-from .policy import PolicySpec, get_policy, make_policy
+from .policy import PolicySpec, get_policy, make_policy, parse_policy
 from .timemodel import TimeModel, parse_time_model
 
 
@@ -92,6 +92,15 @@ def simulate(
     (:func:`kvopt.seconds.seconds_report` turns them into latencies).
     """
     tm = parse_time_model(time_model, source="time_model")
+    if isinstance(policy, str) and "[" in policy:  # NAME[K=V;…], as compare and search take it
+        policy, bracket = parse_policy(policy)
+        twice = sorted(set(bracket) & set(params or {}))
+        if twice:
+            raise InputError(
+                f"parameter {twice[0]!r} given both in the brackets and in params",
+                source="--policy",
+            )
+        params = {**bracket, **(params or {})}
     if not isinstance(policy, str | type | PolicySpec):  # an object: it runs as it is
         if params:
             raise TypeError("params are only accepted with a policy name")

@@ -290,3 +290,25 @@ def test_cli_simulate_and_policies(tmp_path, capsys):
         assert main(["simulate", str(path), *argv]) == 2
         err = capsys.readouterr().err
         assert needle in err and "Traceback" not in err
+
+
+def test_simulate_takes_the_bracket_form_of_compare_and_search(cli, tmp_path):
+    """``NAME[K=V;…]`` works in ``simulate`` (the API and the command) as in ``compare``,
+    ``search`` and ``validate``; a key given twice is bad input (issue 55, a new user's
+    walkthrough: the API page promised it and it raised)."""
+    from kvopt.simulation import simulate
+
+    inst = Instance.from_arrays(30, [3, 9, 5, 2, 7, 4], [6, 2, 8, 3, 5, 4])
+    a = simulate(inst, "route[compact=true]")
+    b = simulate(inst, "route", params={"compact": True})
+    assert a.schedule.attempts == b.schedule.attempts
+    assert a.params["compact"] is True
+    with pytest.raises(InputError, match="given both"):
+        simulate(inst, "route[compact=true]", params={"compact": False})
+    path = tmp_path / "six.json"
+    save_instance(inst, path)
+    r = cli("simulate", str(path), "--policy", "route[compact=true]", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["params"]["compact"] is True
+    r = cli("simulate", str(path), "--policy", "route[compact=true]", "--param", "compact=false")
+    assert r.code == 2 and len(r.err.strip().splitlines()) == 1

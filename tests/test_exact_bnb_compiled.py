@@ -80,7 +80,7 @@ def test_same_tree_as_python_small(inst, tight):
     if tight:
         from kvopt.exact.common import value_of
 
-        ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01, seed=0), "total")
+        ub = value_of(inst, heuristic_starts(inst, "total", moves=200, seed=0), "total")
     lo, hi = start_windows(inst, "total", ub)
     _same_tree(inst, lo, hi, 10**9 if ub is None else ub + 1)
 
@@ -193,7 +193,7 @@ def test_split_search_proves_the_serial_optimum(seed):
     inst = _mixed(12 + seed % 3, 100 + seed, arrivals=seed % 2 == 1)
     ub = None
     if seed % 4 < 2:  # windows tightened by an incumbent, as auto gives them
-        ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01, seed=0), "total")
+        ub = value_of(inst, heuristic_starts(inst, "total", moves=200, seed=0), "total")
     lo, hi = start_windows(inst, "total", ub)
     ub = 10**9 if ub is None else ub + 1
     a = _search(inst, lo, hi, ub)
@@ -293,7 +293,7 @@ def test_a_rung_at_opt_finds_nothing_one_above_finds_opt(seed):
     """The claim the ladder rests on: a search with threshold ``v ≤ Opt`` ends without a
     schedule (proving none is below ``v``); with ``v = Opt + 1`` it finds one of value Opt."""
     inst = _mixed(12 + seed % 2, 300 + seed, arrivals=seed % 2 == 1)
-    ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01, seed=0), "total")
+    ub = value_of(inst, heuristic_starts(inst, "total", moves=200, seed=0), "total")
     lo, hi = start_windows(inst, "total", ub)
     opt = _search(inst, lo, hi, ub + 1)
     assert bnbfast.run_compiled(opt, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
@@ -307,8 +307,8 @@ def test_a_rung_at_opt_finds_nothing_one_above_finds_opt(seed):
 
 
 def _ladder(inst, *, threads, time_limit=60.0, node_limit=None, every_size=False):
-    ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01, seed=0), "total")
-    warm = heuristic_starts(inst, "total", seconds=0.01, seed=0)
+    ub = value_of(inst, heuristic_starts(inst, "total", moves=200, seed=0), "total")
+    warm = heuristic_starts(inst, "total", moves=200, seed=0)
     lo, hi = start_windows(inst, "total", ub)
     problem = Problem(inst, "total", lo, hi, warm=warm, ub=ub)
     backend = BranchAndBound(ladder=True, node_limit=node_limit)
@@ -360,7 +360,7 @@ def test_stopped_split_search_reports_its_unfinished_tasks_bound(limit):
     """A split search stopped by its node limit reports the smallest bound of a task it did
     not finish (``task_lower``): with the incumbent, at most Opt."""
     inst = _mixed(16, 9)
-    ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01, seed=0), "total")
+    ub = value_of(inst, heuristic_starts(inst, "total", moves=200, seed=0), "total")
     lo, hi = start_windows(inst, "total", ub)
     ref = _search(inst, lo, hi, ub + 1)
     assert bnbfast.run_compiled(ref, bnb.MEMO_LIMIT, bnb._CHECK_EVERY, threads=2)

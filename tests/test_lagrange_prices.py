@@ -40,7 +40,7 @@ def test_the_lagrangian_inequality_holds_for_every_schedule_in_the_windows(memor
     only optimal ones), so the bound, the cut windows and the rows are valid; the bound is at
     most Opt and at least the LP's value rounded down less one."""
     inst = _inst(memory, jobs)
-    ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01), "total")
+    ub = value_of(inst, heuristic_starts(inst, "total", moves=200), "total")
     lo, hi = start_windows(inst, "total", ub)
     prices = time_indexed_prices(inst, lo, hi, 10.0)
     assert prices is not None
@@ -101,7 +101,7 @@ def _check_lagrange(memory, jobs, with_arrivals):
     jobs = [(s, o, a if with_arrivals else 0) for s, o, a in jobs]
     inst = _inst(memory, jobs)
     ref = solve(inst, solver="highs", time_limit=30, threads=1)
-    st0 = heuristic_starts(inst, "total", seconds=0.01)
+    st0 = heuristic_starts(inst, "total", moves=200)
     ub = value_of(inst, st0, "total")
     lo, hi = start_windows(inst, "total", ub)
     raw = CpSatEvents(lagrange=True).solve(

@@ -69,6 +69,12 @@ def _option_row(parser: argparse.ArgumentParser, action: argparse.Action) -> str
             help_text = help_text % {**vars(action), "prog": "kvopt"}
         except (KeyError, TypeError, ValueError):
             pass
+    if isinstance(action, argparse._SubParsersAction) and not help_text:
+        # the actions of a command with its own subcommands (kvopt experiment run): each is
+        # a section of its own below
+        help_text = "one of: " + "; ".join(
+            f"{c.dest} ({c.help})" if c.help else c.dest for c in action._choices_actions
+        )
     extra = []
     if action.choices is not None and not isinstance(action, argparse._SubParsersAction):
         extra.append("choices: " + ", ".join(_code(c) for c in action.choices))
@@ -119,6 +125,23 @@ def cli_markdown() -> str:
         rows = [r for r in rows if r]
         if rows:
             lines += ["| argument | meaning |", "|---|---|", *rows, ""]
+        for action in parser._actions:  # a command's own subcommands, each with its options
+            if not isinstance(action, argparse._SubParsersAction):
+                continue
+            helps = {c.dest: c.help for c in action._choices_actions}
+            for sname, sp in action.choices.items():
+                lines += [f"(cli-{name}-{sname})=", f"### kvopt {name} {sname}", ""]
+                if helps.get(sname):
+                    lines += [f"*{_md_escape(helps[sname])}*", ""]
+                lines += ["```text", sp.format_usage().strip(), "```", ""]
+                srows = [
+                    _option_row(sp, a)
+                    for a in sp._actions
+                    if not isinstance(a, argparse._HelpAction)
+                ]
+                srows = [r for r in srows if r]
+                if srows:
+                    lines += ["| argument | meaning |", "|---|---|", *srows, ""]
         lines += ["Exit status:", "", "| status | meaning |", "|---|---|"]
         lines += [f"| {code} | {_md_escape(text)} |" for code, text in statuses(name).items()]
         lines.append("")

@@ -58,7 +58,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..instance import save_instance
-    from ..policy import get_policy
+    from ..policy import get_policy, parse_policy
     from ..seconds import seconds_report
     from ..simulation import simulate
     from ..timemodel import parse_time_model
@@ -66,7 +66,7 @@ def run(args) -> int:
     inst = load_instance(args.instance)
     params = parse_params(args.param)
     tm = parse_time_model(args.time_model)
-    get_policy(args.policy)  # unknown name -> exit 2 before anything else
+    get_policy(parse_policy(args.policy)[0])  # unknown name -> exit 2 before anything else
     res = simulate(inst, args.policy, params, seed=args.seed, time_model=tm)
     real = res.instance if res.instance is not None else inst
     if args.out:
