@@ -86,6 +86,15 @@ def _option_row(parser: argparse.ArgumentParser, action: argparse.Action) -> str
     return f"| {_code(names)} | {cell} |"
 
 
+def _option_table(parser: argparse.ArgumentParser) -> list[str]:
+    """The markdown table of a parser's arguments (no lines when it has none)."""
+    rows = [
+        _option_row(parser, a) for a in parser._actions if not isinstance(a, argparse._HelpAction)
+    ]
+    rows = [r for r in rows if r]
+    return ["| argument | meaning |", "|---|---|", *rows, ""] if rows else []
+
+
 def cli_markdown() -> str:
     """The command-line reference: one section per subcommand, one row per option."""
     from kvopt.cli import build_parser
@@ -117,14 +126,7 @@ def cli_markdown() -> str:
                 lines += ["```text", parser.description.strip(), "```", ""]
             else:
                 lines += [_md_escape(parser.description), ""]
-        rows = [
-            _option_row(parser, a)
-            for a in parser._actions
-            if not isinstance(a, argparse._HelpAction)
-        ]
-        rows = [r for r in rows if r]
-        if rows:
-            lines += ["| argument | meaning |", "|---|---|", *rows, ""]
+        lines += _option_table(parser)
         for action in parser._actions:  # a command's own subcommands, each with its options
             if not isinstance(action, argparse._SubParsersAction):
                 continue
@@ -134,14 +136,7 @@ def cli_markdown() -> str:
                 if helps.get(sname):
                     lines += [f"*{_md_escape(helps[sname])}*", ""]
                 lines += ["```text", sp.format_usage().strip(), "```", ""]
-                srows = [
-                    _option_row(sp, a)
-                    for a in sp._actions
-                    if not isinstance(a, argparse._HelpAction)
-                ]
-                srows = [r for r in srows if r]
-                if srows:
-                    lines += ["| argument | meaning |", "|---|---|", *srows, ""]
+                lines += _option_table(sp)
         lines += ["Exit status:", "", "| status | meaning |", "|---|---|"]
         lines += [f"| {code} | {_md_escape(text)} |" for code, text in statuses(name).items()]
         lines.append("")
