@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..exact.workers import DeferredCtrlC, SeenCtrlC
 from ..fileio import write_json_atomic
 from ..instance import Instance
 from ..schedule import Schedule
@@ -122,7 +123,15 @@ def run_campaign(
         res = _run(header, strategy, rule, budget, seconds, workers, scheduler, out,
                    make_record, progress, dask_timeout, t_start, label)  # fmt: skip
         if certify_seconds > 0 and res.stopped != StopReason.INTERRUPTED:
-            res = _certify_stage(res, certify_seconds)
+            # a Ctrl-C in the stage's exact solve ends the solve, which returns its bracket;
+            # the stage then finishes, and the result says the user interrupted it
+            with SeenCtrlC() as seen:
+                try:
+                    res = _certify_stage(res, certify_seconds)
+                except KeyboardInterrupt:
+                    pass
+            if seen.came:
+                res = dataclasses.replace(res, stopped=StopReason.INTERRUPTED)
         return res
     finally:
         lock.close()
@@ -288,15 +297,36 @@ def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, sched
             b += 1
     except KeyboardInterrupt:
         stopped = StopReason.INTERRUPTED
-        state.evaluations += len(results)  # logged, not merged: the rerun takes them from the log
+    except BaseException:
+        log.close()
         if executor is not None:
             executor.close(abort=True)
-            executor = None
-    finally:
+        bar.close()
+        raise
+    # The wrap-up runs to its end: a Ctrl-C in it (a search that had finished its budget a
+    # moment before) is held and makes the result "interrupted", so the command still prints
+    # what was found and exits 130 (found by CI, where 200 evaluations take a second).
+    held = DeferredCtrlC()
+    try:
+        if stopped == StopReason.INTERRUPTED:
+            state.evaluations += len(results)  # logged, not merged: a rerun reads the log
+            if executor is not None:
+                executor.close(abort=True)
+                executor = None
         log.close()
         if executor is not None:
             executor.close()
         bar.close()
+        result = _result(header, strategy, state, bar, best_path, stopped, out, t_start)
+    finally:
+        came = held.restore()
+    if came:
+        result = dataclasses.replace(result, stopped=StopReason.INTERRUPTED)
+    return result
+
+
+def _result(header, strategy, state, bar, best_path, stopped, out, t_start) -> CampaignResult:
+    """The typed result of a finished (or stopped) run."""
     if state.skipped:
         logging.getLogger(__name__).warning(
             "%d candidates skipped: their simulation went past its attempt budget "

@@ -189,6 +189,7 @@ def space_overrides(args) -> dict:
 
 def run(args) -> int:
     from ..campaign import search
+    from ..exact.workers import DeferredCtrlC
 
     policy_params = parse_params(args.policy_param, option="--policy-param")
     res = search(
@@ -224,13 +225,17 @@ def run(args) -> int:
             extra=args.grow_extra,
             certify_seconds=args.certify_seconds,
         )
-    if args.json:
-        emit_json({**res.to_dict(), **({"growth": grown.to_dict()} if grown else {})})
-    else:
-        print(format_result(res))
-        if grown is not None:
-            print(f"  growth: {grown.verdict}; family {grown.family()}")
-    return 130 if res.stopped == "interrupted" else 0
+    held = DeferredCtrlC()  # the result is printed whole, even when Ctrl-C comes meanwhile
+    try:
+        if args.json:
+            emit_json({**res.to_dict(), **({"growth": grown.to_dict()} if grown else {})})
+        else:
+            print(format_result(res))
+            if grown is not None:
+                print(f"  growth: {grown.verdict}; family {grown.family()}")
+    finally:
+        came = held.restore()
+    return 130 if res.stopped == "interrupted" or came else 0
 
 
 def _bracket_text(b) -> str:

@@ -107,6 +107,17 @@ class DeferredCtrlC:
             except (ValueError, OSError):  # pragma: no cover - no signals here
                 self.old = None
 
+    def restore(self) -> bool:
+        """Restore the handler and say whether a Ctrl-C came meanwhile, without raising it:
+        for a caller that finishes its work anyway and reports the Ctrl-C in its result
+        (the search's wrap-up, :mod:`kvopt.campaign.runner`).  Idempotent."""
+        old, self.old = self.old, None
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
+        came = bool(self.came)
+        self.came.clear()
+        return came
+
     def release(self) -> None:
         """Restore the handler, then raise a Ctrl-C that came meanwhile again (to that
         handler: ``KeyboardInterrupt`` by default).  Idempotent."""
@@ -117,6 +128,37 @@ class DeferredCtrlC:
         if self.came:
             self.came.clear()
             signal.raise_signal(signal.SIGINT)
+
+
+class SeenCtrlC:
+    """Ctrl-C raised as usual (``KeyboardInterrupt``) and remembered, for a caller whose
+    callee catches it and returns what it found (an exact solve returns ``interrupted``): the
+    caller still knows the user pressed Ctrl-C (the search's certify stage,
+    :mod:`kvopt.campaign.runner`).  A context manager; only the main thread installs it."""
+
+    def __init__(self) -> None:
+        self.came = False
+        self.old = None
+
+    def _handler(self, signum, frame) -> None:
+        self.came = True
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> SeenCtrlC:
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self.old = signal.signal(signal.SIGINT, self._handler)
+            except (ValueError, OSError):  # pragma: no cover - no signals here
+                self.old = None
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        old, self.old = self.old, None
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
+        if exc[0] is not None and issubclass(exc[0], KeyboardInterrupt):
+            self.came = True
+        return False
 
 
 def start_deferred(target: Callable[[], None], *, name: str, stop: Callable[[], None]):
