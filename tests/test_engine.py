@@ -128,6 +128,41 @@ def test_bad_decisions_raise(script, match):
     assert match in str(exc.value)
 
 
+class Poller(BlindPolicy):
+    """Wakes every round; starts the first unfinished job (one at a time) once ``now >= after``."""
+
+    name = "poller"
+
+    def __init__(self, after):
+        self.after = after
+
+    def on_events(self, now, events, view, act):
+        left = [j for j in view.jobs if j not in view.done]
+        if now >= self.after and left and not view.running:
+            act.start(left[0])
+        act.wake(now + 1)
+
+
+def test_a_policy_that_only_wakes_makes_no_progress_and_fails():
+    """Issue 55: a policy that wakes forever and starts nothing used to hang the engine (the
+    stall guard only caught one that stops waking).  It fails like a stall, naming the round."""
+    from kvopt.engine.core import IDLE_CALLS
+
+    with pytest.raises(PolicyError, match="'poller'") as exc:
+        simulate(inst3(), Poller(after=10**9))
+    msg = str(exc.value)
+    assert f"round {IDLE_CALLS + 5}: no progress" in msg  # job 2 arrives at round 4
+    assert "no job left to arrive" in msg and "e.g. job 0" in msg
+    # polling is no progress only while nothing runs and nothing is left to arrive: waking
+    # every round through long attempts and a far arrival, or idling a while, is fine
+    res = simulate(Instance.from_arrays(40, [1, 1], [30, 2]), Poller(after=IDLE_CALLS - 5))
+    assert res.completion_times == (IDLE_CALLS + 25, IDLE_CALLS + 27)
+    far = Instance.from_arrays(40, [1, 1], [2, 2], [0, 3 * IDLE_CALLS])
+    res = simulate(far, Poller(after=0))
+    assert res.completion_times == (2, 3 * IDLE_CALLS + 2)
+    assert res.stats.event_times > 3 * IDLE_CALLS
+
+
 def test_overflow_by_start_names_job_and_round():
     inst = Instance.from_arrays(10, [5, 5], [3, 3])
     with pytest.raises(

@@ -380,6 +380,34 @@ def test_a_users_exception_names_the_reference_round_frames_and_contract(folder,
     assert "'peek.py:Greedy'" in r.err and "job 1, round 1" in r.err
 
 
+WAKER = """
+from kvopt import BlindPolicy
+
+
+class Waker(BlindPolicy):
+    def on_events(self, now, events, view, act):
+        act.wake(now + 1)
+"""
+
+
+def test_a_policy_that_only_wakes_ends_promptly(folder):
+    """Issue 55: a policy that only ever wakes and never starts a job hung ``kvopt simulate``
+    and ``kvopt policies --check``; the engine's no-progress guard ends both (seconds)."""
+    (folder / "waker.py").write_text(WAKER)
+
+    def kv(*args):
+        return subprocess.run([sys.executable, "-m", "kvopt", *args], capture_output=True,
+                              text=True, cwd=folder, timeout=120)  # fmt: skip
+
+    r = kv("simulate", "four.json", "--policy", "waker.py:Waker")
+    assert r.returncode == 3 and r.stdout == "", r.stderr
+    first = r.stderr.splitlines()[0]
+    assert "'waker.py:Waker' broke the model" in first and "round 10001: no progress" in first
+    r = kv("policies", "--check", "waker.py:Waker", "--out", "chk")
+    assert r.returncode == 1, r.stderr
+    assert "FAILED  model" in r.stdout and "no progress" in r.stdout
+
+
 def test_validate_of_a_policy_that_always_raises_is_inconclusive(folder, cli):
     """A policy that broke the model on every instance searched nothing: its claim is not
     ``holds`` (found by a new user's walkthrough, issue 55), but inconclusive, saying why."""

@@ -27,9 +27,20 @@ policy may know.
 arrived, or no job at all), is finished or already running, killing a job that
 is not running (or in the round it started), a kill or an expiring cap of a policy that
 declares ``kills = False``, a cap < 1, a wake-up in the past,
-a decision after which the running set exceeds ``M`` in the current round, and
-a policy that stops while jobs are unfinished all raise
-:class:`~kvopt.errors.PolicyError` naming the policy, the job and the round.
+a decision after which the running set exceeds ``M`` in the current round,
+a policy that stops while jobs are unfinished (a *stall*: nothing running, no
+wake-up, no arrival to come) and a policy that makes no progress (below) all
+raise :class:`~kvopt.errors.PolicyError` naming the policy, the job and the round.
+
+**No progress** (the stall guard's twin, for a policy that wakes forever).  A
+call is *idle* when its events are at most a wake-up, the policy starts
+nothing, and afterwards nothing runs and no job is left to arrive (no
+adversary release either).  After an idle call the view is the same as before
+it except for ``now``: only a wake-up can call the policy again, and nothing it
+learns can differ.  More than :data:`IDLE_CALLS` idle calls in a row fail the
+run as a stall does.  A valid policy never needs that many: one that means to
+wait asks for one wake-up at the round it wants (``act.wake(t)``), not one per
+round; any arrival, completion, expiry or start resets the count.
 A policy cannot probe with bad decisions: once a decision was refused the run
 fails, even if the policy catches the error.  Nothing is repaired silently.
 Every schedule is re-checked by :func:`kvopt.schedule.checked` before it is
@@ -84,6 +95,13 @@ from .contract import (
     contract_hint,
 )
 from .results import SimulationResult, Stats
+
+#: More consecutive *idle* calls (events at most a wake-up, no start, nothing running,
+#: no job left to arrive) than this fail the run as a stall (module docstring, "No
+#: progress").  Not a tuning value: no valid schedule needs even two such calls in a row
+#: (one ``wake(t)`` at the wanted round does); the margin lets a policy poll a while.
+#: 10 000 idle calls take about 0.03 s, so a policy that only wakes ends promptly.
+IDLE_CALLS = 10_000
 
 
 class _EngineActions(Actions):
@@ -380,6 +398,7 @@ class _Engine:
         tq, ti = self.tq, 0
         n_events = 0
         n_times = 0
+        idle = 0  # consecutive idle calls (module docstring, "No progress")
         t = 0
         first = True
         budget = self.max_attempts
@@ -486,6 +505,22 @@ class _Engine:
             if len(v._done) == n:
                 self.pfill = self.qfill = 0
                 break
+            if called:
+                if (log_started or v._running or arrq or tq
+                        or any(e.kind != WAKE for e in events)):  # fmt: skip
+                    idle = 0
+                else:
+                    idle += 1
+                    if idle > IDLE_CALLS:
+                        left = n - len(v._done)
+                        raise self._err(
+                            t,
+                            f"no progress: called {idle} times in a row with nothing running, "
+                            f"no job left to arrive and no start, while {left} job(s) are "
+                            f"unfinished (e.g. job {next(j for j in range(n) if j not in v._done)}); "
+                            "a wake-up alone changes nothing (to wait, wake once at the round "
+                            "you want)",
+                        )
             if v._K:  # first future round in which the running set overflows
                 t_over = (M - v._C) // v._K + 1
                 if not heap or t_over < heap[0][0]:
@@ -634,4 +669,4 @@ def run_alone(instance: Instance, policy: Policy) -> tuple[int, ...]:
     return run(instance, policy).completion_times
 
 
-__all__ = ["is_user_policy", "run", "run_alone", "user_label"]
+__all__ = ["IDLE_CALLS", "is_user_policy", "run", "run_alone", "user_label"]

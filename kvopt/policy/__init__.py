@@ -51,7 +51,8 @@ How to add a policy
    reading of a job that has not arrived; no kill of a job not
    running or in its first round; caps ≥ 1; wake-ups in the future; after each
    call the running set fits ``M`` in the current round (on ``overflow`` you
-   must kill); a policy may not stall with unfinished jobs.  A refused
+   must kill); a policy may not stall with unfinished jobs, nor wake forever
+   without progress (:data:`kvopt.engine.core.IDLE_CALLS`).  A refused
    decision fails the run even if the policy catches the error.  The final
    schedule is re-checked by :func:`kvopt.schedule.checked`.
 
