@@ -110,6 +110,50 @@ def test_bad_option_value_is_exit_2(cli, pair):
     assert r.code == 2 and "--time-limit" in r.err and len(r.err.strip().splitlines()) == 1
 
 
+def _commands(parser, prefix=()):
+    """(words, parser) of every command that takes options (``experiment run`` included)."""
+    import argparse
+
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield prefix, parser
+    for action in subs:
+        for name, sub in action.choices.items():
+            yield from _commands(sub, (*prefix, name))
+
+
+def test_a_mistyped_option_is_named_with_the_close_one(cli, pair):
+    """Issue 55: ``--polcy`` got "the following arguments are required: --policy"; every
+    command now names the unknown option first and suggests the close one (one line, 2)."""
+    from kvopt.cli import build_parser
+
+    inst, ip, tmp = pair
+    r = cli("simulate", ip, "--polcy", "fcfs")
+    assert r.code == 2, r.err
+    assert r.err == "kvopt simulate: error: unrecognized option --polcy (did you mean --policy?)\n"
+    seen = 0
+    for words, parser in _commands(build_parser()):
+        options = [o for o in parser._option_string_actions if o.startswith("--")]
+        for opt in options:
+            if len(opt) < 4:
+                continue
+            typo = opt[:2] + opt[3] + opt[2] + opt[4:]  # its first two letters swapped
+            if opt == "--help" or typo in options or opt[2] == opt[3]:
+                continue
+            r = cli(*words, f"{typo}=1" if len(opt) % 2 else typo)
+            assert r.code == 2 and len(r.err.splitlines()) == 1, (words, typo, r.err)
+            assert r.err.startswith(f"kvopt {' '.join(words)}: error: "), r.err
+            assert f"unrecognized option {typo} (did you mean {opt}?)" in r.err, r.err
+            seen += 1
+    assert seen > 100
+    r = cli("simulate", ip, "--policy", "fcfs", "stray")  # leftovers: named by the command
+    assert r.code == 2 and r.err.startswith("kvopt simulate: error: unrecognized arguments: stray")
+    r = cli("simulate", ip, "--pol", "fcfs", "--json")  # a unique prefix is still an option
+    assert r.code == 0, r.err
+    r = cli("simulat", ip, "--policy", "fcfs")
+    assert r.code == 2 and "unknown command 'simulat' (did you mean 'simulate'?)" in r.err
+
+
 def test_demo_bundled_instances_reproducible(cli, tmp_path):
     r = cli("demo", "--json", "--out", tmp_path)
     assert r.code == 0, r.err

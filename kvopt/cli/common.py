@@ -9,7 +9,9 @@ per command, is :mod:`kvopt.cli.exitcodes`.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
+import re
 import sys
 from typing import Any, NoReturn
 
@@ -26,11 +28,65 @@ EXIT_USER_CODE = 3
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with a one-line error message and exit status 2."""
+    """argparse with a one-line error message and exit status 2.
+
+    A command's parser names an unknown option before anything else, with the close one
+    when there is one (``kvopt simulate i.json --polcy fcfs``: "unrecognized option
+    --polcy (did you mean --policy?)", not "the following arguments are required:
+    --policy"), and reports leftover arguments under its own name (``kvopt simulate``, not
+    ``kvopt``).  Unique prefixes of an option stay accepted (argparse's ``allow_abbrev``).
+    """
+
+    _argv: list[str] = []
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        self._argv = [str(a) for a in (sys.argv[1:] if args is None else args)]
+        ns, extras = super().parse_known_args(args, namespace)
+        if extras and not self._has_commands():  # a command's own leftovers, named here
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return ns, extras
 
     def error(self, message: str) -> NoReturn:
+        unknown = None if self._has_commands() else self._unknown_option()
+        choice = re.search(r"invalid choice: '([^']*)'", message)
+        if choice and self._has_commands():  # a mistyped command
+            close = difflib.get_close_matches(choice[1], self._commands(), n=1)
+            if close:
+                message = f"unknown command {choice[1]!r} (did you mean {close[0]!r}?)"
+        if unknown is not None:
+            message = f"unrecognized option {unknown}"
+            close = difflib.get_close_matches(
+                unknown, [o for o in self._option_string_actions if o.startswith("--")], n=1
+            )
+            if close:
+                message += f" (did you mean {close[0]}?)"
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         raise SystemExit(EXIT_BAD_INPUT)
+
+    def _has_commands(self) -> bool:
+        return bool(self._commands())
+
+    def _commands(self) -> list[str]:
+        return [name for a in self._actions if isinstance(a, argparse._SubParsersAction)
+                for name in a.choices]  # fmt: skip
+
+    def _unknown_option(self) -> str | None:
+        """The first argument that reads as an option of this parser but is none of its
+        options (nor a unique prefix of one), or ``None``."""
+        known = self._option_string_actions
+        negative = getattr(self, "_negative_number_matcher", None)
+        for arg in self._argv:
+            if arg == "--":
+                return None
+            if not arg.startswith("-") or arg == "-" or (negative and negative.match(arg)):
+                continue
+            name = arg.split("=", 1)[0]
+            if name in known or (not name.startswith("--") and name[:2] in known):
+                continue  # an option, or a short one with its value attached (-n3)
+            if self.allow_abbrev and any(o.startswith(name) for o in known if o[:2] == "--"):
+                continue  # a prefix (argparse itself names an ambiguous one)
+            return name
+        return None
 
     def format_help(self) -> str:
         """The help text; the epilog (the exit-status table) as written, not reflowed."""

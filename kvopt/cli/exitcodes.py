@@ -14,8 +14,9 @@ import textwrap
 COMMON: dict[int, str] = {
     0: "success (also when stdout is closed early: a broken pipe is not an error)",
     1: "internal error (a bug: one line on stderr; KVOPT_DEBUG=1 prints the traceback)",
-    2: "bad input: unreadable or invalid file, bad option value (one line on stderr naming "
-    "the file or option, the field and the rule; nothing written)",
+    2: "bad input: unreadable or invalid file, bad option value, unknown option (one line on "
+    "stderr naming the file or option, the field and the rule, or the close option of a "
+    "mistyped one; nothing written)",
     3: "your code raised: a policy or family given by reference (path/to/file.py:Name) raised "
     "an exception or broke the model; stderr names the reference, the round, your file and "
     "line, and the contract's rule where one applies (a bug in your code, not in kvopt)",
