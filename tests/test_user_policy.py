@@ -179,9 +179,22 @@ def test_record_names_the_code_and_check_refuses_a_changed_file(folder, cli):
     (folder / "mine.py").write_text(SERIAL + "\n# changed\n")
     r = cli("check", str(best))
     assert r.code == 1 and "has changed since the record was made" in r.out
+    # --no-replay does not run the policy: a changed file is no error, and it says so (#55)
+    r = cli("check", str(best), "--no-replay")
+    assert r.code == 0 and r.out.startswith("valid record"), r.out
+    assert "replay skipped" in r.out and "has changed since the record was made" in r.out
+    tampered = json.loads(best.read_text())
+    tampered["alg"] += 1
+    (folder / "tampered.json").write_text(json.dumps(tampered))
+    r = cli("check", "tampered.json", "--no-replay")  # the schedules and bracket still count
+    assert r.code == 1 and "[alg]" in r.out and "replay skipped" in r.out, r.out
     (folder / "mine.py").unlink()
     r = cli("check", str(best))
     assert r.code == 1 and "is missing" in r.out
+    r = cli("check", str(best), "--no-replay", "--json")
+    assert r.code == 0, r.out
+    d = r.json()
+    assert d["valid"] and d["replayed"] is False and "is missing" in d["note"]
     r = cli("grow", str(best), "--steps", "1", "--directions", "memory")
     assert r.code == 2 and "is missing" in r.err  # never silently another version
 

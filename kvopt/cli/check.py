@@ -7,7 +7,10 @@ record's inline instance, ``alg`` and ``ub`` are their objectives, ``lb ≤ ub``
 (equal when ``optimal``), the ratios are ``alg/ub`` and ``alg/lb``, and
 re-simulating the policy with its parameters and seed gives the same
 schedule.  A record may be given alone or after an instance file (which must
-then be the record's instance).
+then be the record's instance).  ``--no-replay`` checks all but the replay and
+says so; a user's policy is then not loaded, so a record whose policy file
+changed or went missing is still checked (JSON ``replayed: false`` and
+``note``).
 
 Exit status: 0 valid, 1 the schedule or record breaks a rule (every broken
 rule is listed), 2 unreadable or malformed input.
@@ -18,7 +21,7 @@ from __future__ import annotations
 from ..errors import InputError
 from ..fileio import read_json
 from ..instance import load_instance
-from ..record import Record, is_record_data, verify_record
+from ..record import Record, is_record_data, replay_skipped, verify_record
 from ..schedule import FORMAT as SCHEDULE_FORMAT
 from ..schedule import Schedule, check_schedule
 from .common import EXIT_FAIL, emit_json
@@ -35,7 +38,8 @@ def add_parser(sub) -> None:
     p.add_argument("schedule", nargs="?", metavar="SCHEDULE_OR_RECORD",
                    help="schedule JSON file or search record")  # fmt: skip
     p.add_argument("--no-replay", action="store_true",
-                   help="records: skip re-simulating the policy")  # fmt: skip
+                   help="records: check all but the replay (the policy is not re-run or "
+                   "loaded: a changed or missing policy file is no error)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -94,6 +98,7 @@ def run(args) -> int:
 def _check_record(rec: Record, args) -> int:
     problems = verify_record(rec, resimulate=not args.no_replay)
     valid = not problems
+    note = replay_skipped(rec) if args.no_replay else None
     if args.json:
         objectives = {
             name: check_schedule(rec.instance, s).objective
@@ -111,12 +116,16 @@ def _check_record(rec: Record, args) -> int:
                 "ratio_certified": rec.ratio_certified,
                 "ratio_optimistic": rec.ratio_optimistic,
                 "replayed": not args.no_replay,
+                "note": note,
             }
         )
-    elif valid:
+        return 0 if valid else EXIT_FAIL
+    if valid:
         print(f"valid record: {rec.summary()}")
     else:
         print(f"INVALID record: {len(problems)} problem(s)")
         for p in problems:
             print(f"  [{p.rule}] {p.message}")
+    if note:
+        print(f"  {note}")
     return 0 if valid else EXIT_FAIL
