@@ -65,6 +65,7 @@ from .evidence import (
     value,
 )
 from .instance import Instance
+from .policy import ResolvedPolicy
 from .schedule import Schedule, check_schedule
 
 #: The default time limit of ``kvopt certify`` (seconds per record) and of a campaign's
@@ -355,7 +356,7 @@ CHEAP = Effort()
 
 
 def bracket(
-    policy: str | Schedule | None,
+    policy: str | ResolvedPolicy | Schedule | None,
     inst: Instance,
     effort: Effort = CHEAP,
     *,
@@ -367,8 +368,8 @@ def bracket(
 ) -> Bracket:
     """The bracket of ``policy`` on ``inst`` (SPEC §8), as tight as ``effort`` makes it.
 
-    ``policy``: a policy name (simulated here with ``params``, ``seed`` and
-    ``max_attempts``; :class:`~kvopt.errors.PolicyError`,
+    ``policy``: a policy name or a :class:`~kvopt.policy.ResolvedPolicy` (simulated here
+    with ``params``, ``seed`` and ``max_attempts``; :class:`~kvopt.errors.PolicyError`,
     :class:`~kvopt.errors.BudgetError` and :class:`~kvopt.errors.InputError`
     propagate), the policy's schedule (already simulated), or ``None`` for a
     bracket on Opt alone.  Then the cheap lower bound (:func:`cheap_lb`), the
@@ -377,7 +378,7 @@ def bracket(
     asks for one (:func:`solve_bracket`) — merged by :func:`tighten`.
     """
     sched: Schedule | None
-    if isinstance(policy, str):
+    if isinstance(policy, str | ResolvedPolicy):
         from .simulation import simulate
 
         sched = simulate(inst, policy, params=dict(params or {}) or None, seed=seed,

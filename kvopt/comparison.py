@@ -38,6 +38,7 @@ from .fileio import read_json
 from .instance import FORMAT as INSTANCE_FORMAT
 from .instance import Instance, load_instance
 from .logs import progress_logger
+from .policy import ResolvedPolicy
 from .schedule import Schedule, checked
 from .texttable import Column, render_table
 
@@ -252,7 +253,7 @@ def _ratio(a: int | None, b: int | None) -> float | None:
 
 def compare_instance(
     inst: Instance,
-    policies: Sequence[str] | None = None,
+    policies: Sequence[str | type | ResolvedPolicy] | None = None,
     *,
     exact: bool = False,
     time_limit: float = 60.0,
@@ -283,24 +284,24 @@ def compare_instance(
             "arrival rounds depend on the schedule (SPEC §10); drop --exact",
             source="--exact",
         )
-    from .policy import POLICIES, get_policy, parse_policy, policy_reference
+    from .policy import POLICIES, resolve_policy
     from .simulation import simulate
 
-    # a class (API) stands for its reference (SPEC §4); the row is labelled with it
-    names = [policy_reference(p) for p in policies] if policies is not None else list(POLICIES)
+    # each policy is resolved once (a ResolvedPolicy from compare() is not resolved again);
+    # a class (API) stands for its reference (SPEC §4); the row is labelled with the text
+    refs = [resolve_policy(p) for p in (policies if policies is not None else POLICIES)]
     say = progress or (lambda msg: None)
     rows: list[PolicyRow] = []
-    for label in names:
-        name, params = parse_policy(label)
-        spec = get_policy(name)
-        resolved = spec.resolve_params(params)
-        rule = spec.check(inst, resolved) if spec.check else None
+    for ref in refs:
+        label = ref.label
+        rule = ref.rule(inst)
         if rule:
-            rows.append(PolicyRow(label, False, reason=f"{rule} (applies to {spec.applies_to})"))
+            rows.append(
+                PolicyRow(label, False, reason=f"{rule} (applies to {ref.spec.applies_to})")
+            )
             continue
         say(f"{inst.name or source}: {label}")
-        res = simulate(inst, name, params=params or None, seed=seed if spec.seeded else None,
-                       time_model=tm)  # fmt: skip
+        res = simulate(inst, ref, seed=seed if ref.seeded else None, time_model=tm)
         latency = None
         if tm is not None:
             rep = seconds_report(inst, res.schedule, tm, realized=res.instance, clock=res.clock)
@@ -423,7 +424,7 @@ def instance_paths(items: Iterable[str]) -> list[str]:
 
 def compare(
     paths_or_instances: Sequence[str | Instance],
-    policies: Sequence[str] | None = None,
+    policies: Sequence[str | type | ResolvedPolicy] | None = None,
     *,
     exact: bool = False,
     time_limit: float = 60.0,
@@ -434,16 +435,13 @@ def compare(
     time_model: Any = None,
 ) -> Comparison:
     """:func:`compare_instance` over instances (paths, folders or :class:`Instance` objects)."""
-    from .policy import POLICIES, get_policy, parse_policy, policy_reference
+    from .policy import POLICIES, resolve_policy
 
     if isinstance(policies, str | type):
         policies = [policies]
-    names = (
-        tuple(policy_reference(p) for p in policies) if policies is not None else tuple(POLICIES)
-    )
-    for label in names:  # unknown names and parameters fail before any work
-        name, params = parse_policy(label)
-        get_policy(name).resolve_params(params)
+    # every policy resolved once, here: unknown names and parameters fail before any work
+    refs = [resolve_policy(p) for p in (policies if policies is not None else POLICIES)]
+    names = tuple(ref.label for ref in refs)
     items: list[tuple[Instance, str]] = []
     strs = [p for p in paths_or_instances if isinstance(p, str)]
     paths = iter(instance_paths(strs)) if strs else iter(())
@@ -461,7 +459,7 @@ def compare(
         out.append(
             compare_instance(
                 inst,
-                names,
+                refs,
                 exact=exact,
                 time_limit=time_limit,
                 threads=threads,

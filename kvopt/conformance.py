@@ -55,6 +55,7 @@ import numpy as np
 from .errors import BudgetError, InputError, PolicyError, UserCodeError
 from .fileio import write_json_atomic
 from .instance import Instance, Job
+from .policy import ResolvedPolicy
 from .schedule import check_schedule
 
 #: The checks, in report order, with what each means (``kvopt policies --check``).
@@ -228,12 +229,12 @@ class _Run:
     kind: str | None = None
 
 
-def _simulate(spec, inst: Instance, params, seed, adversary=None) -> _Run:
+def _simulate(policy: ResolvedPolicy, inst: Instance, seed, adversary=None) -> _Run:
     from .simulation import simulate
 
     try:
-        res = simulate(inst, spec.name, params=params, seed=seed if spec.seeded else None,
-                       trace=True, adversary=adversary, max_attempts=MAX_ATTEMPTS)  # fmt: skip
+        res = simulate(inst, policy, seed=seed if policy.seeded else None, trace=True,
+                       adversary=adversary, max_attempts=MAX_ATTEMPTS)  # fmt: skip
     except PolicyError as err:
         kind = "kills" if "kills = False" in str(err) else "model"
         return _Run(error=str(err), kind=kind)
@@ -254,7 +255,7 @@ def _simulate(spec, inst: Instance, params, seed, adversary=None) -> _Run:
     trace = tuple(res.trace or ())
     decisions = tuple(r for r in trace if r[1] in ("start", "kill"))
     attempts = tuple(sorted((a.start, a.job, a.rounds, a.completed) for a in res.schedule.attempts))
-    if not getattr(spec.policy_class, "kills", True) and any(not a[3] for a in attempts):
+    if not getattr(policy.spec.policy_class, "kills", True) and any(not a[3] for a in attempts):
         return _Run(error="an attempt was killed although the policy declares kills = False",
                     kind="kills")  # fmt: skip
     return _Run(decisions=decisions, trace=trace, attempts=attempts)
@@ -297,8 +298,8 @@ def _responses_changed(inst: Instance, how: str, rng_seed: int) -> Instance:
     return inst.replace(jobs=tuple(jobs))
 
 
-def _blind_failure(spec, inst, params, seed) -> str | None:
-    base = _simulate(spec, inst, params, seed)
+def _blind_failure(policy: ResolvedPolicy, inst, seed) -> str | None:
+    base = _simulate(policy, inst, seed)
     if base.error:
         return None  # another check reports it
     for how in ("longer", "shorter", "random"):
@@ -306,7 +307,7 @@ def _blind_failure(spec, inst, params, seed) -> str | None:
         changed = {k for k, (x, y) in enumerate(zip(inst.jobs, other.jobs)) if x != y}
         if not changed:
             continue
-        run = _simulate(spec, other, params, seed)
+        run = _simulate(policy, other, seed)
         if run.error:
             return None
         assert base.trace is not None and run.trace is not None
@@ -319,11 +320,11 @@ def _blind_failure(spec, inst, params, seed) -> str | None:
     return None
 
 
-def _visibility_failure(spec, inst, params, seed) -> str | None:
+def _visibility_failure(policy: ResolvedPolicy, inst, seed) -> str | None:
     late = [k for k, j in enumerate(inst.jobs) if j.arrival > 0]
     if not late:
         return None
-    base = _simulate(spec, inst, params, seed)
+    base = _simulate(policy, inst, seed)
     if base.error:
         return None
     for k in late[:3]:
@@ -335,7 +336,7 @@ def _visibility_failure(spec, inst, params, seed) -> str | None:
         other = inst.replace(jobs=tuple(jobs))
         if other.jobs[k] == j:
             continue
-        run = _simulate(spec, other, params, seed)
+        run = _simulate(policy, other, seed)
         if run.error:
             return None
         a, b = _prefix(base.decisions or (), j.arrival), _prefix(run.decisions or (), j.arrival)
@@ -345,12 +346,12 @@ def _visibility_failure(spec, inst, params, seed) -> str | None:
     return None
 
 
-def _deterministic_failure(spec, inst, params, seed) -> str | None:
-    first = _simulate(spec, inst, params, seed)
+def _deterministic_failure(policy: ResolvedPolicy, inst, seed) -> str | None:
+    first = _simulate(policy, inst, seed)
     if first.error:
         return None
     for _ in range(2):
-        again = _simulate(spec, inst, params, seed)
+        again = _simulate(policy, inst, seed)
         if again.error:
             return f"a second run with the same seed failed: {again.error}"
         if again.attempts != first.attempts:
@@ -429,12 +430,10 @@ def check_policy(
     Failing checks save their smallest failing instance under ``out`` (default
     ``kvopt-check/<policy>``); nothing is written when every check passes.
     """
-    from .policy import get_policy, parse_policy
+    from .policy import resolve_policy
 
-    name, inline = parse_policy(policy)
-    spec = get_policy(name)
-    given = {**inline, **dict(params or {})}
-    resolved = spec.resolve_params(given)
+    ref = resolve_policy(policy, params)  # once: every run of the battery uses it
+    spec, resolved = ref.spec, dict(ref.params)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError(f"must be an integer >= 0, got {seed!r}", source="--seed")
     out_dir = Path(out) if out is not None else Path("kvopt-check") / spec.slug
@@ -457,7 +456,7 @@ def check_policy(
 
     def in_class(inst: Instance) -> bool:
         try:
-            return not (spec.check and spec.check(inst, resolved))
+            return not ref.rule(inst)
         except InputError:
             return False
 
@@ -465,13 +464,13 @@ def check_policy(
         def f(c: Instance) -> bool:
             if not in_class(c):
                 return False
-            r = _simulate(spec, c, resolved, seed)
+            r = _simulate(ref, c, seed)
             return r.kind == kind
 
         return f  # fmt: skip
 
     def probe_fails(probe) -> Callable[[Instance], bool]:
-        return lambda c: in_class(c) and probe(spec, c, resolved, seed) is not None
+        return lambda c: in_class(c) and probe(ref, c, seed) is not None
 
     last_group = None
     # the battery, plus instances drawn from the policy's own class (its default search space),
@@ -491,7 +490,7 @@ def check_policy(
         if group != last_group:
             say(f"{group} instances")
             last_group = group
-        base = _simulate(spec, inst, resolved, seed)
+        base = _simulate(ref, inst, seed)
         runs["no-exception"] += 1
         if base.kind not in ("no-exception", "input"):  # a run that raised judges no decision
             for c in ("model", "kills"):
@@ -510,7 +509,7 @@ def check_policy(
             if c == "visibility" and not inst.has_arrivals:
                 continue
             runs[c] += 1
-            msg = probe(spec, inst, resolved, seed)
+            msg = probe(ref, inst, seed)
             if msg:
                 fails[c].append((group, inst, msg, probe_fails(probe)))
                 if c == "deterministic":  # runs that differ anyway say nothing of blindness
@@ -522,7 +521,7 @@ def check_policy(
                 continue
             instances += 1
             say(f"adversary: {label}")
-            r = _simulate(spec, start, resolved, seed, adversary=make_adv())
+            r = _simulate(ref, start, seed, adversary=make_adv())
             runs["no-exception"] += 1
             if r.kind not in ("no-exception", "input"):
                 runs["model"] += 1
@@ -532,7 +531,7 @@ def check_policy(
                 kind = r.kind if r.kind in ("no-exception", "model", "kills") else "model"
                 fails[kind].append((f"adversary {label}", start, r.error, None))
             else:
-                again = _simulate(spec, start, resolved, seed, adversary=make_adv())
+                again = _simulate(ref, start, seed, adversary=make_adv())
                 runs["deterministic"] += 1
                 if again.attempts != r.attempts:
                     fails["deterministic"].append(
@@ -554,15 +553,11 @@ def check_policy(
             small = _shrink(inst, still_fails, shrink_seconds)
             if small is not inst:
                 again = {
-                    "deterministic": lambda x: _deterministic_failure(spec, x, resolved, seed),
-                    "blind": lambda x: _blind_failure(spec, x, resolved, seed),
-                    "visibility": lambda x: _visibility_failure(spec, x, resolved, seed),
+                    "deterministic": lambda x: _deterministic_failure(ref, x, seed),
+                    "blind": lambda x: _blind_failure(ref, x, seed),
+                    "visibility": lambda x: _visibility_failure(ref, x, seed),
                 }.get(c)
-                now = (
-                    again(small)
-                    if again is not None
-                    else _simulate(spec, small, resolved, seed).error
-                )
+                now = again(small) if again is not None else _simulate(ref, small, seed).error
                 msg = now or f"{msg} (on the instance before shrinking)"
         path = out_dir / f"{c}.json"
         d = small.replace(name=f"{spec.slug}-{c}").to_dict()

@@ -117,7 +117,7 @@ class Experiment:
     def from_dict(cls, d: Mapping[str, Any], source: str = "experiment",
                   base: str = "") -> Experiment:  # fmt: skip
         """Check every field once; errors name ``source`` and the field."""
-        from .policy import get_policy, parse_policy
+        from .policy import resolve_policy
 
         if not isinstance(d, Mapping):
             raise InputError("must be a table (a dict)", source=source)
@@ -160,8 +160,7 @@ class Experiment:
                 else _absolute_reference(body, base)
             )
             try:
-                pname, params = parse_policy(_oracle(p)[1])
-                get_policy(pname).resolve_params(params)
+                resolve_policy(_oracle(p)[1])  # checked here; each cell resolves its own
             except InputError as err:
                 raise InputError(err.rule, field=f"policies[{k}]", source=source) from None
             labels.append(p)
@@ -326,18 +325,16 @@ def run_cell(task: tuple[dict[str, Any], str, Any, int]) -> dict[str, Any]:
         _INSTANCE_CACHE.clear()
         inst = cell_instance(wl, load, seed)
         _INSTANCE_CACHE[ckey] = inst
-    from .policy import get_policy, parse_policy
+    from .policy import resolve_policy
 
     oracle, body = _oracle(policy)
     if oracle and inst.has_predictions:
         inst = inst.replace(
             jobs=tuple(dataclasses.replace(j, predicted_response=None) for j in inst.jobs)
         )
-    name, params = parse_policy(body)
-    spec = get_policy(name)
+    ref = resolve_policy(body)  # once per cell (cells travel to workers as plain data)
     t0 = time.perf_counter()
-    res = simulate(inst, name, params=params or None, seed=seed if spec.seeded else None,
-                   time_model=tm)  # fmt: skip
+    res = simulate(inst, ref, seed=seed if ref.seeded else None, time_model=tm)
     rep = seconds_report(inst, res.schedule, tm, realized=res.instance, clock=res.clock)
     wall = time.perf_counter() - t0
     row = {

@@ -39,6 +39,7 @@ from .certify import Bracket, OptStatus, objective_value, ratio, start_bracket
 from .errors import InputError
 from .fileio import read_json, write_json_atomic
 from .instance import Instance, _describe, _is_int, check_header
+from .policy import ResolvedPolicy
 from .schedule import Schedule, check_schedule
 
 FORMAT = "kvopt.record"
@@ -320,7 +321,7 @@ def make_record(
 
 def record_from_bracket(
     instance: Instance,
-    policy: str,
+    policy: str | ResolvedPolicy,
     params: Mapping[str, Any],
     seed: int | None,
     bracket: Bracket,
@@ -333,13 +334,14 @@ def record_from_bracket(
     """A record of a bracket (:func:`kvopt.certify.bracket`) with the policy's schedule.
 
     ``source`` is the ``policy_source`` to store (a user's policy, SPEC §4); by default it
-    is read from the policy as resolved now (a record derived from another passes that
+    is read from the policy as resolved now — or as the caller resolved it, given a
+    :class:`~kvopt.policy.ResolvedPolicy` (a record derived from another passes that
     record's ``policy_source``)."""
     if bracket.schedule is None or bracket.alg is None:
         raise ValueError("a record needs the policy's schedule in the bracket")
     return Record(
         policy_source=policy_source(policy) if isinstance(source, str) else source,
-        policy=policy,
+        policy=policy if isinstance(policy, str) else policy.name,
         params=dict(params),
         seed=seed,
         objective=bracket.objective,
@@ -360,15 +362,18 @@ def record_from_bracket(
     )
 
 
-def policy_source(policy: str) -> dict[str, Any] | None:
+def policy_source(policy: str | ResolvedPolicy) -> dict[str, Any] | None:
     """What a record stores of a user's policy (SPEC §4): reference, kind, path, SHA-256."""
     from .policy import get_policy, parse_policy
 
-    try:
-        spec = get_policy(parse_policy(policy)[0])
-    except InputError:
-        return None
-    return spec.code.to_dict() if spec.code is not None else None
+    if isinstance(policy, ResolvedPolicy):
+        code = policy.code
+    else:
+        try:
+            code = get_policy(parse_policy(policy)[0]).code
+        except InputError:
+            return None
+    return code.to_dict() if code is not None else None
 
 
 def replay_name(record: Record, source: str | None = None) -> str:
@@ -471,7 +476,7 @@ def verify_record(record: Record, *, resimulate: bool = True) -> list[Problem]:
 
 def _check_policy(record: Record, resimulate: bool) -> list[Problem]:
     from .errors import PolicyError
-    from .policy import get_policy
+    from .policy import resolve_policy
     from .simulation import simulate
     from .usercode import describe_change, split_reference
 
@@ -487,10 +492,10 @@ def _check_policy(record: Record, resimulate: bool) -> list[Problem]:
         if src.get("kind") == "file" and src.get("path"):
             name = f"{src['path']}:{split_reference(name)[1]}"  # wherever the record is read
     try:
-        spec = get_policy(name)
-        params = spec.resolve_params(record.params)
+        ref = resolve_policy(name, record.params)  # once: the checks and the replay use it
     except InputError as err:
         return [Problem("policy", str(err))]
+    spec = ref.spec
     if (
         src is not None
         and spec.code is not None
@@ -507,7 +512,7 @@ def _check_policy(record: Record, resimulate: bool) -> list[Problem]:
                 f"(SHA-256 {spec.code.sha256} now, {src.get('sha256')} stored)",
             )
         ]
-    rule = spec.check(record.instance, params) if spec.check else None
+    rule = ref.rule(record.instance)
     if rule:
         return [Problem("policy", f"policy {record.policy!r} does not apply: {rule}")]
     if not resimulate:
@@ -516,7 +521,7 @@ def _check_policy(record: Record, resimulate: bool) -> list[Problem]:
     if spec.seeded and seed is None:
         return [Problem("replay", f"policy {record.policy!r} is seeded but the record has no seed")]
     try:
-        res = simulate(record.instance, name, params=dict(record.params), seed=seed)
+        res = simulate(record.instance, ref, seed=seed)
     except (PolicyError, InputError) as err:
         return [Problem("replay", f"re-simulating the policy fails: {err}")]
     got = sorted((a.start, a.job, a.rounds, a.completed) for a in res.schedule.attempts)

@@ -18,13 +18,11 @@ from .engine.core import run
 from .engine.results import SimulationResult
 from .errors import InputError
 from .instance import Instance, Job
-from .policy import PolicySpec, get_policy, make_policy, parse_policy
+from .policy import PolicySpec, ResolvedPolicy, resolve_policy
 from .timemodel import TimeModel, parse_time_model
 
 
-def _check_admits_releases(
-    spec: PolicySpec, instance: Instance, params: Mapping[str, Any] | None
-) -> None:
+def _check_admits_releases(policy: ResolvedPolicy, instance: Instance) -> None:
     """With an adversary, refuse at once a policy whose class excludes later arrivals.
 
     The probe is the instance plus a copy of its first job arriving after every
@@ -34,7 +32,7 @@ def _check_admits_releases(
     j0 = instance.jobs[0]
     later = Job(j0.prompt, j0.response, int(instance.arrivals.max()) + 1)
     try:
-        spec.check_applies(instance.replace(jobs=(*instance.jobs, later)), params)
+        policy.check_applies(instance.replace(jobs=(*instance.jobs, later)))
     except InputError as err:
         raise InputError(
             f"{err.rule} (an adversary releases jobs at later rounds)",
@@ -43,12 +41,12 @@ def _check_admits_releases(
         ) from None
 
 
-def _check_final(spec: PolicySpec, params: Mapping[str, Any] | None):
+def _check_final(policy: ResolvedPolicy):
     """The class check of the instance after the adversary's releases (for the engine)."""
 
     def check(final: Instance) -> None:
         try:
-            spec.check_applies(final, params)
+            policy.check_applies(final)
         except InputError as err:
             raise InputError(
                 f"{err.rule} (in the instance after the adversary's releases)",
@@ -61,7 +59,7 @@ def _check_final(spec: PolicySpec, params: Mapping[str, Any] | None):
 
 def simulate(
     instance: Instance,
-    policy: str | Policy,
+    policy: str | ResolvedPolicy | Policy,
     params: Mapping[str, Any] | None = None,
     seed: int | None = None,
     trace: bool = False,
@@ -73,7 +71,9 @@ def simulate(
     """Run ``policy`` (a registry name, a reference, a policy class or object) on ``instance``.
 
     A reference (``file.py:Class``, ``package.module:Class``, an entry-point name,
-    SPEC §4) or a class runs like a built-in name; an object runs as it is.
+    SPEC §4) or a class runs like a built-in name, either as ``NAME[K=V;…]``; a
+    :class:`~kvopt.policy.ResolvedPolicy` (:func:`kvopt.policy.resolve_policy`) runs
+    without being resolved again; an object runs as it is.
 
     ``params`` (only with a name) are the policy's parameters (see ``kvopt
     policies``); ``seed`` feeds seeded policies.  A name is checked against the
@@ -92,36 +92,26 @@ def simulate(
     (:func:`kvopt.seconds.seconds_report` turns them into latencies).
     """
     tm = parse_time_model(time_model, source="time_model")
-    if isinstance(policy, str) and "[" in policy:  # NAME[K=V;…], as compare and search take it
-        policy, bracket = parse_policy(policy)
-        twice = sorted(set(bracket) & set(params or {}))
-        if twice:
-            raise InputError(
-                f"parameter {twice[0]!r} given both in the brackets and in params",
-                source="--policy",
-            )
-        params = {**bracket, **(params or {})}
-    if not isinstance(policy, str | type | PolicySpec):  # an object: it runs as it is
+    if not isinstance(policy, str | type | PolicySpec | ResolvedPolicy):  # an object: as it is
         if params:
             raise TypeError("params are only accepted with a policy name")
         return run(instance, policy, trace=trace, instrument=instrument, adversary=adversary,
                    max_attempts=max_attempts, time_model=tm)  # fmt: skip
-    # a name, a reference or a class (API; SPEC §4) is resolved once: the spec checks the
-    # class and builds the object (a user's file is read and hashed on every resolution)
-    spec = get_policy(policy)
-    spec.check_applies(instance, params)
+    # a name, a reference or a class (API; SPEC §4) is resolved once (a user's file is read
+    # and hashed on every resolution); a ResolvedPolicy is not resolved again
+    ref = resolve_policy(policy, params)
+    ref.check_applies(instance)
     if adversary is not None and instance.n:
-        _check_admits_releases(spec, instance, params)
-    obj = make_policy(spec, params, seed)
+        _check_admits_releases(ref, instance)
     return run(
         instance,
-        obj,
+        ref.make(seed),
         trace=trace,
         instrument=instrument,
         adversary=adversary,
-        name=spec.name,
-        params=spec.resolve_params(params),
-        check_final=_check_final(spec, params),
+        name=ref.name,
+        params=ref.params,
+        check_final=_check_final(ref),
         max_attempts=max_attempts,
         time_model=tm,
     )

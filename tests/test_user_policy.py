@@ -675,3 +675,59 @@ def test_simulate_resolves_a_reference_once(folder, monkeypatch):
     calls.clear()
     assert kvopt.simulate(inst, spec).schedule == kvopt.simulate(inst, "mine.py:Serial").schedule
     assert len(calls) == 1  # the spec itself is not resolved again
+
+
+def test_a_policy_is_resolved_once_per_command(folder, monkeypatch, cli):
+    """Issue 55, item 9: a name or reference is resolved once into a ResolvedPolicy that the
+    command, the battery, the comparison, the campaign (and its workers), records, shrink and
+    grow pass on; before, the conformance battery read and hashed the user's file 454 times,
+    a 16-evaluation search 27 times, kvopt shrink once per candidate."""
+    import kvopt.policy
+
+    real = kvopt.policy.load
+    calls = []
+    monkeypatch.setattr(kvopt.policy, "load", lambda *a, **k: calls.append(a) or real(*a, **k))
+
+    def loads(*argv) -> int:
+        calls.clear()
+        r = cli(*argv)
+        assert r.code == 0, r.err
+        return len(calls)
+
+    assert loads("simulate", "four.json", "--policy", "mine.py:Serial", "--json") == 1
+    assert loads("policies", "--check", "mine.py:Serial", "--out", "chk") == 1
+    assert loads("compare", "four.json", "--policies", "mine.py:Serial,fcfs") == 1
+    # one in this process, one for the (here in-process) worker: 16 tasks resolve it once
+    assert loads("search", "--policy", "mine.py:Serial", "--budget", "16", "--seed", "1",
+                 "--out", "camp", "--no-progress", "--certify-seconds", "0") <= 2  # fmt: skip
+    assert loads("check", "camp/best.json") == 1
+    assert loads("shrink", "camp/best.json", "--min-ratio", "1.01", "--out", "s.json") == 1
+
+
+def test_resolve_policy_takes_every_form_and_ships_picklable(folder):
+    import pickle
+
+    from kvopt.policy import PolicyRef, ResolvedPolicy, resolve_policy
+
+    ref = resolve_policy("pack-and-schedule[packer=nfdh]")
+    assert isinstance(ref, ResolvedPolicy) and ref.name == "pack-and-schedule"
+    assert ref.label == "pack-and-schedule[packer=nfdh]" and ref.params["packer"] == "nfdh"
+    assert dict(ref.given) == {"packer": "nfdh"}
+    assert resolve_policy(ref) is ref and get_policy(ref) is ref.spec
+    assert resolve_policy(get_policy("fcfs")).name == "fcfs"
+    with pytest.raises(InputError, match="given both"):
+        resolve_policy("pack-and-schedule[packer=nfdh]", {"packer": "steinberg"})
+    with pytest.raises(InputError, match="unknown parameter"):
+        resolve_policy("fcfs", {"nope": 1})
+    mine = resolve_policy("mine.py:Serial", {"reverse": "true"})
+    assert mine.params == {"reverse": True, "gap": 0} and mine.code is not None
+    assert resolve_policy(mine, {"gap": 2}).params == {"reverse": True, "gap": 2}
+    inst = kvopt.load_instance("four.json")
+    # the API still takes the text forms, and gives the same schedule for the resolved one
+    by_text = kvopt.simulate(inst, "mine.py:Serial", params={"reverse": "true"})
+    assert kvopt.simulate(inst, mine).schedule == by_text.schedule
+    shipped = pickle.loads(pickle.dumps(mine.shipped()))  # what a worker receives
+    assert isinstance(shipped, PolicyRef) and shipped.code.source is not None
+    again = shipped.resolve()
+    assert again.params == mine.params and again.code.sha256 == mine.code.sha256
+    assert shipped.resolve() is again  # a worker resolves a campaign's policy once

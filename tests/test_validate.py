@@ -218,10 +218,11 @@ def test_per_job_check_without_its_instrumentation_flag_sees_no_states(monkeypat
     from kvopt.campaign.evaluate import evaluate
     from kvopt.campaign.types import CompactInstance, EvalTask
     from kvopt.claimchecks import CHECKS
+    from kvopt.policy import PolicyRef
 
     inst = Instance.from_arrays(16, [5, 6, 5], [3, 2, 4])
     task = EvalTask(index=0, batch=0, instance=CompactInstance.of(inst), origin="t",
-                    policy="rect", params={}, policy_seed=None, objective="total",
+                    policy=PolicyRef("rect"), policy_seed=None, objective="total",
                     threshold=0.0, exact_time_limit=5.0, claim="rect-monotone")  # fmt: skip
     with_states = evaluate(task)
     monkeypatch.setitem(CHECKS, "rect-monotone", replace(CHECKS["rect-monotone"], instrument=False))

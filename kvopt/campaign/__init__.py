@@ -63,15 +63,6 @@ def _space_fields(space: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(space)
 
 
-def _policy_and_params(policy: Any, params: Mapping[str, Any] | None):
-    from ..policy import get_policy, parse_policy
-
-    name, inline = parse_policy(policy)
-    spec = get_policy(name)
-    merged = {**inline, **dict(params or {})}
-    return spec, spec.resolve_params(merged), {k: v for k, v in merged.items()}
-
-
 def search(
     policy: str,
     *,
@@ -123,9 +114,11 @@ def search(
     (8, True)
     """
     from ..claim import get_claim
+    from ..policy import resolve_policy
 
     # ---- every input check, in one place (InputError names the option and the rule)
-    spec, resolved, given = _policy_and_params(policy, params)
+    ref = resolve_policy(policy, params)  # once: the header, the workers and records get it
+    spec, resolved = ref.spec, dict(ref.params)
     if strategy not in STRATEGIES:
         raise InputError(
             f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})", source="--strategy"
@@ -180,7 +173,7 @@ def search(
             raise InputError("list values are for --strategy family", source="--param")
     elif fam_params:
         raise InputError("--param needs --family", source="--param")
-    base = cl.space if (cl is not None and cl.space is not None) else policy_space(spec.name)
+    base = cl.space if (cl is not None and cl.space is not None) else spec.default_space()
     if isinstance(space, Space | TypedSpace):
         sp = space
     else:
@@ -198,7 +191,7 @@ def search(
         raise InputError("is not writable", source=f"--out {out}")
 
     def rule(inst):
-        r = spec.check(inst, resolved) if spec.check else None
+        r = ref.rule(inst)
         if r is None and cl is not None and cl.space is not None:
             r = cl.rule(inst)
         return r
@@ -219,7 +212,7 @@ def search(
         probe(ctx)
     header = CampaignHeader(
         policy=spec.name,
-        params={k: resolved[k] for k in sorted(given)} if given else {},
+        params={k: ref.given[k] for k in sorted(ref.given)},
         strategy=strategy,
         options=dict(options or {}),
         family=family,
@@ -244,7 +237,7 @@ def search(
         if cl is not None:
             b = cl.bound_for(rec.to_instance())
             meta = {"claim": cl.id, "bound": b, "bound_text": cl.bound_text()}
-        record = record_from_log(header, rec, meta=meta)
+        record = record_from_log(header, rec, meta=meta, policy=ref)
         save_record(record, path)
         return record
 
@@ -264,6 +257,7 @@ def search(
         dask_timeout=dask_timeout,
         label=label,
         certify_seconds=certify_seconds,
+        policy=ref,
     )
     if default_out:  # no out= given: say where the campaign went (the current folder)
         from ..logs import progress_logger

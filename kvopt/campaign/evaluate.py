@@ -73,7 +73,6 @@ from ..claim import USER_CLAIMS
 from ..claimchecks import claim_metrics, needs_instrument
 from ..errors import BudgetError, PolicyError, UserCodeError
 from ..instance import Instance
-from ..usercode import install
 from .types import (
     BUDGET_PREFIX,
     CompactInstance,
@@ -168,14 +167,14 @@ def evaluate(task: EvalTask) -> Evaluation:
                 instance=task.instance, origin=task.origin)  # fmt: skip
     claim_id = task.claim
     try:
-        for code in task.code:  # a user's policy: load exactly the code the campaign loaded
-            install(code)
+        # a user's policy: its code is installed, exactly what the campaign loaded, and the
+        # policy resolved once for this task
+        policy = task.policy.resolve()
         if task.user_claim is not None:
             USER_CLAIMS[task.user_claim.id] = task.user_claim
         res = simulate(
             inst,
-            task.policy,
-            params=task.params or None,
+            policy,
             seed=task.policy_seed,
             instrument=needs_instrument(claim_id),
             max_attempts=max_attempts(inst.n),
@@ -188,7 +187,7 @@ def evaluate(task: EvalTask) -> Evaluation:
         return Evaluation(**head, error=f"{BUDGET_PREFIX}{err}",
                           seconds=round(time.perf_counter() - t0, 4))  # fmt: skip
     except Exception as err:  # noqa: BLE001 - a user's policy may raise anything: a finding
-        if not task.code:
+        if task.policy.code is None:
             raise
         what = str(err) if isinstance(err, UserCodeError) else f"{type(err).__name__}: {err}"
         return Evaluation(**head, error=f"{CRASH_PREFIX}{what}",

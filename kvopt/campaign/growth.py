@@ -217,21 +217,19 @@ def _load_source(record, policy: str | None):
 
 def _base_record(inst: Instance, policy: str, params, seed: int | None, source: str):
     """A record of ``policy`` on ``inst`` with the cheap bounds (the sweep's ``I_0``)."""
-    from ..policy import get_policy
+    from ..policy import resolve_policy
     from ..record import record_from_bracket
     from ..simulation import simulate
 
-    spec = get_policy(policy)
-    prm = dict(params or {})
-    spec.resolve_params(prm)
-    why = spec.check(inst, spec.resolve_params(prm)) if spec.check else None
+    ref = resolve_policy(policy, params)  # once: the run and the record's policy_source
+    why = ref.rule(inst)
     if why:
         raise InputError(f"the instance is outside {policy}'s class: {why}",
                          source=source or "instance")  # fmt: skip
-    sd = seed if spec.seeded else None
-    res = simulate(inst, policy, params=prm or None, seed=sd)
+    sd = seed if ref.seeded else None
+    res = simulate(inst, ref, seed=sd)
     b = bracket(res.schedule, inst, objective="total")
-    return record_from_bracket(inst, policy, prm, sd if sd is not None else 0, b,
+    return record_from_bracket(inst, ref, dict(ref.given), sd if sd is not None else 0, b,
                                found_by={"strategy": "input", "source": source or None})  # fmt: skip
 
 
@@ -300,7 +298,7 @@ def grow(
     >>> [p.factor for p in res.direction("count").steps], res.verdict
     ([1, 2], 'unclear')
     """
-    from ..policy import get_policy, policy_reference
+    from ..policy import get_policy, policy_reference, resolve_policy
     from ..record import Record, replay_name
 
     if policy is not None:
@@ -332,7 +330,9 @@ def grow(
     texts = _split_directions(directions)
     if directions is not None and not texts:
         raise InputError("no direction given", source="--directions")
-    spec = get_policy(replay_name(record, source))
+    # resolved once: every point of the sweep runs this object (replay_name: the very code)
+    ref = resolve_policy(replay_name(record, source), record.params)
+    spec = ref.spec
     stem = Path(source).stem if source else f"{spec.slug}-record"
     out = Path(out) if out is not None else Path("kvopt-grow") / stem
     if out.exists() and not out.is_dir():
@@ -341,7 +341,6 @@ def grow(
     dirs = [parse_direction(d, len(types), "--direction" if "=" in d else "--directions")
             for d in texts]  # fmt: skip
     dirs = list({d.text(): d for d in dirs}.values())
-    params = spec.resolve_params(record.params)
     seed = record.seed if spec.seeded else None
     say = progress_logger("kvopt.campaign.growth", progress is not False, "kvopt grow")
     t0 = time.monotonic()
@@ -366,7 +365,7 @@ def grow(
         key = instance_key(inst)
         if key in cache:
             return cache[key]
-        why = spec.check(inst, params) if spec.check else None
+        why = ref.rule(inst)
         if why:
             return f"the point at factor {factor:g} is outside the policy's class: {why}"
         saved_point = store.load(key, inst)
@@ -382,10 +381,7 @@ def grow(
             # not: it is what the record claims); a policy that thrashes on a grown point
             # ends that direction instead of running for hours
             budget = max_attempts(inst.n) if factor > 1 else None
-            res = simulate(
-                inst, spec.name, params=dict(record.params) or None, seed=seed,
-                max_attempts=budget,
-            )  # fmt: skip
+            res = simulate(inst, ref, seed=seed, max_attempts=budget)
         except BudgetError as err:
             return f"the point at factor {factor:g} is over the attempt budget: {err}"
         except (PolicyError, InputError) as err:

@@ -55,6 +55,7 @@ from ..errors import InputError
 from ..exact.workers import DeferredCtrlC, SeenCtrlC
 from ..fileio import write_json_atomic
 from ..instance import Instance
+from ..policy import ResolvedPolicy, resolve_policy
 from ..schedule import Schedule
 from .evaluate import canonical, evaluate, instance_key
 from .executors import make_executor
@@ -113,15 +114,20 @@ def run_campaign(
     dask_timeout: float = 10.0,
     label: str | None = None,
     certify_seconds: float = 0.0,
+    policy: ResolvedPolicy | None = None,
 ) -> CampaignResult:
     """Run (or resume) the campaign described by ``header`` (see the module docstring);
-    ``certify_seconds`` > 0 runs the certify stage on the best record at the end."""
+    ``certify_seconds`` > 0 runs the certify stage on the best record at the end.
+    ``policy`` is the header's policy as the caller resolved it (resolved here if not
+    given): its :meth:`~kvopt.policy.ResolvedPolicy.shipped` form goes to the workers."""
     t_start = time.monotonic()
+    if policy is None:
+        policy = resolve_policy(header.policy, header.params)
     out.mkdir(parents=True, exist_ok=True)
     lock = lock_folder(out)
     try:
         res = _run(header, strategy, rule, budget, seconds, workers, scheduler, out,
-                   make_record, progress, dask_timeout, t_start, label)  # fmt: skip
+                   make_record, progress, dask_timeout, t_start, label, policy)  # fmt: skip
         if certify_seconds > 0 and res.stopped != StopReason.INTERRUPTED:
             # a Ctrl-C in the stage's exact solve ends the solve, which returns its bracket;
             # the stage then finishes, and the result says the user interrupted it
@@ -170,7 +176,8 @@ def _certify_stage(res: CampaignResult, certify_seconds: float) -> CampaignResul
 
 
 def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, scheduler, out,
-         make_record, progress, dask_timeout, t_start, label) -> CampaignResult:  # fmt: skip
+         make_record, progress, dask_timeout, t_start, label,
+         policy: ResolvedPolicy) -> CampaignResult:  # fmt: skip
     check_header(out, header)
     log_path = out / LOG_NAME
     logged = read_log(log_path)
@@ -185,10 +192,7 @@ def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, sched
     bar = _Progress(progress, header, budget, label)
     results: dict[int, Evaluation] = {}
     typed = (header.space or {}).get("kind") == "typed"
-    from ..policy import user_code
-
-    code = user_code(header.policy)  # a user's policy goes to the workers with its code
-    shipped = (code.shippable(),) if code is not None else ()
+    shipped = policy.shipped()  # a user's policy goes to the workers with its code
     from ..claim import USER_CLAIMS
 
     user_claim = USER_CLAIMS.get(header.claim) if header.claim else None
@@ -252,8 +256,7 @@ def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, sched
                         batch=b,
                         instance=CompactInstance.of(prop.instance),
                         origin=prop.origin,
-                        policy=header.policy,
-                        params=header.params,
+                        policy=shipped,
                         policy_seed=header.policy_seed,
                         objective=header.objective,
                         threshold=threshold,
@@ -261,7 +264,6 @@ def _run(header: CampaignHeader, strategy, rule, budget, seconds, workers, sched
                         cached=state.cache.get(ckey),
                         claim=header.claim,
                         typed=typed,
-                        code=shipped,
                         user_claim=user_claim,
                     )
                 )
@@ -395,14 +397,19 @@ def _merge(rec: Evaluation, state: _State, best_path: Path, make_record) -> None
             make_record(rec, best_path)
 
 
-def record_from_log(header: CampaignHeader, rec: Evaluation, meta=None):
-    """Rebuild the record (SPEC §8) of one logged evaluation: re-simulate, rebuild the UB schedule."""
+def record_from_log(
+    header: CampaignHeader, rec: Evaluation, meta=None, policy: ResolvedPolicy | None = None
+):
+    """Rebuild the record (SPEC §8) of one logged evaluation: re-simulate, rebuild the UB
+    schedule.  ``policy``: the header's policy already resolved (else resolved here)."""
     from ..certify import start_bracket, with_policy
     from ..record import record_from_bracket
     from ..simulation import simulate
 
+    if policy is None:
+        policy = resolve_policy(header.policy, header.params)
     inst = rec.to_instance(name=f"{header.policy}-worst-eval{rec.index}")
-    res = simulate(inst, header.policy, params=header.params or None, seed=header.policy_seed)
+    res = simulate(inst, policy, seed=header.policy_seed)
     opt = Schedule.from_starts(inst, rec.ub_starts, producer=f"clairvoyant ({rec.ub_source})")
     b = with_policy(start_bracket(inst, opt, objective=header.objective, lb=rec.lb,
                                   lb_source=rec.lb_name or "bound"), inst, res.schedule)  # fmt: skip
@@ -414,7 +421,7 @@ def record_from_log(header: CampaignHeader, rec: Evaluation, meta=None):
         found_by["types"] = [list(t) for t in TypedSpace.types(inst)]
     return record_from_bracket(
         inst,
-        header.policy,
+        policy,
         header.params,
         header.seed,  # the campaign seed (it seeds the policy when the policy is seeded)
         b,

@@ -39,6 +39,7 @@ from ..certify import Effort, bracket, solve_bracket
 from ..errors import InputError, PolicyError
 from ..instance import Instance
 from ..logs import progress_logger
+from ..policy import ResolvedPolicy
 from ..record import Record, load_record, record_from_bracket, save_record
 from .evaluate import instance_key, solve_options
 
@@ -46,17 +47,14 @@ from .evaluate import instance_key, solve_options
 TYPED_JOB_MOVES_N = 32
 
 
-def _class_rule(record: Record) -> Callable[[Instance], str | None]:
+def _class_rule(record: Record, policy: ResolvedPolicy) -> Callable[[Instance], str | None]:
     from ..claim import CLAIMS, USER_CLAIMS
-    from ..policy import get_policy
 
-    spec = get_policy(record.policy)
-    params = spec.resolve_params(record.params)
     cid = str(record.meta.get("claim", "")) if record.meta else ""
     claim = CLAIMS.get(cid) or USER_CLAIMS.get(cid)
 
     def rule(inst: Instance) -> str | None:
-        r = spec.check(inst, params) if spec.check else None
+        r = policy.rule(inst)
         if r is None and claim is not None:
             r = claim.rule(inst)
         return r
@@ -67,9 +65,10 @@ def _class_rule(record: Record) -> Callable[[Instance], str | None]:
 class _Judge:
     """Decides "certified ratio ≥ R" for candidates, caching by instance content."""
 
-    def __init__(self, record: Record, min_ratio: float, time_limit: float, rule,
-                 typed: bool = False):  # fmt: skip
+    def __init__(self, record: Record, policy: ResolvedPolicy, min_ratio: float,
+                 time_limit: float, rule, typed: bool = False):  # fmt: skip
         self.rec = record
+        self.policy = policy
         self.typed = typed
         self.R = min_ratio
         self.time_limit = time_limit
@@ -90,7 +89,7 @@ class _Judge:
         if inst.n >= 1 and self.rule(inst) is None:
             rec = self.rec
             try:
-                res = simulate(inst, rec.policy, params=dict(rec.params) or None, seed=rec.seed)
+                res = simulate(inst, self.policy, seed=rec.seed)
             except (PolicyError, InputError):
                 res = None
             if res is not None:
@@ -224,12 +223,14 @@ def shrink(
         raise InputError(f"must be > 0, got {min_ratio!r}", source="--min-ratio")
     if seconds is not None and not seconds > 0:
         raise InputError(f"must be > 0, got {seconds!r}", source="--seconds")
+    from ..policy import resolve_policy
     from ..record import replay_name
 
-    # a user's policy runs as the code that made the record, or not at all (SPEC §4)
-    runnable = dataclasses.replace(record, policy=replay_name(record, src))
-    rule = _class_rule(runnable)
-    judge = _Judge(runnable, float(min_ratio), exact_time_limit, rule, typed=typed)
+    # a user's policy runs as the code that made the record, or not at all (SPEC §4);
+    # resolved once, every candidate runs this object
+    policy = resolve_policy(replay_name(record, src), record.params)
+    rule = _class_rule(record, policy)
+    judge = _Judge(record, policy, float(min_ratio), exact_time_limit, rule, typed=typed)
     say = progress_logger(__name__, progress_enabled(progress), "kvopt shrink")
     cur = record.instance
     if not judge.keeps(cur):
@@ -287,12 +288,10 @@ def shrink(
         while not out_of_time() and (found := first_kept(_candidates_numbers(cur))) is not None:
             cur, changed, steps = found, True, steps + 1
     # the final record, solved exactly (certified as well as the solver can)
-    from ..policy import get_policy
     from ..simulation import simulate
 
-    slug = get_policy(runnable.policy).slug
-    cur = cur.replace(name=f"{slug}-shrunk", meta={"source": "kvopt shrink"})
-    res = simulate(cur, runnable.policy, params=dict(record.params) or None, seed=record.seed)
+    cur = cur.replace(name=f"{policy.slug}-shrunk", meta={"source": "kvopt shrink"})
+    res = simulate(cur, policy, seed=record.seed)
     effort = Effort(exact_seconds=exact_time_limit, typed=typed, **solve_options(cur, typed))
     b = bracket(res.schedule, cur, effort, objective=record.objective)
     new = record_from_bracket(

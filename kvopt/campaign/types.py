@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from ..certify import Bracket, ExactResult, OptStatus
 from ..instance import Instance
-from ..usercode import UserCode
+from ..policy import PolicyRef
 
 
 class ExactStatus(StrEnum):
@@ -281,8 +281,10 @@ class EvalTask:
     batch: int
     instance: CompactInstance
     origin: str
-    policy: str
-    params: Mapping[str, Any]
+    #: the campaign's policy as it travels (:class:`~kvopt.policy.PolicyRef`): its name, its
+    #: parameters and a user's code, so that local worker processes and Dask workers
+    #: elsewhere run exactly what was loaded here (:func:`kvopt.usercode.install`)
+    policy: PolicyRef
     policy_seed: int | None
     objective: str
     threshold: float
@@ -290,9 +292,6 @@ class EvalTask:
     cached: ExactResult | None = None
     claim: str | None = None
     typed: bool = False
-    #: a user's policy (SPEC §4) travels with its code, so that local worker processes and
-    #: Dask workers elsewhere run exactly what was loaded here (:func:`kvopt.usercode.install`)
-    code: tuple[UserCode, ...] = ()
     #: a user's claim (SPEC §4) travels whole: workers do not have it in their registry
     user_claim: Any = None
 

@@ -80,15 +80,13 @@ def run(args) -> int:
         policies = split_policies(args.policies)
         if not policies:
             raise InputError("no policy named", source="--policies")
-        from ..policy import get_policy, parse_policy
+        from ..policy import resolve_policy
 
-        for label in policies:
-            name, params = parse_policy(label)
-            try:
-                get_policy(name).resolve_params(params)
-            except InputError as err:
-                rule = err.rule if err.source in (None, "--policy") else f"{err.source}: {err.rule}"
-                raise InputError(rule, source="--policies") from None
+        try:  # each resolved once, here; compare() runs these objects
+            policies = [resolve_policy(label) for label in policies]
+        except InputError as err:
+            rule = err.rule if err.source in (None, "--policy") else f"{err.source}: {err.rule}"
+            raise InputError(rule, source="--policies") from None
     time_model = None
     if args.time_model is not None:
         from ..timemodel import parse_time_model

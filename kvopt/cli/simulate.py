@@ -58,7 +58,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..instance import save_instance
-    from ..policy import get_policy, parse_policy
+    from ..policy import resolve_policy
     from ..seconds import seconds_report
     from ..simulation import simulate
     from ..timemodel import parse_time_model
@@ -66,8 +66,8 @@ def run(args) -> int:
     inst = load_instance(args.instance)
     params = parse_params(args.param)
     tm = parse_time_model(args.time_model)
-    get_policy(parse_policy(args.policy)[0])  # unknown name -> exit 2 before anything else
-    res = simulate(inst, args.policy, params, seed=args.seed, time_model=tm)
+    policy = resolve_policy(args.policy, params)  # once; a bad name or parameter: exit 2
+    res = simulate(inst, policy, seed=args.seed, time_model=tm)
     real = res.instance if res.instance is not None else inst
     if args.out:
         save_schedule(res.schedule, args.out, inst.n)

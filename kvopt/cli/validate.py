@@ -115,9 +115,10 @@ def _user_claims(args, sizes: dict) -> tuple[list, dict]:
         if args.ratio_at_most is None and not args.bounded:
             raise InputError("needs --ratio-at-most C or --bounded (what is claimed)",
                              source="--policy")  # fmt: skip
-        from ..policy import get_policy, parse_policy
+        from ..policy import resolve_policy
 
-        spec = get_policy(parse_policy(args.policy)[0])
+        policy = resolve_policy(args.policy)  # once: the claim is made from it
+        spec = policy.spec
         what = f"ratio-at-most-{args.ratio_at_most}" if not args.bounded else "bounded"
         import re
 
@@ -126,7 +127,7 @@ def _user_claims(args, sizes: dict) -> tuple[list, dict]:
         structural = {k: v for k, v in sizes.items() if k not in SIZE_FIELDS}
         sizes = {k: v for k, v in sizes.items() if k in SIZE_FIELDS}
         claims.append(make_claim(
-            id=cid, policy=args.policy, kind="bounded" if args.bounded else "ratio",
+            id=cid, policy=policy, kind="bounded" if args.bounded else "ratio",
             constant=args.ratio_at_most, objective=args.objective, space=structural or None,
             source=f"kvopt validate --policy {args.policy}", where="--policy",
         ))  # fmt: skip

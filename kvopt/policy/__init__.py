@@ -94,6 +94,7 @@ from typing import Any
 from ..errors import InputError
 from ..instance import Instance
 from ..usercode import POLICY_GROUP, UserCode, is_reference, load, register_object
+from .resolved import PolicyRef, ResolvedPolicy, resolve_policy
 from .spec import Param, PolicySpec
 
 
@@ -397,17 +398,21 @@ POLICIES: dict[str, PolicySpec] = {
 _USER_SPECS: dict[str, tuple[str | None, PolicySpec]] = {}
 
 
-def get_policy(name: str | type | PolicySpec) -> PolicySpec:
+def get_policy(name: str | type | PolicySpec | ResolvedPolicy) -> PolicySpec:
     """The registry entry for ``name``: a built-in name or a reference (SPEC §4).
 
     A reference is ``path/to/file.py:Class``, ``package.module:Class``, a name an
     installed package registers in the entry-point group ``kvopt.policies``, or
     (API) the class itself; its entry is read from the class
     (:mod:`kvopt.policy.user`).  Unknown names and bad references are
-    :class:`InputError` naming ``--policy`` or the reference.
+    :class:`InputError` naming ``--policy`` or the reference.  A policy with its
+    parameters is resolved by :func:`resolve_policy` (a :class:`ResolvedPolicy`, whose
+    entry this returns as it is).
     """
     if isinstance(name, PolicySpec):
         return name
+    if isinstance(name, ResolvedPolicy):
+        return name.spec
     if not isinstance(name, str):
         name = policy_reference(name)
     if name in POLICIES:
@@ -436,7 +441,7 @@ def policy_reference(policy: Any) -> str:
     handed to the API, the reference :func:`kvopt.usercode.register_object` gives it)."""
     if isinstance(policy, str):
         return policy
-    if isinstance(policy, PolicySpec):
+    if isinstance(policy, PolicySpec | ResolvedPolicy):
         return policy.name
     if isinstance(policy, type):
         for spec in POLICIES.values():
@@ -451,35 +456,30 @@ def policy_reference(policy: Any) -> str:
     )
 
 
-def user_code(policy: str) -> UserCode | None:
+def user_code(policy: str | ResolvedPolicy) -> UserCode | None:
     """The :class:`~kvopt.usercode.UserCode` of a user policy named by ``policy`` (``None``
     for a built-in): what records store and what campaign workers are sent."""
+    if isinstance(policy, ResolvedPolicy):
+        return policy.code
     name, _ = parse_policy(policy)
     return get_policy(name).code
 
 
 def make_policy(
-    name: str | type | PolicySpec,
+    name: str | type | PolicySpec | ResolvedPolicy,
     params: Mapping[str, Any] | None = None,
     seed: int | None = None,
 ):
     """A fresh policy object for ``name`` with ``params`` (strings are converted).
 
-    ``name`` may be the :class:`PolicySpec` :func:`get_policy` already resolved, so that a
-    caller resolves a reference once (a user's file is read and hashed on every resolution).
+    ``name`` may be what :func:`resolve_policy` (or :func:`get_policy`) already resolved,
+    so that a caller resolves a reference once (a user's file is read and hashed on every
+    resolution); this is :meth:`ResolvedPolicy.make`.
     """
-    spec = get_policy(name)
-    resolved = spec.resolve_params(params)
-    if spec.seeded and seed is None:
-        raise InputError(f"policy {spec.name!r} is randomised and needs a seed", source="--seed")
-    pol = spec.factory(resolved, seed)
-    pol.params = dict(resolved)
-    if spec.code is not None:
-        pol.name = spec.name  # errors name the reference
-    return pol
+    return resolve_policy(name, params).make(seed)
 
 
-def parse_policy(text: str | type | PolicySpec) -> tuple[str, dict[str, str]]:
+def parse_policy(text: str | type | PolicySpec | ResolvedPolicy) -> tuple[str, dict[str, str]]:
     """``"name"`` or ``"name[key=value;key=value]"`` → ``(name, params)`` (values stay strings).
 
     The bracket form lets one comparison hold variants of a policy, e.g.
@@ -508,12 +508,15 @@ def parse_policy(text: str | type | PolicySpec) -> tuple[str, dict[str, str]]:
 __all__ = [
     "POLICIES",
     "Param",
+    "PolicyRef",
     "PolicySpec",
+    "ResolvedPolicy",
     "get_policy",
     "make_policy",
     "no_arrivals",
     "parse_policy",
     "policy_reference",
+    "resolve_policy",
     "user_code",
     "is_reference",
 ]

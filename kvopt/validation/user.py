@@ -86,7 +86,7 @@ def make_claim(
     where: str = "claim",
 ) -> Claim:
     """A user's claim (see the module docstring); errors name ``where`` and the field."""
-    from ..policy import get_policy, parse_policy
+    from ..policy import resolve_policy
     from ..space import space_from_dict
 
     if not isinstance(id, str) or not re.fullmatch(r"[A-Za-z0-9_.:-]+", id or ""):
@@ -100,12 +100,10 @@ def make_claim(
     if objective not in USER_OBJECTIVES:
         raise InputError(f"must be one of {', '.join(USER_OBJECTIVES)}, got {objective!r}",
                          source=f"{where}.objective")  # fmt: skip
-    name, inline = parse_policy(policy)
-    spec = get_policy(name)
     if params is not None and not isinstance(params, Mapping):
         raise InputError("must be a table of parameters", source=f"{where}.params")
-    given = {**inline, **dict(params or {})}
-    resolved = spec.resolve_params(given)
+    ref = resolve_policy(policy, params)  # a ResolvedPolicy (cli validate) is not resolved again
+    spec, resolved = ref.spec, dict(ref.params)
     bound: float | None = None
     formula: str | None = None
     fn = None
