@@ -135,6 +135,8 @@ def test_run_from_a_dict_resume_and_change(tmp_path):
 
 
 def test_interrupt_loses_no_finished_cell(tmp_path, monkeypatch):
+    from kvopt.experiment import core  # where the cells run (run_cell is re-exported)
+
     out = tmp_path / "r"
     real = E.run_cell
     calls = {"n": 0}
@@ -145,11 +147,11 @@ def test_interrupt_loses_no_finished_cell(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(task)
 
-    monkeypatch.setattr(E, "run_cell", flaky)
+    monkeypatch.setattr(core, "run_cell", flaky)
     with pytest.raises(KeyboardInterrupt):
         E.run_experiment(_exp(), out)
     assert len(list((out / "cells").glob("*.json"))) == 3
-    monkeypatch.setattr(E, "run_cell", real)
+    monkeypatch.setattr(core, "run_cell", real)
     res = E.run_experiment(_exp(), out)
     assert res.reused == 3 and res.ran == 5
 
@@ -296,3 +298,22 @@ def test_kong_table3_reproduces_the_docs_table(tmp_path):
     assert round(m[("oracle:svf", 128.0)][0], 3) == 2.651
     page = (REPO / "docs" / "explanation" / "reproductions.md").read_text(encoding="utf-8")
     assert "| `svf-1bit` | 3.299 [" in page
+
+
+def test_the_report_is_its_own_module_and_every_name_stays_importable():
+    """Issue 55: kvopt/experiment.py (745 lines) is a package: the grid and its cells
+    (``core``), and the summary, report and plots (``report``); every public name of the
+    old module is still importable from ``kvopt.experiment``."""
+    import inspect
+
+    from kvopt.experiment import core, report
+
+    for name in ("CELL_FORMAT", "COLUMNS", "Cell", "Experiment", "ExperimentResult",
+                 "bootstrap_ci", "load_experiment", "report_markdown", "run_cell",
+                 "run_experiment", "write_report", "summary_csv", "SUMMARY_METRICS",
+                 "plot_latency_vs_load", "plot_latency_cdf", "REPORT_METRICS", "ORACLE"):  # fmt: skip
+        assert hasattr(E, name), name
+    assert E.write_report.__module__ == report.__name__ == "kvopt.experiment.report"
+    assert E.run_experiment.__module__ == core.__name__ == "kvopt.experiment.core"
+    for module in (E, core, report):
+        assert len(inspect.getsource(module).splitlines()) < 600, module.__name__

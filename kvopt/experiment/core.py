@@ -1,48 +1,7 @@
-"""Experiments as data (SPEC §10): a declarative grid run cell by cell, resumable, with a report.
+"""The grid of an experiment (SPEC §10): :class:`Experiment`, its cells, running them.
 
-An experiment (a TOML file for ``kvopt experiment run``, or a dict for
-:func:`run_experiment`) names a workload (:class:`kvopt.workload.Workload`), a time
-model (:mod:`kvopt.timemodel`), policies (built-in names, ``NAME[K=V;…]``, or
-references to your own, SPEC §4), loads (rates in requests per second, or
-``"burst"``) and seeds.  A policy written ``oracle:NAME`` runs on the true lengths
-(the workload's ``prediction_noise`` predictions removed), as the papers' oracle
-variants do::
-
-    name = "example"
-    time_model = "llama2-70b-a100-tp2"        # or {c0 = 0.02, c_b = 1e-4}
-    policies = ["fcfs", "sjf", "mcsf", "my_policy.py:MyPolicy"]
-    loads = ["burst", 2, 8]                   # requests per second
-    seeds = 3                                 # or a list [0, 1, 2]
-    notes = "what stands in for what"         # goes into the report
-
-    [workload]
-    trace = "azure-conv"
-    n = 200
-    memory = 16492
-    arrivals = "poisson"                      # burst | poisson | trace
-
-**Cells.**  One cell is one (policy, load, seed): the workload's timed instance for
-that load and seed (the same requests for every policy), the policy simulated under the
-time model, and every metric of :func:`kvopt.seconds.seconds_report` with the lower
-bound on Opt's total latency and the ratio.  Each cell is written to
-``OUT/cells/<key>.json`` as soon as it finishes; its key is the SHA-256 of everything
-that determines it (workload, time model, policy with its parameters and — for a
-reference to a file — the file's SHA-256, load, seed, kvopt's cell format).  A rerun
-resumes: a cell whose key is on disk is not run again, so Ctrl-C loses no finished cell;
-a changed experiment starts anew, since every cell it changes has a new key (cells of
-the old one stay on disk, unused; an unchanged cell — say after adding a seed — is
-reused).
-
-**Results.**  ``OUT/results.csv``, one tidy row per cell (columns :data:`COLUMNS`),
-``OUT/summary.csv`` (per policy, load and metric: the mean over seeds and its 95 %
-bootstrap interval), ``OUT/experiment.json`` (the experiment as run), and ``OUT/report.md``
-with the plots ``OUT/latency-vs-load.png`` (the report's first two latency metrics, mean
-over seeds with a 95 % bootstrap band) and ``OUT/latency-cdf.png`` (per-request latency
-CDFs, seeds pooled).
-
-Bad input (an unknown key, preset or policy, a negative coefficient, ``c0 = 0``, a rate
-≤ 0, a trace without the needed columns) raises :class:`~kvopt.errors.InputError`, one
-line naming the file and the field, before any cell runs.
+See :mod:`kvopt.experiment` for the file format, the cells and the results; the summary,
+the report and its plots are :mod:`kvopt.experiment.report`.
 """
 
 from __future__ import annotations
@@ -63,13 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError
-from .fileio import read_json, write_bytes_atomic, write_json_atomic
-from .logs import progress_logger
-from .seconds import METRICS, seconds_report
-from .simulation import simulate
-from .timemodel import TimeModel, parse_time_model
-from .workload import BUNDLED, Workload
+from ..errors import InputError
+from ..fileio import read_json, write_bytes_atomic, write_json_atomic
+from ..logs import progress_logger
+from ..seconds import METRICS, seconds_report
+from ..simulation import simulate
+from ..timemodel import TimeModel, parse_time_model
+from ..workload import BUNDLED, Workload
+from .report import summary_csv, write_report
 
 #: Version of the cell file; part of every cell's key.
 CELL_FORMAT = 2  # 2: the srpt bound (kvopt.seconds)
@@ -117,7 +77,7 @@ class Experiment:
     def from_dict(cls, d: Mapping[str, Any], source: str = "experiment",
                   base: str = "") -> Experiment:  # fmt: skip
         """Check every field once; errors name ``source`` and the field."""
-        from .policy import resolve_policy
+        from ..policy import resolve_policy
 
         if not isinstance(d, Mapping):
             raise InputError("must be a table (a dict)", source=source)
@@ -246,7 +206,7 @@ def _oracle(label: str) -> tuple[bool, str]:
 
 def _absolute_reference(ref: str, base: str) -> str:
     """A ``file.py:Class`` reference relative to the experiment file's folder, made absolute."""
-    from .usercode import is_reference
+    from ..usercode import is_reference
 
     if not base or not is_reference(ref):
         return ref
@@ -260,7 +220,7 @@ def _absolute_reference(ref: str, base: str) -> str:
 
 def _policy_fingerprint(label: str) -> str:
     """The policy label plus, for a reference to a file, the file's SHA-256."""
-    from .usercode import is_reference, sha256_of
+    from ..usercode import is_reference, sha256_of
 
     head = _oracle(label)[1].partition("[")[0]
     if is_reference(head):
@@ -325,7 +285,7 @@ def run_cell(task: tuple[dict[str, Any], str, Any, int]) -> dict[str, Any]:
         _INSTANCE_CACHE.clear()
         inst = cell_instance(wl, load, seed)
         _INSTANCE_CACHE[ckey] = inst
-    from .policy import resolve_policy
+    from ..policy import resolve_policy
 
     oracle, body = _oracle(policy)
     if oracle and inst.has_predictions:
@@ -569,164 +529,6 @@ def run_experiment(
     return ExperimentResult(exp, tuple(rows), lats, str(outdir), len(todo), reused, tuple(files))
 
 
-#: The metrics of ``summary.csv`` (every numeric column of a row that varies by cell).
-SUMMARY_METRICS = (*METRICS, "total_latency", "bound", "ratio", "makespan_seconds")
-
-
-def summary_csv(result: ExperimentResult) -> str:
-    """One row per (policy, load, metric): mean over seeds and its 95 % bootstrap interval."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["experiment", "policy", "load", "metric", "mean", "ci_low", "ci_high", "seeds"])
-    exp = result.experiment
-    for metric in SUMMARY_METRICS:
-        summ = result.summary(metric)
-        for p in exp.policies:
-            for load in exp.loads:
-                if (p, load) in summ:
-                    m, lo, hi = summ[(p, load)]
-                    w.writerow([exp.name, p, load, metric, m, lo, hi, len(exp.seeds)])
-    return buf.getvalue()
-
-
-# ---------------------------------------------------------------------------------- report
-def _load_label(load: float | str) -> str:
-    return load if isinstance(load, str) else f"{load:g}"
-
-
-def _fmt(x: float) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4g}"
-
-
-def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
-    """The markdown report: what ran, then one table per metric (mean [95 % CI] over seeds)."""
-    exp = result.experiment
-    tm = exp.time_model
-    wl = exp.workload
-    lines = [f"# Experiment `{exp.name}`", ""]
-    if exp.description:
-        lines += [exp.description, ""]
-    lines += [
-        f"* **Time model**: `{tm.label()}` — {tm.source}"
-        + (f"; fit error {tm.fit_error}" if tm.fit_error else ""),
-        f"* **Workload**: trace `{wl.trace}`, n = {wl.n} requests, M = {wl.memory}, arrivals "
-        f"`{wl.arrivals}`, lengths `{wl.lengths}`" + (", paired" if wl.paired else ""),
-        f"* **Loads** (requests per second): {', '.join(_load_label(x) for x in exp.loads)}; "
-        f"**seeds**: {', '.join(map(str, exp.seeds))}",
-        f"* **Policies**: {', '.join(f'`{p}`' for p in exp.policies)}",
-        "* **Bound**: each cell's `ratio` is the policy's total latency over a lower bound on "
-        "Opt's total latency for the same requests, arrival times and time model (SPEC §10; "
-        "`kvopt.seconds`), so it is at least the true ratio to Opt.",
-    ]
-    if exp.notes:
-        lines += [f"* **Notes**: {exp.notes}"]
-    lines += ["", "Each entry: the mean over seeds [95 % bootstrap interval].", ""]
-    for metric in exp.metrics:
-        summ = result.summary(metric)
-        lines += [f"## {metric}", ""]
-        head = "| policy | " + " | ".join(f"load {_load_label(x)}" for x in exp.loads) + " |"
-        lines += [head, "|---|" + "---:|" * len(exp.loads)]
-        for p in exp.policies:
-            cells = []
-            for load in exp.loads:
-                m, lo, hi = summ.get((p, load), (math.nan,) * 3)
-                cells.append(_fmt(m) if lo == hi else f"{_fmt(m)} [{_fmt(lo)}, {_fmt(hi)}]")
-            lines.append(f"| `{p}` | " + " | ".join(cells) + " |")
-        lines.append("")
-    for pth in plots:
-        lines += [f"![{Path(pth).stem}]({Path(pth).name})", ""]
-    lines += [f"Rows: `{Path(result.out).name}/results.csv` ({len(result.rows)} cells).", ""]
-    return "\n".join(lines)
-
-
-def plot_latency_vs_load(result: ExperimentResult, path: str | os.PathLike,
-                         metrics: Sequence[str] = ("mean_latency", "p95_latency")) -> str:  # fmt: skip
-    """Mean over seeds of each metric against load, one line per policy, 95 % bootstrap bands."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    exp = result.experiment
-    xs = list(range(len(exp.loads)))
-    fig, axes = plt.subplots(1, len(metrics), figsize=(6 * len(metrics), 4.2), squeeze=False)
-    for ax, metric in zip(axes[0], metrics):
-        summ = result.summary(metric)
-        for p in exp.policies:
-            pts = [summ.get((p, load), (math.nan,) * 3) for load in exp.loads]
-            ax.plot(xs, [x[0] for x in pts], marker="o", label=p)
-            ax.fill_between(xs, [x[1] for x in pts], [x[2] for x in pts], alpha=0.2)
-        ax.set_xticks(xs, [_load_label(x) for x in exp.loads])
-        ax.set_xlabel("load (requests per second)")
-        timed = "latency" in metric or "ttft" in metric or "per_token" in metric
-        ax.set_ylabel(f"{metric} (s)" if timed else metric)
-        if summ and all(v[0] > 0 for v in summ.values()):
-            ax.set_yscale("log")
-        ax.set_title(f"{metric}", fontsize=10)
-        ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=8)
-    fig.suptitle(f"{exp.name}: mean over {len(exp.seeds)} seed(s), 95 % bootstrap band",
-                 fontsize=10)  # fmt: skip
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return str(path)
-
-
-def plot_latency_cdf(result: ExperimentResult, path: str | os.PathLike) -> str:
-    """Per-request latency CDFs, one panel per load, seeds pooled."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    exp = result.experiment
-    k = len(exp.loads)
-    cols = min(k, 4)
-    rows = (k + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 3.0 * rows), squeeze=False)
-    by = {(c.policy, c.load): [] for c in exp.cells()}
-    for c in exp.cells():
-        by[(c.policy, c.load)] += result.latencies.get(c.key, [])
-    for i, load in enumerate(exp.loads):
-        ax = axes[i // cols][i % cols]
-        for p in exp.policies:
-            v = np.sort(np.asarray(by[(p, load)], dtype=float))
-            if v.size:
-                ax.plot(v, np.arange(1, v.size + 1) / v.size, label=p)
-        ax.set_xscale("log")
-        ax.set_title(f"load {_load_label(load)}", fontsize=9)
-        ax.set_xlabel("latency (s)", fontsize=8)
-        ax.grid(alpha=0.3)
-    for j in range(k, rows * cols):
-        axes[j // cols][j % cols].axis("off")
-    axes[0][0].legend(fontsize=7)
-    fig.suptitle(f"{exp.name}: per-request end-to-end latency CDF", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return str(path)
-
-
-def exp_metrics(result: ExperimentResult) -> list[str]:
-    """The report's metrics, the latency ones first (for the plot)."""
-    ms = list(result.experiment.metrics)
-    return [m for m in ms if "latency" in m or "per_token" in m] + [
-        m for m in ms if not ("latency" in m or "per_token" in m)
-    ]
-
-
-def write_report(result: ExperimentResult) -> list[str]:
-    """``report.md`` with its two plots, in the result's folder; returns the files written."""
-    out = Path(result.out)
-    first = [m for m in exp_metrics(result) if m != "ratio"][:2] or ["mean_latency"]
-    plots = [plot_latency_vs_load(result, out / "latency-vs-load.png", first),
-             plot_latency_cdf(result, out / "latency-cdf.png")]  # fmt: skip
-    md = out / "report.md"
-    write_bytes_atomic(md, report_markdown(result, plots).encode("utf-8"))
-    return [str(md), *plots]
-
-
 __all__ = [
     "CELL_FORMAT",
     "COLUMNS",
@@ -735,8 +537,6 @@ __all__ = [
     "ExperimentResult",
     "bootstrap_ci",
     "load_experiment",
-    "report_markdown",
     "run_cell",
     "run_experiment",
-    "write_report",
 ]

@@ -1,0 +1,94 @@
+"""Experiments as data (SPEC §10): a declarative grid run cell by cell, resumable, with a report.
+
+An experiment (a TOML file for ``kvopt experiment run``, or a dict for
+:func:`run_experiment`) names a workload (:class:`kvopt.workload.Workload`), a time
+model (:mod:`kvopt.timemodel`), policies (built-in names, ``NAME[K=V;…]``, or
+references to your own, SPEC §4), loads (rates in requests per second, or
+``"burst"``) and seeds.  A policy written ``oracle:NAME`` runs on the true lengths
+(the workload's ``prediction_noise`` predictions removed), as the papers' oracle
+variants do::
+
+    name = "example"
+    time_model = "llama2-70b-a100-tp2"        # or {c0 = 0.02, c_b = 1e-4}
+    policies = ["fcfs", "sjf", "mcsf", "my_policy.py:MyPolicy"]
+    loads = ["burst", 2, 8]                   # requests per second
+    seeds = 3                                 # or a list [0, 1, 2]
+    notes = "what stands in for what"         # goes into the report
+
+    [workload]
+    trace = "azure-conv"
+    n = 200
+    memory = 16492
+    arrivals = "poisson"                      # burst | poisson | trace
+
+**Cells.**  One cell is one (policy, load, seed): the workload's timed instance for
+that load and seed (the same requests for every policy), the policy simulated under the
+time model, and every metric of :func:`kvopt.seconds.seconds_report` with the lower
+bound on Opt's total latency and the ratio.  Each cell is written to
+``OUT/cells/<key>.json`` as soon as it finishes; its key is the SHA-256 of everything
+that determines it (workload, time model, policy with its parameters and — for a
+reference to a file — the file's SHA-256, load, seed, kvopt's cell format).  A rerun
+resumes: a cell whose key is on disk is not run again, so Ctrl-C loses no finished cell;
+a changed experiment starts anew, since every cell it changes has a new key (cells of
+the old one stay on disk, unused; an unchanged cell — say after adding a seed — is
+reused).
+
+**Results.**  ``OUT/results.csv``, one tidy row per cell (columns :data:`COLUMNS`),
+``OUT/summary.csv`` (per policy, load and metric: the mean over seeds and its 95 %
+bootstrap interval), ``OUT/experiment.json`` (the experiment as run), and ``OUT/report.md``
+with the plots ``OUT/latency-vs-load.png`` (the report's first two latency metrics, mean
+over seeds with a 95 % bootstrap band) and ``OUT/latency-cdf.png`` (per-request latency
+CDFs, seeds pooled).
+
+Bad input (an unknown key, preset or policy, a negative coefficient, ``c0 = 0``, a rate
+≤ 0, a trace without the needed columns) raises :class:`~kvopt.errors.InputError`, one
+line naming the file and the field, before any cell runs.
+"""
+
+from __future__ import annotations
+
+from .core import (
+    CELL_FORMAT,
+    COLUMNS,
+    ORACLE,
+    REPORT_METRICS,
+    Cell,
+    Experiment,
+    ExperimentResult,
+    bootstrap_ci,
+    cell_instance,
+    load_experiment,
+    run_cell,
+    run_experiment,
+)
+from .report import (
+    SUMMARY_METRICS,
+    exp_metrics,
+    plot_latency_cdf,
+    plot_latency_vs_load,
+    report_markdown,
+    summary_csv,
+    write_report,
+)
+
+__all__ = [
+    "CELL_FORMAT",
+    "COLUMNS",
+    "ORACLE",
+    "REPORT_METRICS",
+    "SUMMARY_METRICS",
+    "Cell",
+    "Experiment",
+    "ExperimentResult",
+    "bootstrap_ci",
+    "cell_instance",
+    "exp_metrics",
+    "load_experiment",
+    "plot_latency_cdf",
+    "plot_latency_vs_load",
+    "report_markdown",
+    "run_cell",
+    "run_experiment",
+    "summary_csv",
+    "write_report",
+]
