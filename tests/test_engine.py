@@ -163,6 +163,23 @@ def test_a_policy_that_only_wakes_makes_no_progress_and_fails():
     assert res.stats.event_times > 3 * IDLE_CALLS
 
 
+class Quiet(BlindPolicy):
+    """Starts nothing and asks for no wake-up (no ``name``: it goes by its class)."""
+
+    def on_events(self, now, events, view, act):
+        pass
+
+
+def test_a_nameless_users_object_is_named_by_its_class_once():
+    """Issue 55: an object of a user's class without a ``name`` was called 'policy' in the
+    engine's errors ("your policy 'Quiet' broke the model: policy 'policy': round 4: …")."""
+    with pytest.raises(PolicyError) as exc:
+        simulate(inst3(), Quiet())
+    msg = str(exc.value)
+    assert msg.startswith("your policy 'Quiet' broke the model: round 4: stalled"), msg
+    assert "'policy'" not in msg
+
+
 def test_overflow_by_start_names_job_and_round():
     inst = Instance.from_arrays(10, [5, 5], [3, 3])
     with pytest.raises(

@@ -192,9 +192,11 @@ class _Engine:
         self.max_attempts = max_attempts
         self.inst = instance
         self.policy = policy
-        self.pname = getattr(policy, "name", type(policy).__name__)
         # code the user wrote (a class outside kvopt): what it raises is a UserCodeError
         self.user = is_user_policy(policy)
+        self.pname = getattr(policy, "name", type(policy).__name__)
+        if self.user:  # a class without a name of its own goes by its class name, not 'policy'
+            self.pname = user_label(policy, self.pname)
         self.M = instance.memory
         # per-job data, growable (an adversary appends released jobs)
         self.resp: list[int] = instance.responses.tolist()
