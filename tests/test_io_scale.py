@@ -159,3 +159,30 @@ def test_odd_attempts_get_the_field_by_field_errors(odd):
                       ODD_ATTEMPTS[odd]]}  # fmt: skip
     with pytest.raises(InputError, match=r"attempts\[1\]"):
         Schedule.from_dict(d)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_checker_completion_times_match_the_attempt_loop(seed):
+    """The vectorised ``C_i`` of the checker against the loop it replaced: the last completing
+    attempt of each job in file order, ``None`` for a job without one (also on schedules
+    that break rules: twice completed, negative starts, unknown jobs)."""
+    from kvopt.schedule import check_schedule
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 8))
+    inst = Instance(100, tuple(Job(int(rng.integers(1, 10)), int(rng.integers(1, 10)))
+                               for _ in range(n)))  # fmt: skip
+    att = []
+    for _ in range(int(rng.integers(0, 15))):
+        j = int(rng.integers(-1, n + 1))
+        o = int(inst.responses[j]) if 0 <= j < n else 3
+        r = o if rng.random() < 0.6 else int(rng.integers(0, o + 2))
+        att.append(Attempt(j, int(rng.integers(-2, 30)), r, bool(rng.random() < 0.8)))
+    sched = Schedule(tuple(att), 100)
+    ref: list[int | None] = [None] * n
+    for a in att:
+        if 0 <= a.job < n and a.completed and a.rounds == inst.responses[a.job]:
+            ref[a.job] = a.start + a.rounds
+    res = check_schedule(inst, sched)
+    assert list(res.completion_times) == ref
+    assert all(c is None or type(c) is int for c in res.completion_times)
