@@ -8,9 +8,12 @@ half-written file behind.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +50,24 @@ def read_json(path: str | os.PathLike) -> Any:
             else ""
         )
         raise InputError(f"not valid JSON ({msg}{where})", source=src) from None
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside the block (restored after, as it was).
+
+    Reading a file of 10⁶ jobs or attempts allocates millions of small container
+    objects, none of them garbage; the collector's passes over them took a quarter of
+    ``load_instance`` at 10⁶ jobs (4.2 s -> 3.0 s CPU, issue 54).  The engine pauses it
+    during a run for the same reason.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError
-from .fileio import read_json, write_json_atomic
+from .fileio import gc_paused, read_json, write_json_atomic
 
 FORMAT = "kvopt.instance"
 VERSION = 1
@@ -523,10 +523,11 @@ def _check_job_keys(rj: Any, i: int) -> None:
 
 def load_instance(path: str | os.PathLike) -> Instance:
     """Read an instance JSON file (SPEC §3); :class:`InputError` names the file and field."""
-    data = read_json(path)
-    if isinstance(data, dict) and data.get("name", "") == "":  # named after the file
-        data = {**data, "name": os.path.splitext(os.path.basename(str(path)))[0]}
-    return Instance.from_dict(data, source=str(path))
+    with gc_paused():
+        data = read_json(path)
+        if isinstance(data, dict) and data.get("name", "") == "":  # named after the file
+            data = {**data, "name": os.path.splitext(os.path.basename(str(path)))[0]}
+        return Instance.from_dict(data, source=str(path))
 
 
 def save_instance(inst: Instance, path: str | os.PathLike) -> None:

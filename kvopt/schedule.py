@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError
-from .fileio import EncodedItems, read_json, write_json_atomic
+from .fileio import EncodedItems, gc_paused, read_json, write_json_atomic
 from .instance import Instance, _describe, _is_int, check_header
 
 FORMAT = "kvopt.schedule"
@@ -280,7 +280,8 @@ class Schedule:
 
 def load_schedule(path: str | os.PathLike) -> Schedule:
     """Read a schedule JSON file; structural problems are :class:`InputError` (exit 2)."""
-    return Schedule.from_dict(read_json(path), source=str(path))
+    with gc_paused():
+        return Schedule.from_dict(read_json(path), source=str(path))
 
 
 def save_schedule(schedule: Schedule, path: str | os.PathLike, n: int | None = None) -> None:
