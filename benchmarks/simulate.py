@@ -17,7 +17,9 @@ For every size it writes the instance JSON once (not timed), then for every
 built-in policy that applies to it times **the whole command**
 ``python -m kvopt simulate FILE --policy NAME --out SCHEDULE`` in a fresh process
 (start-up, load, simulation, the schedule checker, writing the schedule) and
-prints the seconds and requests per second, then the growth factor of the time
+prints the seconds and requests per second (and the command's CPU seconds, user +
+system: on a shared machine the wall time also counts the waits for a core), then the
+growth factor of the time
 between the first and the last size (``×10`` requests at linear cost gives
 ``×10``).  ``--inner`` also times the simulation alone in this process
 (:func:`kvopt.simulation.simulate`: engine + policy, checker listed apart).
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -89,8 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     where.mkdir(parents=True, exist_ok=True)
     arrive = "all at round 0" if args.offline else f"{args.rounds_per_second} rounds/s"
     print(f"trace {CONV.name} tiled, M = {args.memory}, {arrive}")
-    print(f"{'policy':18s} {'n':>8s} {'command_s':>9s} {'req/s':>8s} {'sim_s':>7s} "
-          f"{'check_s':>7s}  load")  # fmt: skip
+    print(f"{'policy':18s} {'n':>8s} {'command_s':>9s} {'req/s':>8s} {'cpu_s':>7s} "
+          f"{'sim_s':>7s} {'check_s':>7s}  load")  # fmt: skip
     times: dict[str, dict[int, float]] = {}
     for n in sizes:
         inst = tiled_instance(n, args.memory, args.rounds_per_second, args.offline)
@@ -107,10 +110,13 @@ def main(argv: list[str] | None = None) -> int:
             if POLICIES[name].seeded:
                 cmd += ["--seed", "0"]
             t0 = time.perf_counter()
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             # run from the instance's folder: ``-m`` puts the working directory first on
             # sys.path, so a checkout's own kvopt would shadow PYTHONPATH's
             subprocess.run([*cmd, "--out", str(out)], check=True, capture_output=True, cwd=where)
             sec = time.perf_counter() - t0
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
             times.setdefault(name, {})[n] = sec
             sim = chk = ""
             if args.inner:
@@ -118,8 +124,8 @@ def main(argv: list[str] | None = None) -> int:
                 res = simulate(inst, name, seed=0 if POLICIES[name].seeded else None)
                 whole = time.perf_counter() - t0
                 sim, chk = f"{res.stats.seconds:7.2f}", f"{whole - res.stats.seconds:7.2f}"
-            print(f"{name:18s} {n:8d} {sec:9.2f} {n / sec:8.0f} {sim:>7s} {chk:>7s}  {_load()}",
-                  flush=True)  # fmt: skip
+            print(f"{name:18s} {n:8d} {sec:9.2f} {n / sec:8.0f} {cpu:7.2f} {sim:>7s} {chk:>7s}  "
+                  f"{_load()}", flush=True)  # fmt: skip
     if len(sizes) >= 2:
         a, b = sizes[0], sizes[-1]
         print(f"growth of the command's time from {a} to {b} requests (×{b / a:g} requests):")

@@ -8,11 +8,14 @@ from hypothesis import strategies as st
 
 from kvopt.futurememory import (
     FutureMemory,
+    RunningSet,
     _future_peak_small,
     _next_fit_round_small,
     fits_future,
     future_peak,
     next_fit_round,
+    next_fit_round_sorted,
+    peak_sorted,
 )
 
 
@@ -128,3 +131,47 @@ def test_next_fit_round_plain_python_and_numpy_agree(js, prompt, rounds, M):
     want = next_fit_round(M, *arrays, now, prompt, rounds)
     assert _next_fit_round_small(M, s, starts, est, now, prompt, rounds) == want
     assert next_fit_round(M, s, starts, est, now, prompt, rounds) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 300), st.integers(0, 40), st.integers(1, 12), st.booleans()),
+        min_size=0,
+        max_size=40,
+    ),
+    st.lists(st.tuples(st.integers(1, 300), st.integers(1, 12)), max_size=5),
+    st.integers(1, 3000),
+)
+def test_running_set_scan_is_the_future_memory_scan(js, cands, M):
+    """Issue 54: the scan of ``FutureCheckGreedy`` over a :class:`RunningSet` (kept in
+    ``L`` order, updated on start and end) with :func:`peak_sorted` and
+    :func:`next_fit_round_sorted` gives what the rebuilt lists gave (FutureMemory and
+    next_fit_round, the reference) — also for jobs past their estimate and many ties."""
+    now = 50
+    rs = RunningSet()
+    s, starts, est = [], [], []
+    for k, (p, g, e, _gone) in enumerate(js):
+        rs.add(k, p, now - g, e)
+        s.append(p), starts.append(now - g), est.append(e)
+    for k, (*_, gone) in enumerate(js):  # some end again: the set forgets them
+        if gone:
+            rs.remove(k)
+    keep = [k for k, j in enumerate(js) if not j[3]]
+    s, starts, est = [s[k] for k in keep], [starts[k] for k in keep], [est[k] for k in keep]
+    assert rs.Ls == sorted(rs.Ls) and len(rs) == len(keep)
+    fm = FutureMemory(M, s, [now - x for x in starts],
+                      [max(e - (now - x), 1) for e, x in zip(est, starts)])  # fmt: skip
+    for k, (p, e) in enumerate(cands):
+        assert next_fit_round_sorted(M, rs.Ls, rs.cs, now, p, e) == next_fit_round(
+            M, s, starts, est, now, p, e
+        )
+        i = np.searchsorted(rs.Ls, now + e - 1, side="right")
+        Ls, cs = list(rs.Ls), list(rs.cs)
+        Ls.insert(i, now + e - 1), cs.insert(i, p + 1 - now)
+        ok = peak_sorted(Ls, cs, now) <= M
+        assert peak_sorted(Ls, cs, now) == fm.peak_with(p, e)
+        assert fm.try_add(p, e) == ok
+        if ok:
+            rs.add(100 + k, p, now, e)
+            s, starts, est = s + [p], starts + [now], est + [e]

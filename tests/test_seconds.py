@@ -398,3 +398,23 @@ def test_srpt_bound_sees_overload():
     lb = latency_bound(inst, TimeModel(c0=1.0, c_b=1e-9))
     assert lb.candidates["srpt"] == pytest.approx(3.25 * 55 - 45, abs=1e-6)
     assert lb.value >= lb.candidates["srpt"] > 3 * lb.candidates["solo"]
+
+
+def test_unit_clock_fast_path_is_the_general_formula():
+    """Issue 54: ``Clock.advance`` under ``unit`` skips the general sums; the same floats."""
+    import random
+
+    rng = random.Random(3)
+    fast, slow = Clock(), Clock()
+    slow._unit = False  # the general formula with the unit coefficients
+    for _ in range(3000):
+        to = fast.now + rng.choice([1, 2, 3, 17, 1000, 123456])
+        b = rng.choice([0, 0, 1, 5, 40])
+        k0 = 0 if not b else rng.randint(b, 10**7)
+        p = rng.choice([0, 0, 300])
+        for c in (fast, slow):
+            c.advance(to, b, k0, p, p * p)
+    assert fast.tau_now == slow.tau_now
+    assert fast.busy_seconds == slow.busy_seconds
+    assert fast.memory_seconds == slow.memory_seconds
+    assert (fast._t, fast._tau, fast._b, fast._k0) == (slow._t, slow._tau, slow._b, slow._k0)

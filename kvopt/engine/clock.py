@@ -27,10 +27,11 @@ class Clock:
     """``τ_t`` of a run under a time model, one record per stretch of rounds."""
 
     __slots__ = ("model", "_t", "_tau", "_b", "_k0", "_p", "_q", "now", "tau_now",
-                 "busy_seconds", "memory_seconds")  # fmt: skip
+                 "busy_seconds", "memory_seconds", "_unit")  # fmt: skip
 
     def __init__(self, model: TimeModel | None = None):
         self.model = PRESETS["unit"] if model is None else model
+        self._unit = self.model.is_unit
         self._t: list[int] = []  # first round of each stretch
         self._tau: list[float] = []  # τ at that round
         self._b: list[int] = []
@@ -58,6 +59,14 @@ class Clock:
             self._k0.append(k0)
             self._p.append(p)
             self._q.append(q)
+        if self._unit:  # c0 = 1, all else 0: the general sums below, term for term
+            secs = float(r)
+            if b:
+                self.busy_seconds += secs
+                self.memory_seconds += r * k0 * 1.0 + b * 1.0 * (r * (r - 1) / 2)
+            self.tau_now += secs
+            self.now = to
+            return
         secs = m.stretch(r, b, k0, p, q)
         if b:
             self.busy_seconds += secs

@@ -37,10 +37,13 @@ these policies see a job only from ``a_i`` on).
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from ..engine.contract import (
     ARRIVAL,
+    COMPLETION,
+    EXPIRY,
     OVERFLOW,
     Actions,
     ClairvoyantPolicy,
@@ -48,7 +51,7 @@ from ..engine.contract import (
     Event,
     View,
 )
-from ..futurememory import FutureMemory, next_fit_round
+from ..futurememory import RunningSet, next_fit_round_sorted, peak_sorted
 
 
 class FutureCheckGreedy(ClairvoyantPolicy):
@@ -84,6 +87,7 @@ class FutureCheckGreedy(ClairvoyantPolicy):
         self.key: dict[int, tuple] = {}
         self.waiting: list = []  # a heap of (priority, job): the policy's order, ties by index
         self.woken_at = -1  # the last wake-up asked for
+        self.running = RunningSet()  # the running jobs by expected last round (the check's)
         for j in view.jobs:
             self._arrive(j, view)
 
@@ -101,6 +105,8 @@ class FutureCheckGreedy(ClairvoyantPolicy):
                 self._arrive(e.job, view)  # type: ignore[arg-type]
             elif e.kind == OVERFLOW:
                 overflow = True
+            elif e.kind == COMPLETION or e.kind == EXPIRY:
+                self.running.remove(e.job)
         if overflow:
             self._resolve_overflow(view, act)
         self._admit(now, view, act)
@@ -109,28 +115,30 @@ class FutureCheckGreedy(ClairvoyantPolicy):
         while view.memory_now() > self.M:
             victim = max(view.running, key=lambda j: (view.running[j], self.key[j]))
             act.kill(victim)
+            self.running.remove(victim)
             heapq.heappush(self.waiting, self.key[victim])
 
     def _admit(self, now: int, view: View, act: Actions) -> None:
-        running = list(view.running)
-        fm = FutureMemory(
-            self.M,
-            [self.prompts[j] for j in running],
-            [now - view.running[j] for j in running],
-            [max(self.est[j] - (now - view.running[j]), 1) for j in running],
-        )
+        """The scan: the exact check (:func:`~kvopt.futurememory.peak_sorted`) over the
+        running set in its kept order plus each candidate inserted in its place."""
+        rs, M, prompts, est = self.running, self.M, self.prompts, self.est
         waiting = self.waiting
         while waiting:  # the waiting jobs in the policy's order, stop at the first that fails
             j = waiting[0][1]
-            if fm.try_add(self.prompts[j], self.est[j]):
-                act.start(j)
-            elif not fm.prompts:  # nothing running: start it anyway (true peak ≤ M)
-                act.start(j)
-                fm.prompts.append(self.prompts[j])
-                fm.progress.append(0)
-                fm.remaining.append(self.est[j])
-            else:
-                break
+            s, e = prompts[j], est[j]
+            if rs.Ls:
+                L, c = now + e - 1, s + 1 - now  # starting now: holds c + τ up to round L
+                i = bisect_right(rs.Ls, L)
+                rs.Ls.insert(i, L)
+                rs.cs.insert(i, c)
+                fits = peak_sorted(rs.Ls, rs.cs, now) <= M
+                del rs.Ls[i], rs.cs[i]
+                if not fits:
+                    break
+            # else nothing running: start it even if its estimated peak exceeds M (its
+            # true peak s + o ≤ M fits), as the check would for a fitting one
+            act.start(j)
+            rs.add(j, s, now, e)
             heapq.heappop(waiting)
         if waiting and view.running:
             self._wake_when_fits(now, view, act)
@@ -144,16 +152,8 @@ class FutureCheckGreedy(ClairvoyantPolicy):
         then merely repeats the scan).
         """
         j = self.waiting[0][1]
-        running = list(view.running)
-        u = next_fit_round(
-            self.M,
-            [self.prompts[k] for k in running],
-            [view.running[k] for k in running],
-            [self.est[k] for k in running],
-            now,
-            self.prompts[j],
-            self.est[j],
-        )
+        rs = self.running
+        u = next_fit_round_sorted(self.M, rs.Ls, rs.cs, now, self.prompts[j], self.est[j])
         if u is not None and u != self.woken_at:
             self.woken_at = u
             act.wake(u)
