@@ -522,7 +522,7 @@ class _Engine:
                 self.pfill = self.qfill = 0
                 break
             if called:
-                if (log_started or v._running or arrq or tq
+                if (log_started or v._running or ai < na or arrq or tq
                         or any(e.kind != WAKE for e in events)):  # fmt: skip
                     idle = 0
                 else:
