@@ -40,6 +40,8 @@ their vertical order and separation, so the packing stays non-overlapping.
 
 from __future__ import annotations
 
+import heapq
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -274,21 +276,34 @@ def compact_down(
     rank = {v: i for i, v in enumerate(sorted(set(x) | set(ends)))}
     lo_r = [rank[v] for v in x]
     hi_r = [rank[v] for v in ends]
+    # the skyline over the ranks: segment ``i`` covers ``[keys[i], keys[i + 1])`` at height
+    # ``tops[i]``.  A rectangle's landing height is the skyline's highest point over its
+    # interval (the highest top among the dropped rectangles overlapping it in positive
+    # length), and the skyline there becomes its top: one bisection and the segments it
+    # covers, which it removes (each segment is created once and removed once: O(n log n)
+    # in all; the pairwise loop it replaced was quadratic, issue 54)
+    keys, tops = [0], [0]
     new_y = [0] * n
-    done: list[tuple[int, int, int]] = []  # (lo, hi, top) of the dropped rectangles
     for k in order:
         lo, hi = lo_r[k], hi_r[k]
-        top = 0
-        for jlo, jhi, t in done:
-            if jlo < hi and lo < jhi and t > top:
-                top = t
+        i = bisect_right(keys, lo) - 1
+        j = bisect_left(keys, hi, i + 1)
+        top = max(tops[i:j])
+        after = tops[j - 1]  # the skyline just right of hi, unless a segment starts at hi
         new_y[k] = int(top)
-        done.append((lo, hi, new_y[k] + heights[k]))
+        seg_k, seg_t = ([keys[i], lo], [tops[i], top + heights[k]]) if keys[i] < lo else (
+            [lo], [top + heights[k]])  # fmt: skip
+        if j == len(keys) or keys[j] != hi:
+            seg_k.append(hi)
+            seg_t.append(after)
+        keys[i:j] = seg_k
+        tops[i:j] = seg_t
     return new_y
 
 
 def verify_packing(p: Packing) -> list[str]:
-    """Exact check of containment and pairwise non-overlap; returns the problems found."""
+    """Exact check of containment and pairwise non-overlap; returns the problems found: every
+    rectangle out of the box, or else the first overlapping pair met (``[]``: a packing)."""
     errs = []
     n = len(p.widths)
     for k in range(n):
@@ -298,16 +313,30 @@ def verify_packing(p: Packing) -> list[str]:
             errs.append(f"rectangle {k} sticks out on the right")
         if p.y[k] + p.heights[k] > p.height:
             errs.append(f"rectangle {k} sticks out at the top")
-    order = sorted(range(n), key=lambda k: p.y[k])
-    for a in range(n):
-        k = order[a]
-        ktop = p.y[k] + p.heights[k]
-        for b in range(a + 1, n):
-            j = order[b]
-            if p.y[j] >= ktop:
-                break
-            if p.x[j] < p.x[k] + p.widths[k] and p.x[k] < p.x[j] + p.widths[j]:
-                errs.append(f"rectangles {k} and {j} overlap")
+    if errs:
+        return errs
+    # non-overlap by a sweep upwards (issue 54; it was pairwise, quadratic in a tall stage):
+    # the rectangles met so far whose tops lie above the sweep have disjoint x-intervals,
+    # kept sorted, so a new one can only overlap its neighbours there; x on exact ranks
+    ends = [p.x[k] + p.widths[k] for k in range(n)]
+    rank = {v: i for i, v in enumerate(sorted(set(p.x) | set(ends)))}
+    lo_r = [rank[v] for v in p.x]
+    hi_r = [rank[v] for v in ends]
+    starts: list[int] = []  # the x-ranks where the active rectangles begin, sorted
+    owner: list[int] = []  # the rectangle beginning there
+    tops: list[tuple[Number, int]] = []  # (top, k) of the active ones, a heap
+    for k in sorted(range(n), key=lambda k: p.y[k]):
+        while tops and tops[0][0] <= p.y[k]:
+            _, j = heapq.heappop(tops)
+            i = bisect_left(starts, lo_r[j])
+            del starts[i], owner[i]
+        i = bisect_left(starts, lo_r[k])
+        for j in (owner[i - 1] if i else None, owner[i] if i < len(owner) else None):
+            if j is not None and lo_r[j] < hi_r[k] and lo_r[k] < hi_r[j]:
+                return [f"rectangles {min(j, k)} and {max(j, k)} overlap"]
+        starts.insert(i, lo_r[k])
+        owner.insert(i, k)
+        heapq.heappush(tops, (p.y[k] + p.heights[k], k))
     return errs
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -219,3 +220,47 @@ def test_compact_down_agrees_with_the_pairwise_rule(rects):
     x = [int(r[2]) if r[2].denominator == 1 else r[2] for r in rects]
     y = [r[3] for r in rects]
     assert compact_down(w, h, x, y) == _compact_down_reference(w, h, x, y)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compact_down_agrees_with_the_pairwise_rule_on_hundreds_of_rectangles(seed):
+    """The skyline (issue 54) against the pairwise rule where segments merge and split often:
+    hundreds of rectangles on few distinct ends, Fractions and integers mixed."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    w = [int(v) for v in rng.integers(1, 12, n)]
+    h = [int(v) for v in rng.integers(1, 9, n)]
+    x = [Fraction(int(a), int(b)) for a, b in zip(rng.integers(0, 60, n), rng.integers(1, 3, n))]
+    y = [Fraction(int(a), 2) for a in rng.integers(0, 400, n)]
+    assert compact_down(w, h, x, y) == _compact_down_reference(w, h, x, y)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 4),
+            st.integers(1, 4),
+            st.fractions(0, 8, max_denominator=2),
+            st.integers(0, 8),
+        ),
+        max_size=12,
+    )
+)
+def test_verify_packing_finds_an_overlap_exactly_when_a_pair_overlaps(rects):
+    """The sweep (issue 54) against the pairwise rule: an overlap is reported exactly when
+    two rectangles share positive area, and the pair it names is one of them."""
+    w, h = tuple(r[0] for r in rects), tuple(r[1] for r in rects)
+    x, y = tuple(r[2] for r in rects), tuple(r[3] for r in rects)
+    p = Packing(w, h, x, y, 20, 20)
+    pairs = {
+        (j, k)
+        for k in range(len(rects))
+        for j in range(k)
+        if x[j] < x[k] + w[k] and x[k] < x[j] + w[j] and y[j] < y[k] + h[k] and y[k] < y[j] + h[j]
+    }
+    errs = verify_packing(p)
+    assert bool(errs) == bool(pairs)
+    if errs:
+        j, k = (int(t) for t in errs[0].split()[1::2])
+        assert (j, k) in pairs

@@ -123,6 +123,9 @@ class PackAndSchedule(ClairvoyantPolicy):
         self.ell: dict[int, int] = {}
         self.arr: dict[int, int] = {}
         self.pending: set[int] = set()  # arrived, not yet in a fixed stage
+        # (o, job) of the pending jobs, those fixed since left in (skipped when met): the
+        # shortest pending response in O(log n), not a scan per call (issue 54)
+        self.by_response: list[tuple[int, int]] = []
         self.r, self.window = 0, 0  # the first stage not fixed yet and its window start
         self.queue: list[tuple[int, int]] = []  # (start, job) of the fixed stages
         self.memo: dict[tuple[int, tuple[int, ...]], list[tuple[int, int]]] = {}
@@ -135,6 +138,7 @@ class PackAndSchedule(ClairvoyantPolicy):
         self.ell[j] = view.prompts[j] + o
         self.arr[j] = view.arrival(j)
         self.pending.add(j)
+        heapq.heappush(self.by_response, (o, j))
 
     def _plan(self, r: int, candidates: Collection[int]) -> list[tuple[int, int]]:
         key = (r, tuple(sorted(j for j in candidates if self.o[j] <= 1 << r)))
@@ -156,7 +160,10 @@ class PackAndSchedule(ClairvoyantPolicy):
         """
         if not self.pending:
             return None
-        shortest = min(self.o[j] for j in self.pending)
+        h = self.by_response
+        while h[0][1] not in self.pending:
+            heapq.heappop(h)
+        shortest = h[0][0]
         r, window = self.r, self.window
         while (1 << r) < shortest:
             window += self.factor << r
