@@ -731,3 +731,15 @@ def test_resolve_policy_takes_every_form_and_ships_picklable(folder):
     again = shipped.resolve()
     assert again.params == mine.params and again.code.sha256 == mine.code.sha256
     assert shipped.resolve() is again  # a worker resolves a campaign's policy once
+
+
+def test_search_param_without_family_names_the_policy_param_option(folder, cli):
+    # --param is a family's parameter in `kvopt search` (simulate's --param is the policy's):
+    # a user who passes the policy's parameter is told where it goes (issue 55 walkthrough)
+    r = cli("search", "--policy", "mine.py:Serial", "--param", "reverse=true", "--budget", "2",
+            "--out", "runs/x")  # fmt: skip
+    assert r.code == 2 and len(r.err.strip().splitlines()) == 1, r.err
+    assert "--policy-param reverse=true" in r.err and "mine.py:Serial[reverse=true]" in r.err
+    assert not (folder / "runs").exists()
+    r = cli("search", "--policy", "fcfs", "--param", "n=3", "--budget", "2", "--out", "runs/x")
+    assert r.code == 2 and "no --family is given" in r.err and "--policy-param" in r.err
