@@ -743,3 +743,44 @@ def test_search_param_without_family_names_the_policy_param_option(folder, cli):
     assert not (folder / "runs").exists()
     r = cli("search", "--policy", "fcfs", "--param", "n=3", "--budget", "2", "--out", "runs/x")
     assert r.code == 2 and "no --family is given" in r.err and "--policy-param" in r.err
+
+
+KILL_NEWEST = '''
+from kvopt import BlindPolicy
+
+
+class KillNewest(BlindPolicy):
+    """Start in prompt order while the round fits; on overflow kill the newest attempt."""
+
+    seen = []
+
+    def on_events(self, now, events, view, act):
+        while view.memory_now() > view.memory:
+            newest = max(view.running, key=lambda j: (view.running[j], j))
+            act.kill(newest)
+            self.seen.append(("kill", newest in view.running))
+        for j in sorted(view.unfinished(), key=lambda j: view.prompts[j]):
+            if not view.is_running(j) and view.memory_now() + view.prompts[j] + 1 <= view.memory:
+                act.start(j)
+                self.seen.append(("start", j in view.running))
+'''
+
+
+def test_own_decisions_show_in_the_view_at_once_as_own_policy_md_says(folder):
+    # a newcomer's policy read view.running[j] after act.kill(j) and got a KeyError: the
+    # how-to now says the view reflects the policy's own start and kill at once, and lists the
+    # helpers (memory_now, unfinished, is_running, ...) that the policy above relies on
+    space: dict = {}
+    exec(KILL_NEWEST, space)
+    cls = space["KillNewest"]
+    inst = Instance.from_arrays(12, [3, 2, 4, 1], [5, 6, 3, 4], name="kn")
+    run = kvopt.simulate(inst, cls)
+    assert kvopt.check_schedule(inst, run.schedule).valid and run.stats.kills >= 1
+    assert ("kill", False) in cls.seen and ("start", True) in cls.seen
+    assert set(cls.seen) == {("kill", False), ("start", True)}
+    assert kvopt.check_policy(cls, out=folder / "kvopt-check").passed
+    howto = (REPO / "docs" / "howto" / "own-policy.md").read_text(encoding="utf-8")
+    members = [m for m in dir(kvopt.View) if not m.startswith("_")]
+    missing = [m for m in members if f"view.{m}" not in howto]
+    assert not missing, f"own-policy.md's table of the view misses {missing}"
+    assert "show in the view at once" in howto
