@@ -317,3 +317,27 @@ def test_the_report_is_its_own_module_and_every_name_stays_importable():
     assert E.run_experiment.__module__ == core.__name__ == "kvopt.experiment.core"
     for module in (E, core, report):
         assert len(inspect.getsource(module).splitlines()) < 600, module.__name__
+
+
+def test_an_interrupted_experiment_says_what_is_kept_and_how_to_resume(cli, tmp_path, monkeypatch):
+    # the walkthrough's Ctrl-C printed "kvopt experiment: interrupted" and nothing else
+    from kvopt.experiment import core
+
+    real = E.run_cell
+    calls = {"n": 0}
+
+    def flaky(task):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(core, "run_cell", flaky)
+    path = _toml(tmp_path / "t.toml")
+    r = cli("experiment", "run", path, "--out", tmp_path / "o")
+    assert r.code == 130
+    cells = tmp_path / "o" / "cells"
+    assert r.err.strip().splitlines()[-1] == (
+        f"kvopt experiment: interrupted: 3 of 8 cells kept in {cells}; run the same command "
+        "again to resume (finished cells are not run again)"
+    )

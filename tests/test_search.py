@@ -502,3 +502,24 @@ def test_campaign_folder_lock_is_exclusive(tmp_path):
         run(tmp_path, "locked")
     held.close()
     assert run(tmp_path, "locked").evaluations == 16
+
+
+def test_an_interrupted_search_says_how_to_resume(tmp_path, monkeypatch, cli):
+    # the walkthrough's Ctrl-C printed "..., stopped by interrupted" and nothing on resuming
+    import kvopt.campaign.runner as runner
+
+    real = runner._result
+
+    def ctrl_c_then_result(*a, **k):
+        signal.raise_signal(signal.SIGINT)
+        return real(*a, **k)
+
+    monkeypatch.setattr(runner, "_result", ctrl_c_then_result)
+    out = tmp_path / "s"
+    r = cli("search", "--policy", "fcfs", "--budget", "8", "--seed", "1", "--n", "2:4",
+            "--memory", "8:16", "--out", out, "--no-progress", "--certify-seconds", "0")  # fmt: skip
+    assert r.code == 130, r.err
+    assert "stopped by interrupted" not in r.out
+    assert "interrupted (Ctrl-C)" in r.out.splitlines()[0]
+    assert f"resume: run the same command again (same --out {out})" in r.out
+    assert f"8 finished evaluations are logged in {out}/evaluations.jsonl" in r.out

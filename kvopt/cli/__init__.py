@@ -12,7 +12,7 @@ import sys
 import traceback
 from importlib import import_module
 
-from ..errors import InputError, UserCodeError
+from ..errors import InputError, Interrupted, UserCodeError
 from ..logs import configure_stderr
 from .common import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK, EXIT_USER_CODE, Parser
 from .exitcodes import epilog
@@ -87,8 +87,9 @@ def main(argv: list[str] | None = None) -> int:
             "KVOPT_DEBUG=1 prints the whole traceback)\n"
         )
         return EXIT_USER_CODE
-    except KeyboardInterrupt:
-        sys.stderr.write(f"kvopt {args.command}: interrupted\n")
+    except KeyboardInterrupt as exc:  # an Interrupted says what was kept and how to resume
+        said = f": {exc}" if isinstance(exc, Interrupted) and str(exc) else ""
+        sys.stderr.write(f"kvopt {args.command}: interrupted{said}\n")
         return 130
     except BrokenPipeError:  # stdout closed early (kvopt policies | head -1): not an error
         _silence_stdout()
