@@ -113,6 +113,27 @@ def test_every_help_ends_with_the_exit_status_table():
         assert "  130  interrupted" in text, name
 
 
+def test_a_subcommands_help_ends_with_the_exit_status_table_too():
+    # `kvopt experiment run --help` ended at its options: README says every `kvopt COMMAND
+    # --help` ends with its own table (issue 55 walkthrough)
+    from kvopt.cli import build_parser
+
+    top = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    nested = {
+        f"{name} {child_name}": child
+        for name, command in top.choices.items()
+        for a in command._actions
+        if isinstance(a, argparse._SubParsersAction)
+        for child_name, child in a.choices.items()
+    }
+    assert "experiment run" in nested
+    for name, parser in nested.items():
+        text = parser.format_help()
+        assert "exit status:" in text and "  2    bad input" in text, name
+        assert "  130  interrupted" in text, name
+    assert "every finished cell is kept" in nested["experiment run"].format_help()
+
+
 def test_policy_reference_has_every_registered_policy():
     from kvopt.policy import POLICIES
 

@@ -7,6 +7,7 @@ Each subcommand is one module in this package with ``add_parser(subparsers)``
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import traceback
@@ -63,6 +64,10 @@ def build_parser() -> Parser:
         mod.add_parser(sub)
     for name, command in sub.choices.items():
         command.epilog = epilog(name)  # the exit-status table (kvopt.cli.exitcodes)
+        for action in command._actions:  # and its own subcommands' (kvopt experiment run)
+            if isinstance(action, argparse._SubParsersAction):
+                for child in action.choices.values():
+                    child.epilog = epilog(name)
     return parser
 
 
