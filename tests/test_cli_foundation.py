@@ -94,6 +94,22 @@ def test_check_unreadable_schedule_exit_2(cli, pair, payload, field):
     assert str(sp) in r.err and field in r.err and len(r.err.strip().splitlines()) == 1
 
 
+def test_check_names_the_usage_when_the_first_file_is_not_an_instance(cli, pair):
+    # kvopt check opt.json inst.json answered "opt.json: format: must be 'kvopt.instance', got
+    # 'kvopt.schedule'", and a record before an instance the same (issue 55 walkthrough)
+    inst, ip, tmp = pair
+    sp = tmp / "s.json"
+    save_schedule(Schedule.from_starts(inst, [0, 3]), sp, inst.n)
+    r = cli("check", sp, ip)
+    assert r.code == 2 and r.out == "" and len(r.err.strip().splitlines()) == 1
+    assert f"is a schedule: the instance comes first (kvopt check INSTANCE {sp}" in r.err
+    rec = REPO / "instances" / "worst" / "small" / "fcfs.json"
+    r = cli("check", rec, ip)
+    assert r.code == 2 and r.out == "" and len(r.err.strip().splitlines()) == 1
+    assert f"is a record: check it alone (kvopt check {rec})" in r.err
+    assert cli("check", ip, sp).code == 0  # the right order still checks
+
+
 def test_bound_json_keys(cli, pair):
     inst, ip, tmp = pair
     r = cli("bound", ip, "--json")
