@@ -246,3 +246,15 @@ def test_demo_is_a_library_function_with_a_typed_report(tmp_path, monkeypatch):
     _print_report(rep)
     text = "\n".join(lines)
     assert "Worst ratio to Opt" in text and rep.worst.policy in text and "Pictures:" in text
+
+
+def test_demo_help_says_what_the_demo_does(cli):
+    # `kvopt demo --help` said "Regenerate and check the bundled instances, print their bounds."
+    # while the demo also runs every policy against Opt, a search, two validations and pictures
+    r = cli("demo", "--help")
+    assert r.code == 0
+    text = " ".join(r.out.split())
+    for words in ("against the proved Opt", "adversarial search", "validations of two claims",
+                  "pictures in --out", "getting-started.md"):  # fmt: skip
+        assert words in text.replace("getting- started", "getting-started"), words
+    assert "--time-limit S" in text and "--search-budget N" in text
