@@ -449,3 +449,16 @@ def test_validate_list_says_a_constant_is_not_given_only_for_a_ratio_claim(cli):
             assert "not given" not in text and text.startswith("none: "), (c.id, text)
     assert "per-job inequality" in lines["blackbox-per-job"]
     assert "constant: a constant (not given)" in lines["route"]
+
+
+def test_a_scope_of_a_fraction_of_a_second_does_not_read_0_s():
+    # the walkthrough's verdicts read "16 evaluations, 0 s, seed 1" beside 0.4 in the seconds
+    # column: under ten seconds the scope keeps a decimal
+    from kvopt.validation.scope import Scope
+
+    def text(seconds):
+        return Scope("jobs", 16, seconds, 1, n=(1, 8), memory=(8, 48)).text()
+
+    assert "16 evaluations, 0.4 s, seed 1" in text(0.4)
+    assert "16 evaluations, 9.2 s, seed 1" in text(9.2)
+    assert "16 evaluations, 31 s, seed 1" in text(31.2)
