@@ -258,3 +258,14 @@ def test_demo_help_says_what_the_demo_does(cli):
                   "pictures in --out", "getting-started.md"):  # fmt: skip
         assert words in text.replace("getting- started", "getting-started"), words
     assert "--time-limit S" in text and "--search-budget N" in text
+
+
+def test_simulate_divides_by_the_better_of_area_and_processing(cli):
+    # the walkthrough: mcsf on the 40 Azure requests printed "(area bound 21910, ratio <=
+    # 172.5)" although the processing bound 3780133 equals its total (the demo: /LB 1.000)
+    trace = REPO / "instances" / "traces" / "azure-n40-M4096.json"
+    r = cli("simulate", trace, "--policy", "mcsf")
+    assert r.code == 0, r.err
+    assert "total      3780133   (processing bound 3780133, ratio <= 1)" in r.out
+    r = cli("simulate", REPO / "instances" / "random" / "mixed-n10.json", "--policy", "fcfs")
+    assert "(area bound 109, ratio <= 2.752)" in r.out
