@@ -341,3 +341,26 @@ def test_an_interrupted_experiment_says_what_is_kept_and_how_to_resume(cli, tmp_
         f"kvopt experiment: interrupted: 3 of 8 cells kept in {cells}; run the same command "
         "again to resume (finished cells are not run again)"
     )
+
+
+def test_the_report_says_how_many_requests_fit_the_memory(tmp_path):
+    # the walkthrough: memory = 100 on azure-conv ran without a word, drawing its 10 requests
+    # from the 22 (of 19,366) that fit; the report now says so, as experiments.md does
+    from conftest import REPO
+
+    wl = {"trace": "azure-conv", "n": 4, "memory": 100, "arrivals": "poisson"}
+    res = E.run_experiment(_exp(policies=["fcfs"], loads=[4], seeds=1, workload=wl), tmp_path)
+    report = (tmp_path / "report.md").read_text()
+    assert (
+        "drawn from the 22 of the trace's 19,366 requests that fit (prompt + response <= M"
+        in report
+    )
+    assert res.experiment.workload.usable() == (22, 19366)
+    wl["memory"] = 16492  # every request of the trace fits
+    E.run_experiment(_exp(policies=["fcfs"], loads=[4], seeds=1, workload=wl), tmp_path / "all")
+    assert (
+        "drawn from all 19,366 requests of the trace"
+        in (tmp_path / "all" / "report.md").read_text()
+    )
+    page = (REPO / "docs" / "howto" / "experiments.md").read_text(encoding="utf-8")
+    assert "22 of the 19,366 of\n  `azure-conv` at `memory = 100`" in page
