@@ -784,3 +784,21 @@ def test_own_decisions_show_in_the_view_at_once_as_own_policy_md_says(folder):
     missing = [m for m in members if f"view.{m}" not in howto]
     assert not missing, f"own-policy.md's table of the view misses {missing}"
     assert "show in the view at once" in howto
+
+
+def test_check_of_a_record_whose_policy_changed_points_to_no_replay(folder, cli):
+    # the walkthrough: after editing the policy file, `kvopt check best.json` said only that
+    # the record is not re-checkable; --no-replay (documented in own-policy.md) checks the rest
+    r = cli("search", "--policy", "mine.py:Serial", "--budget", "4", "--seed", "1", "--out",
+            "camp", "--no-progress")  # fmt: skip
+    assert r.code == 0, r.err
+    best = folder / "camp" / "best.json"
+    (folder / "mine.py").write_text(SERIAL + "\n# changed\n")
+    r = cli("check", best)
+    assert r.code == 1 and "has changed since the record was made" in r.out
+    assert f"(kvopt check {best} --no-replay checks the schedules, objectives and bracket" in r.out
+    tampered = json.loads(best.read_text())
+    tampered["alg"] += 1  # a broken bracket as well: then the hint would mislead, so none
+    (folder / "tampered.json").write_text(json.dumps(tampered))
+    r = cli("check", "tampered.json")
+    assert r.code == 1 and "[alg]" in r.out and "--no-replay" not in r.out, r.out

@@ -148,6 +148,9 @@ def _check_record(rec: Record, args) -> int:
         print(f"INVALID record: {len(problems)} problem(s)")
         for p in problems:
             print(f"  [{p.rule}] {p.message}")
+        if [p.rule for p in problems] == ["policy"]:  # only the policy's code is in question
+            print(f"  (kvopt check {args.schedule or args.instance} --no-replay checks the "
+                  "schedules, objectives and bracket without running the policy)")  # fmt: skip
     if note:
         print(f"  {note}")
     return 0 if valid else EXIT_FAIL
