@@ -802,3 +802,19 @@ def test_check_of_a_record_whose_policy_changed_points_to_no_replay(folder, cli)
     (folder / "tampered.json").write_text(json.dumps(tampered))
     r = cli("check", "tampered.json")
     assert r.code == 1 and "[alg]" in r.out and "--no-replay" not in r.out, r.out
+
+
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["--ratio-at-most", "1+2/(1-alfa)"], "--ratio-at-most: unknown name 'alfa'"),
+        (["--ratio-at-most", "2", "--claim-id", "a b"], "--claim-id: must be a non-empty name"),
+    ],
+)
+def test_a_bad_own_claim_on_the_command_line_names_the_option(folder, cli, argv, option):
+    # the walkthrough: a typo in --ratio-at-most was reported as "--policy.constant: unknown
+    # name 'alfa'", an option that does not exist
+    r = cli("validate", "--policy", "mine.py:Serial", *argv, "--budget", "2", "--out", "v")
+    assert r.code == 2 and len(r.err.strip().splitlines()) == 1, r.err
+    assert option in r.err and "--policy." not in r.err
+    assert not (folder / "v").exists()
