@@ -809,6 +809,10 @@ def test_check_of_a_record_whose_policy_changed_points_to_no_replay(folder, cli)
     [
         (["--ratio-at-most", "1+2/(1-alfa)"], "--ratio-at-most: unknown name 'alfa'"),
         (["--ratio-at-most", "2", "--claim-id", "a b"], "--claim-id: must be a non-empty name"),
+        # a number given as text is held to the rule of a number in a claims file (ALG >= Opt:
+        # a bound below 1 is violated by every instance, and was accepted from the command line)
+        (["--ratio-at-most", "0.5"], "--ratio-at-most: must be a finite number >= 1, got 0.5"),
+        (["--ratio-at-most", "inf"], "--ratio-at-most: must be a finite number >= 1, got inf"),
     ],
 )
 def test_a_bad_own_claim_on_the_command_line_names_the_option(folder, cli, argv, option):

@@ -119,18 +119,18 @@ def make_claim(
         if isinstance(constant, bool):
             raise InputError(f"must be a number or a formula, got {constant!r}",
                              source=at("constant"))  # fmt: skip
-        if isinstance(constant, int | float):
-            if not (math.isfinite(constant) and constant >= 1):
-                raise InputError(f"must be a finite number >= 1, got {constant!r}",
-                                 source=at("constant"))  # fmt: skip
-            bound = float(constant)
-        elif isinstance(constant, str):
+        if isinstance(constant, str):  # "2.5" on the command line is the number 2.5
             try:
-                bound = float(constant)
+                constant = float(constant)
             except ValueError:
                 fn = Formula(constant, source=at("constant"))
                 formula = constant
-        else:
+        if isinstance(constant, int | float):
+            if not (math.isfinite(constant) and constant >= 1):  # ALG >= Opt: below 1 is no claim
+                raise InputError(f"must be a finite number >= 1, got {constant!r}",
+                                 source=at("constant"))  # fmt: skip
+            bound = float(constant)
+        elif formula is None:
             raise InputError(f"must be a number or a formula, got {constant!r}",
                              source=at("constant"))  # fmt: skip
     elif constant is not None:
