@@ -95,6 +95,11 @@ def test_module_reference_and_class(folder, monkeypatch):
         ("numpy:ndarray", "not a policy"),
         ("no_such_package.module:X", "no module named"),
         ("no-such-entry-point", "unknown policy"),
+        # a file without its class (issue 55 walkthrough): not "unknown policy 'mine.py'"
+        (
+            "mine.py",
+            "'mine.py' names a file, not a policy: add the class after a colon (mine.py:ClassName)",
+        ),  # fmt: skip
     ],
 )
 def test_bad_references_are_bad_input(folder, cli, ref, words):
