@@ -254,6 +254,18 @@ def test_user_family_gen_and_search(folder, cli):
     assert header["family"] == "fam.py:pairs" and header["family_source"]["kind"] == "file"
 
 
+def test_a_family_file_without_its_function_says_so(folder, cli):
+    # as a policy file without its class: not "unknown family 'fam.py' (known: random, …)"
+    for argv in (["gen", "fam.py", "--seed", "1"],
+                 ["search", "--policy", "fcfs", "--strategy", "random", "--family", "fam.py",
+                  "--budget", "2", "--out", "fs"]):  # fmt: skip
+        r = cli(*argv)
+        assert r.code == 2 and len(r.err.strip().splitlines()) == 1, r.err
+        assert "'fam.py' names a file, not a family: add the function after a colon " in r.err
+        assert "(fam.py:function)" in r.err
+    assert not (folder / "fs").exists()
+
+
 def test_conformance_battery_passes_a_good_policy(folder, cli):
     r = cli("policies", "--check", "mine.py:Serial", "--json")
     assert r.code == 0, r.err
