@@ -269,3 +269,14 @@ def test_simulate_divides_by_the_better_of_area_and_processing(cli):
     assert "total      3780133   (processing bound 3780133, ratio <= 1)" in r.out
     r = cli("simulate", REPO / "instances" / "random" / "mixed-n10.json", "--policy", "fcfs")
     assert "(area bound 109, ratio <= 2.752)" in r.out
+
+
+def test_simulate_says_where_it_wrote_on_stdout_as_solve_does(cli, tmp_path):
+    # the walkthrough: `kvopt simulate … --out f.json` printed "schedule written to" on stderr
+    # and `kvopt solve … --out` on stdout
+    inst = REPO / "instances" / "random" / "mixed-n10.json"
+    r = cli("simulate", inst, "--policy", "fcfs", "--out", tmp_path / "s.json")
+    assert r.code == 0 and f"schedule   written to {tmp_path / 's.json'}" in r.out
+    assert "written to" not in r.err
+    r = cli("solve", inst, "--time-limit", "10", "--out", tmp_path / "o.json")
+    assert r.code == 0 and f"schedule  written to {tmp_path / 'o.json'}" in r.out

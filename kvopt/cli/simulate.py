@@ -18,8 +18,6 @@ in, which the schedule was checked against) to ``FILE``'s stem + ``.realized.jso
 
 from __future__ import annotations
 
-import sys
-
 from ..bound import lower_bounds
 from ..instance import load_instance
 from ..schedule import save_schedule
@@ -104,8 +102,8 @@ def run(args) -> int:
               f"p95 {m['p95_latency']:.4g}  p99 {m['p99_latency']:.4g}  "
               f"ttft mean {m['mean_ttft']:.4g}")  # fmt: skip
         print(f"throughput {m['throughput']:.4g} tokens/s  utilisation {m['utilisation']:.3f}")
-    if args.out:
-        print(f"schedule   written to {args.out}", file=sys.stderr)
+    if args.out:  # on stdout with the rest of the report, as kvopt solve --out says it
+        print(f"schedule   written to {args.out}")
         if inst.is_timed:
-            print(f"realized instance written to {realized_path(args.out)}", file=sys.stderr)
+            print(f"realized instance written to {realized_path(args.out)}")
     return 0
