@@ -56,6 +56,16 @@ class ClaimKind(StrEnum):
 RATIO, PER_JOB, INVARIANT, BOUND, GROWTH = ClaimKind
 KINDS = tuple(ClaimKind)
 
+# What Claim.bound_text() says of a claim without a number or a formula, per kind: only a ratio
+# claim has a constant that a paper may leave unnamed.
+_NO_CONSTANT = {
+    RATIO: "a constant (not given)",
+    PER_JOB: "none: a per-job inequality (each job's lhs/rhs <= 1)",
+    INVARIANT: "none: an invariant of every run",
+    BOUND: "none: a lower bound on Opt",
+    GROWTH: "none: the claim is that the ratio grows",
+}
+
 
 def alpha(inst: Instance) -> Fraction:
     """``α = max_i (s_i + o_i) / M`` (Kong et al.; main paper Cor. 2)."""
@@ -112,11 +122,16 @@ class Claim:
         return self.bound
 
     def bound_text(self) -> str:
+        """The claim's constant as printed (``kvopt validate --list``, the claims page, a
+        record's ``meta``): the number or formula of a ratio claim, ``a constant (not given)``
+        for a ratio claim that names none (``route``), and what stands in for a constant for the
+        other kinds, which have none (``blackbox-per-job``'s ``4k-1`` is part of its
+        per-job inequality, not a ratio's constant)."""
         if self.bound_formula:
             return self.bound_formula
-        if self.bound is None:
-            return "a constant (not given)"
-        return f"{self.bound:g}"
+        if self.bound is not None:
+            return f"{self.bound:g}"
+        return _NO_CONSTANT[self.kind]
 
     def rule(self, inst: Instance) -> str | None:
         """Why ``inst`` is outside the claim's class, or ``None`` (structural rules of its

@@ -488,7 +488,8 @@ def format_table(ic: InstanceComparison) -> str:
         f"instance {ic.label}  ("
         + (f"{inst.name}, " if inst.name and inst.name != ic.label else "")
         + f"n={inst.n}, M={inst.memory})",
-        f"  lower bound {ic.lb} ({ic.lb_name}: the best cheap SPEC §2 bound; kvopt bound --lp may be higher)"
+        f"  lower bound {ic.lb} ({ic.lb_name}: the better of the area and processing bounds, "
+        "SPEC §2; kvopt bound may give a higher one: its rank bound, or --lp)"
         + (f"; best schedule {ic.ub} ({ic.ub_name})" if ic.ub is not None else ""),
     ]
     tm = ic.time_model

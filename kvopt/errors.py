@@ -62,6 +62,13 @@ class BudgetError(RuntimeError):
     """
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a long run that keeps what it finished; the message says what is kept
+    and how to resume (``23 of 126 cells kept in DIR/cells; run the same command again to
+    resume``).  A ``KeyboardInterrupt``, so callers that catch Ctrl-C see no difference; the
+    command line prints the message after ``interrupted:`` and exits with status 130."""
+
+
 class SolverError(RuntimeError):
     """An exact solver is missing or failed (reported with exit status 1)."""
 

@@ -281,6 +281,12 @@ def get_generator(family: Any, source: str = "FAMILY") -> Generator:
     try:
         fn, code = load(family, FAMILY_GROUP)
     except KeyError:
+        if family.endswith(".py"):  # a file without its function: kvopt never guesses which
+            raise InputError(
+                f"{family!r} names a file, not a family: add the function after a colon "
+                f"({family}:function)",
+                source=source,
+            ) from None
         raise InputError(
             f"unknown family {family!r} (known: {', '.join(GENERATORS)}; or a reference "
             f"fam.py:function, package.module:function, or a name registered in the "

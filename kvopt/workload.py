@@ -155,6 +155,13 @@ class Workload:
                              source="workload")  # fmt: skip
         return tr, ok
 
+    def usable(self) -> tuple[int, int]:
+        """How many of the trace's requests the draws come from (those that can be served in
+        ``memory`` and are within ``max_prompt`` / ``max_response``), and how many it has: a
+        small ``memory`` keeps only the short requests, which the experiment's report says."""
+        tr, ok = self._usable()
+        return len(ok), len(tr)
+
     def instance(self, load: float | None, seed: int, name: str = "") -> Instance:
         """One timed instance (``arrival_time`` on every job) for this load and seed."""
         self.check_load(load)

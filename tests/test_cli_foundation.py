@@ -94,6 +94,22 @@ def test_check_unreadable_schedule_exit_2(cli, pair, payload, field):
     assert str(sp) in r.err and field in r.err and len(r.err.strip().splitlines()) == 1
 
 
+def test_check_names_the_usage_when_the_first_file_is_not_an_instance(cli, pair):
+    # kvopt check opt.json inst.json answered "opt.json: format: must be 'kvopt.instance', got
+    # 'kvopt.schedule'", and a record before an instance the same (issue 55 walkthrough)
+    inst, ip, tmp = pair
+    sp = tmp / "s.json"
+    save_schedule(Schedule.from_starts(inst, [0, 3]), sp, inst.n)
+    r = cli("check", sp, ip)
+    assert r.code == 2 and r.out == "" and len(r.err.strip().splitlines()) == 1
+    assert f"is a schedule: the instance comes first (kvopt check INSTANCE {sp}" in r.err
+    rec = REPO / "instances" / "worst" / "small" / "fcfs.json"
+    r = cli("check", rec, ip)
+    assert r.code == 2 and r.out == "" and len(r.err.strip().splitlines()) == 1
+    assert f"is a record: check it alone (kvopt check {rec})" in r.err
+    assert cli("check", ip, sp).code == 0  # the right order still checks
+
+
 def test_bound_json_keys(cli, pair):
     inst, ip, tmp = pair
     r = cli("bound", ip, "--json")
@@ -230,3 +246,37 @@ def test_demo_is_a_library_function_with_a_typed_report(tmp_path, monkeypatch):
     _print_report(rep)
     text = "\n".join(lines)
     assert "Worst ratio to Opt" in text and rep.worst.policy in text and "Pictures:" in text
+
+
+def test_demo_help_says_what_the_demo_does(cli):
+    # `kvopt demo --help` said "Regenerate and check the bundled instances, print their bounds."
+    # while the demo also runs every policy against Opt, a search, two validations and pictures
+    r = cli("demo", "--help")
+    assert r.code == 0
+    text = " ".join(r.out.split())
+    for words in ("against the proved Opt", "adversarial search", "validations of two claims",
+                  "pictures in --out", "getting-started.md"):  # fmt: skip
+        assert words in text.replace("getting- started", "getting-started"), words
+    assert "--time-limit S" in text and "--search-budget N" in text
+
+
+def test_simulate_divides_by_the_better_of_area_and_processing(cli):
+    # the walkthrough: mcsf on the 40 Azure requests printed "(area bound 21910, ratio <=
+    # 172.5)" although the processing bound 3780133 equals its total (the demo: /LB 1.000)
+    trace = REPO / "instances" / "traces" / "azure-n40-M4096.json"
+    r = cli("simulate", trace, "--policy", "mcsf")
+    assert r.code == 0, r.err
+    assert "total      3780133   (processing bound 3780133, ratio <= 1)" in r.out
+    r = cli("simulate", REPO / "instances" / "random" / "mixed-n10.json", "--policy", "fcfs")
+    assert "(area bound 109, ratio <= 2.752)" in r.out
+
+
+def test_simulate_says_where_it_wrote_on_stdout_as_solve_does(cli, tmp_path):
+    # the walkthrough: `kvopt simulate … --out f.json` printed "schedule written to" on stderr
+    # and `kvopt solve … --out` on stdout
+    inst = REPO / "instances" / "random" / "mixed-n10.json"
+    r = cli("simulate", inst, "--policy", "fcfs", "--out", tmp_path / "s.json")
+    assert r.code == 0 and f"schedule   written to {tmp_path / 's.json'}" in r.out
+    assert "written to" not in r.err
+    r = cli("solve", inst, "--time-limit", "10", "--out", tmp_path / "o.json")
+    assert r.code == 0 and f"schedule  written to {tmp_path / 'o.json'}" in r.out

@@ -202,3 +202,23 @@ def test_instances_are_labelled_by_their_file(tmp_path, small, capsys, monkeypat
     assert [i["instance"] for i in d["instances"]] == ["small", "small"]
     # an Instance object (API) keeps its own name
     assert compare([small], ["fcfs"]).instances[0].label == "small"
+
+
+def test_the_lower_bound_line_says_kvopt_bound_may_be_higher_without_lp(tmp_path, capsys):
+    # the walkthrough: compare printed "lower bound 159 (area: the best cheap SPEC §2 bound;
+    # kvopt bound --lp may be higher)" while plain `kvopt bound` printed "best 170 (rank)"
+    from kvopt.api import generate
+    from kvopt.exact.bounds.conflict import rank_bound
+
+    inst = generate("random", seed=1, n=8, memory=48)
+    b = lower_bounds(inst, rank=rank_bound(inst))
+    assert b.best_name == "rank" and b.best > lower_bounds(inst).best  # the case it is about
+    path = tmp_path / "inst.json"
+    save_instance(inst, path)
+    assert main(["compare", str(path), "--policies", "fcfs"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if "lower bound" in ln)
+    assert (
+        f"lower bound {lower_bounds(inst).best} (area: the better of the area and processing"
+        in line
+    )
+    assert "kvopt bound may give a higher one: its rank bound, or --lp" in line

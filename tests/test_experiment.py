@@ -317,3 +317,50 @@ def test_the_report_is_its_own_module_and_every_name_stays_importable():
     assert E.run_experiment.__module__ == core.__name__ == "kvopt.experiment.core"
     for module in (E, core, report):
         assert len(inspect.getsource(module).splitlines()) < 600, module.__name__
+
+
+def test_an_interrupted_experiment_says_what_is_kept_and_how_to_resume(cli, tmp_path, monkeypatch):
+    # the walkthrough's Ctrl-C printed "kvopt experiment: interrupted" and nothing else
+    from kvopt.experiment import core
+
+    real = E.run_cell
+    calls = {"n": 0}
+
+    def flaky(task):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(core, "run_cell", flaky)
+    path = _toml(tmp_path / "t.toml")
+    r = cli("experiment", "run", path, "--out", tmp_path / "o")
+    assert r.code == 130
+    cells = tmp_path / "o" / "cells"
+    assert r.err.strip().splitlines()[-1] == (
+        f"kvopt experiment: interrupted: 3 of 8 cells kept in {cells}; run the same command "
+        "again to resume (finished cells are not run again)"
+    )
+
+
+def test_the_report_says_how_many_requests_fit_the_memory(tmp_path):
+    # the walkthrough: memory = 100 on azure-conv ran without a word, drawing its 10 requests
+    # from the 22 (of 19,366) that fit; the report now says so, as experiments.md does
+    from conftest import REPO
+
+    wl = {"trace": "azure-conv", "n": 4, "memory": 100, "arrivals": "poisson"}
+    res = E.run_experiment(_exp(policies=["fcfs"], loads=[4], seeds=1, workload=wl), tmp_path)
+    report = (tmp_path / "report.md").read_text()
+    assert (
+        "drawn from the 22 of the trace's 19,366 requests that fit (prompt + response <= M"
+        in report
+    )
+    assert res.experiment.workload.usable() == (22, 19366)
+    wl["memory"] = 16492  # every request of the trace fits
+    E.run_experiment(_exp(policies=["fcfs"], loads=[4], seeds=1, workload=wl), tmp_path / "all")
+    assert (
+        "drawn from all 19,366 requests of the trace"
+        in (tmp_path / "all" / "report.md").read_text()
+    )
+    page = (REPO / "docs" / "howto" / "experiments.md").read_text(encoding="utf-8")
+    assert "22 of the 19,366 of\n  `azure-conv` at `memory = 100`" in page

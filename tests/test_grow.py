@@ -536,3 +536,15 @@ def test_the_help_says_how_long_the_defaults_take(cli):
     text = " ".join(r.out.split())
     assert "default 240 s" in text and "at most 10 jobs ends within 5 minutes" in text
     assert "rerunning with the same --out resumes" in text
+
+
+def test_the_table_names_the_rule_that_said_bounded_as_grow_md_shows(cli, tmp_path):
+    # the walkthrough: grow.md's first sweep printed "bounded (limit 2.698 ± 0, change)" while
+    # the page said short sweeps like it are unclear
+    r = cli("grow", FCFS, "--directions", "memory", "--steps", "2", "--extra", "0",
+            "--time-limit", "2", "--certify-seconds", "2", "--out", tmp_path / "g")  # fmt: skip
+    assert r.code == 0, r.err
+    assert "bounded (limit 2.698 ± 0, rule change)" in r.out
+    page = (REPO / "docs" / "howto" / "grow.md").read_text(encoding="utf-8")
+    assert "`bounded (limit 2.698 ± 0, rule change)`" in page
+    assert "as in the short sweeps above" not in page

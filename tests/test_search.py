@@ -502,3 +502,42 @@ def test_campaign_folder_lock_is_exclusive(tmp_path):
         run(tmp_path, "locked")
     held.close()
     assert run(tmp_path, "locked").evaluations == 16
+
+
+def test_an_interrupted_search_says_how_to_resume(tmp_path, monkeypatch, cli):
+    # the walkthrough's Ctrl-C printed "..., stopped by interrupted" and nothing on resuming
+    import kvopt.campaign.runner as runner
+
+    real = runner._result
+
+    def ctrl_c_then_result(*a, **k):
+        signal.raise_signal(signal.SIGINT)
+        return real(*a, **k)
+
+    monkeypatch.setattr(runner, "_result", ctrl_c_then_result)
+    out = tmp_path / "s"
+    r = cli("search", "--policy", "fcfs", "--budget", "8", "--seed", "1", "--n", "2:4",
+            "--memory", "8:16", "--out", out, "--no-progress", "--certify-seconds", "0")  # fmt: skip
+    assert r.code == 130, r.err
+    assert "stopped by interrupted" not in r.out
+    assert "interrupted (Ctrl-C)" in r.out.splitlines()[0]
+    assert f"resume: run the same command again (same --out {out})" in r.out
+    assert f"8 finished evaluations are logged in {out}/evaluations.jsonl" in r.out
+
+
+@pytest.mark.parametrize(
+    "field, value, words",
+    [
+        ("arrivals", "maybe", "space.arrivals: must be true or false, got 'maybe'"),
+        ("identical_prompts", "1", "space.identical_prompts: must be true or false"),
+        ("max_arrival", "2.5", "space.max_arrival: must be an integer, got 2.5"),
+    ],
+)
+def test_a_space_field_of_the_wrong_type_is_bad_input(tmp_path, cli, field, value, words):
+    # the walkthrough: `--space arrivals=maybe` ran, its campaign.json holding "arrivals":
+    # "maybe" (a non-empty string, read as true)
+    r = cli("search", "--policy", "fcfs", "--space", f"{field}={value}", "--budget", "2",
+            "--out", tmp_path / "s")  # fmt: skip
+    assert r.code == 2 and len(r.err.strip().splitlines()) == 1, (r.out, r.err)
+    assert words in r.err and not (tmp_path / "s").exists()
+    assert Space(arrivals=np.bool_(True), n_max=np.int64(5)).n_max == 5  # numpy values still do

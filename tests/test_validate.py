@@ -432,3 +432,33 @@ def test_the_ratio_picture_keeps_its_title_inside(tmp_path, monkeypatch):
             continue
         e = t.get_window_extent()
         assert e.x0 >= box.x0 - 1 and e.x1 <= box.x1 + 1, t.get_text()
+
+
+def test_validate_list_says_a_constant_is_not_given_only_for_a_ratio_claim(cli):
+    # a newcomer looking for blackbox-per-job's 4k-1 read "constant: a constant (not given)":
+    # only a ratio claim has a constant a paper may leave unnamed; the other kinds have none
+    r = cli("validate", "--list")
+    assert r.code == 0, r.err
+    lines = {ln.split()[0]: ln for ln in r.out.splitlines() if ln and not ln.startswith(" ")}
+    for c in CLAIMS.values():
+        text = c.bound_text()
+        assert f"constant: {text}" in lines[c.id]
+        if c.kind == RATIO:
+            assert not text.startswith("none"), c.id
+        else:
+            assert "not given" not in text and text.startswith("none: "), (c.id, text)
+    assert "per-job inequality" in lines["blackbox-per-job"]
+    assert "constant: a constant (not given)" in lines["route"]
+
+
+def test_a_scope_of_a_fraction_of_a_second_does_not_read_0_s():
+    # the walkthrough's verdicts read "16 evaluations, 0 s, seed 1" beside 0.4 in the seconds
+    # column: under ten seconds the scope keeps a decimal
+    from kvopt.validation.scope import Scope
+
+    def text(seconds):
+        return Scope("jobs", 16, seconds, 1, n=(1, 8), memory=(8, 48)).text()
+
+    assert "16 evaluations, 0.4 s, seed 1" in text(0.4)
+    assert "16 evaluations, 9.2 s, seed 1" in text(9.2)
+    assert "16 evaluations, 31 s, seed 1" in text(31.2)

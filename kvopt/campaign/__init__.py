@@ -63,6 +63,32 @@ def _space_fields(space: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(space)
 
 
+def _param_without_family(fam_params: Mapping[str, Any], ref) -> str:
+    """The rule broken by ``--param`` without ``--family``: in ``kvopt search`` it sets a
+    family's parameter (``kvopt simulate --param`` sets the policy's), so name the option a
+    policy's parameters go to, with the user's own keys when they are the policy's."""
+
+    def text(v: Any) -> str:
+        if isinstance(v, list | tuple):
+            return ",".join(text(x) for x in v)
+        return str(v).lower() if isinstance(v, bool) else str(v)
+
+    mine = [k for k in fam_params if k in ref.params]
+    if not mine:
+        return (
+            "sets a parameter of --family, and no --family is given (a policy's parameters: "
+            "--policy-param KEY=VALUE, or --policy 'NAME[KEY=VALUE]')"
+        )
+    kv = " ".join(f"--policy-param {k}={text(fam_params[k])}" for k in mine)
+    inner = ";".join(f"{k}={text(fam_params[k])}" for k in mine)
+    name = ref.spec.name
+    return (
+        f"sets a parameter of --family, and no --family is given; {', '.join(map(repr, mine))} "
+        f"{'is a parameter' if len(mine) == 1 else 'are parameters'} of the policy {name!r}: "
+        f"give {'it' if len(mine) == 1 else 'them'} as {kv} (or --policy '{name}[{inner}]')"
+    )
+
+
 def search(
     policy: str,
     *,
@@ -172,7 +198,7 @@ def search(
         if strategy != "family" and any(isinstance(v, list | tuple) for v in fam_params.values()):
             raise InputError("list values are for --strategy family", source="--param")
     elif fam_params:
-        raise InputError("--param needs --family", source="--param")
+        raise InputError(_param_without_family(fam_params, ref), source="--param")
     base = cl.space if (cl is not None and cl.space is not None) else spec.default_space()
     if isinstance(space, Space | TypedSpace):
         sp = space

@@ -67,6 +67,10 @@ class StopReason(StrEnum):
     EXHAUSTED = "exhausted"
     INTERRUPTED = "interrupted"
 
+    def describe(self) -> str:
+        """How a summary says it: ``stopped by budget``, …, ``interrupted (Ctrl-C)``."""
+        return "interrupted (Ctrl-C)" if self is StopReason.INTERRUPTED else f"stopped by {self}"
+
 
 def _tuple(v) -> tuple[int, ...] | None:
     return None if v is None else tuple(int(x) for x in v)
@@ -429,7 +433,7 @@ class CampaignResult:
         return (
             f"CampaignResult({self.policy}/{self.strategy}, seed {self.seed}: "
             f"{self.evaluations} evaluations, {self.exact_solves} exact solves, "
-            f"{self.seconds:.1f}s, stopped by {self.stopped}; {best})"
+            f"{self.seconds:.1f}s, {StopReason(self.stopped).describe()}; {best})"
         )
 
     def record(self):

@@ -7,12 +7,13 @@ Each subcommand is one module in this package with ``add_parser(subparsers)``
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import traceback
 from importlib import import_module
 
-from ..errors import InputError, UserCodeError
+from ..errors import InputError, Interrupted, UserCodeError
 from ..logs import configure_stderr
 from .common import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK, EXIT_USER_CODE, Parser
 from .exitcodes import epilog
@@ -63,6 +64,10 @@ def build_parser() -> Parser:
         mod.add_parser(sub)
     for name, command in sub.choices.items():
         command.epilog = epilog(name)  # the exit-status table (kvopt.cli.exitcodes)
+        for action in command._actions:  # and its own subcommands' (kvopt experiment run)
+            if isinstance(action, argparse._SubParsersAction):
+                for child in action.choices.values():
+                    child.epilog = epilog(name)
     return parser
 
 
@@ -87,8 +92,9 @@ def main(argv: list[str] | None = None) -> int:
             "KVOPT_DEBUG=1 prints the whole traceback)\n"
         )
         return EXIT_USER_CODE
-    except KeyboardInterrupt:
-        sys.stderr.write(f"kvopt {args.command}: interrupted\n")
+    except KeyboardInterrupt as exc:  # an Interrupted says what was kept and how to resume
+        said = f": {exc}" if isinstance(exc, Interrupted) and str(exc) else ""
+        sys.stderr.write(f"kvopt {args.command}: interrupted{said}\n")
         return 130
     except BrokenPipeError:  # stdout closed early (kvopt policies | head -1): not an error
         _silence_stdout()

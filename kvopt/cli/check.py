@@ -44,6 +44,27 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _instance_comes_first(first: str, second: str) -> None:
+    """Name the usage when the first of two files is not an instance: a record given before
+    another file, or a schedule before its instance (``kvopt check opt.json inst.json``)."""
+    data = read_json(first)
+    fmt = data.get("format") if isinstance(data, dict) else None
+    if is_record_data(data):
+        raise InputError(
+            f"is a record: check it alone (kvopt check {first}) or after its instance "
+            f"(kvopt check INSTANCE {first})",
+            field="format",
+            source=first,
+        )
+    if fmt == SCHEDULE_FORMAT:
+        raise InputError(
+            f"is a schedule: the instance comes first (kvopt check INSTANCE {first}; "
+            f"is {second} its instance?)",
+            field="format",
+            source=first,
+        )
+
+
 def run(args) -> int:
     if args.schedule is None:
         data = read_json(args.instance)
@@ -54,6 +75,7 @@ def run(args) -> int:
                 source=args.instance,
             )
         return _check_record(Record.from_dict(data, source=args.instance), args)
+    _instance_comes_first(args.instance, args.schedule)
     inst = load_instance(args.instance)
     data = read_json(args.schedule)
     if is_record_data(data):
@@ -126,6 +148,9 @@ def _check_record(rec: Record, args) -> int:
         print(f"INVALID record: {len(problems)} problem(s)")
         for p in problems:
             print(f"  [{p.rule}] {p.message}")
+        if [p.rule for p in problems] == ["policy"]:  # only the policy's code is in question
+            print(f"  (kvopt check {args.schedule or args.instance} --no-replay checks the "
+                  "schedules, objectives and bracket without running the policy)")  # fmt: skip
     if note:
         print(f"  {note}")
     return 0 if valid else EXIT_FAIL

@@ -35,8 +35,8 @@ def add_parser(sub) -> None:
         description=(
             "Simulate policies on instances and report total completion time, makespan and the "
             "ratios to the best cheap lower bound (/LB(area) or /LB(processing), SPEC §2; "
-            "kvopt bound --lp may be higher), to the best checked schedule (/UB) and (with "
-            "--exact) to Opt."
+            "kvopt bound may give a higher one: its rank bound, or --lp), to the best checked "
+            "schedule (/UB) and (with --exact) to Opt."
         ),
     )
     p.add_argument("instances", nargs="+", metavar="INSTANCE_OR_DIR", help="instance files/folders")

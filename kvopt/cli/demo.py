@@ -21,24 +21,35 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "demo",
         help="the main job on bundled data (docs/getting-started.md explains each output)",
-        description="Regenerate and check the bundled instances, print their bounds.",
+        description="The main job on the bundled data: regenerate, check and bound the bundled "
+        "instances; run every policy against the proved Opt on the small ones and against the "
+        "bounds LB and UB on the trace samples; a short adversarial search on fcfs; quick "
+        "validations of two claims; pictures in --out (docs/getting-started.md explains each "
+        "output).",
     )
     p.add_argument(
-        "--instances", default=None, help="folder of bundled instances (default: instances/)"
+        "--instances",
+        default=None,
+        metavar="DIR",
+        help="folder of bundled instances (default: instances/)",
     )
     p.add_argument(
-        "--out", default="kvopt-demo", help="folder for the pictures (default: kvopt-demo)"
+        "--out",
+        default="kvopt-demo",
+        metavar="DIR",
+        help="folder for the pictures (default: kvopt-demo)",
     )
     p.add_argument(
         "--time-limit",
         type=positive_float("--time-limit"),
         default=60.0,
+        metavar="S",
         help="seconds per exact solve (default 60)",
     )
-    p.add_argument("--search-budget", type=int, default=40, help="evaluations of the demo search")
-    p.add_argument(
-        "--validate-budget", type=int, default=24, help="evaluations per validated claim"
-    )
+    p.add_argument("--search-budget", type=int, default=40, metavar="N",
+                   help="evaluations of the demo search (default 40)")  # fmt: skip
+    p.add_argument("--validate-budget", type=int, default=24, metavar="N",
+                   help="evaluations per validated claim (default 24)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 

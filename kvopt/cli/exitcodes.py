@@ -41,6 +41,10 @@ PER_COMMAND: dict[str, dict[int, str]] = {
         130: "interrupted with Ctrl-C: the result so far is printed, every finished "
         "evaluation is logged (resume with the same --out)",
     },
+    "experiment": {
+        130: "interrupted with Ctrl-C: every finished cell is kept in --out (stderr says how "
+        "many); the same command resumes",
+    },
     "policies": {
         1: "with --check: a check failed (the smallest failing instance is saved and named) "
         "or a check could not be run on any instance (shown as NOT RUN), or an internal error",

@@ -151,7 +151,7 @@ def format_result(res) -> str:
         ratios = " ".join(f"x{p.factor:g}:{p.ratio_certified:.3f}" for p in d.steps)
         verdict = str(d.verdict)
         if d.limit is not None:
-            verdict += f" (limit {d.limit:.4g} ± {d.limit_spread:.2g}, {d.rule})"
+            verdict += f" (limit {d.limit:.4g} ± {d.limit_spread:.2g}, rule {d.rule})"
         exp = "-" if d.exponent is None else f"{d.exponent:.3f}/{d.axis}"
         rows.append([d.name, verdict, exp, ratios + (f" ({d.stopped})" if d.stopped else "")])
     lines.extend(render_table(cols, rows, indent="  ", rule="columns"))

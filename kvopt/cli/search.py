@@ -244,11 +244,19 @@ def _bracket_text(b) -> str:
 
 
 def format_result(res) -> str:
+    from ..campaign.types import StopReason
+
     lines = [
         f"kvopt search {res.policy} ({res.strategy}, seed {res.seed}, objective {res.objective}): "
         f"{res.evaluations} evaluations ({res.new_evaluations} new), {res.exact_solves} exact solves, "
-        f"{res.seconds:.1f}s, stopped by {res.stopped}"
+        f"{res.seconds:.1f}s, {StopReason(res.stopped).describe()}"
     ]
+    if res.stopped == StopReason.INTERRUPTED:
+        lines.append(
+            f"  resume: run the same command again (same --out {res.out}): the "
+            f"{res.evaluations} finished evaluations are logged in {res.out}/evaluations.jsonl "
+            "and are not run again"
+        )
     if res.certify is not None:
         c = res.certify
         before, after = c["before"], c["after"]

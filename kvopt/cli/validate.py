@@ -130,6 +130,7 @@ def _user_claims(args, sizes: dict) -> tuple[list, dict]:
             id=cid, policy=policy, kind="bounded" if args.bounded else "ratio",
             constant=args.ratio_at_most, objective=args.objective, space=structural or None,
             source=f"kvopt validate --policy {args.policy}", where="--policy",
+            options={"constant": "--ratio-at-most", "id": "--claim-id", "objective": "--objective"},
         ))  # fmt: skip
     if args.claims_file:
         claims += load_claims_file(args.claims_file)

@@ -152,7 +152,9 @@ class View:
     It holds no other response length and nothing of a job before its arrival:
     the engine adds a job (index, prompt, arrival) when its arrival round is
     reached.  Policies must treat it as read-only; the engine (or a slot host,
-    see :mod:`kvopt.policy.blackbox`) updates it between calls.
+    see :mod:`kvopt.policy.blackbox`) updates it between calls, and at once for the
+    policy's own decisions: after ``act.start(j)`` job ``j`` is in ``running`` and
+    :meth:`memory_now` counts it, after ``act.kill(j)`` it is in neither.
     """
 
     __slots__ = (
@@ -239,10 +241,12 @@ class View:
         return self._C + self._K * t
 
     def memory_now(self) -> int:
+        """Memory the current running set holds in round ``now``."""
         return self._C + self._K * self.now
 
     @property
     def n_running(self) -> int:
+        """How many attempts are running."""
         return self._K
 
     # ------------------------------------------------------- updates (engine)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, Interrupted
 from ..fileio import read_json, write_bytes_atomic, write_json_atomic
 from ..logs import progress_logger
 from ..seconds import METRICS, seconds_report
@@ -512,7 +512,13 @@ def run_experiment(
         say(f"[{bar:<20}] {done}/{len(todo)} {c.describe()}: mean latency "
             f"{res['row']['mean_latency']:.4g} s (elapsed {el:.0f} s, eta {eta:.0f} s)")  # fmt: skip
 
-    _execute(tasks, workers, scheduler, on_result)
+    try:
+        _execute(tasks, workers, scheduler, on_result)
+    except KeyboardInterrupt as exc:
+        raise Interrupted(
+            f"{reused + done} of {len(cells)} cells kept in {cells_dir}; run the same command "
+            "again to resume (finished cells are not run again)"
+        ) from exc
     rows = []
     lats: dict[str, list[float]] = {}
     for c in cells:

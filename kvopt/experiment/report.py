@@ -54,6 +54,17 @@ def _fmt(x: float) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4g}"
 
 
+def _usable_text(wl) -> str:
+    """Which of the trace's requests the draws come from: those that fit M (and the caps)."""
+    usable, total = wl.usable()
+    if usable == total:
+        return f"; drawn from all {total:,} requests of the trace"
+    caps = " and within max_prompt / max_response" if (
+        wl.max_prompt is not None or wl.max_response is not None) else ""  # fmt: skip
+    return (f"; drawn from the {usable:,} of the trace's {total:,} requests that fit "
+            f"(prompt + response <= M{caps}; the others are left out)")  # fmt: skip
+
+
 def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
     """The markdown report: what ran, then one table per metric (mean [95 % CI] over seeds)."""
     exp = result.experiment
@@ -66,7 +77,9 @@ def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
         f"* **Time model**: `{tm.label()}` — {tm.source}"
         + (f"; fit error {tm.fit_error}" if tm.fit_error else ""),
         f"* **Workload**: trace `{wl.trace}`, n = {wl.n} requests, M = {wl.memory}, arrivals "
-        f"`{wl.arrivals}`, lengths `{wl.lengths}`" + (", paired" if wl.paired else ""),
+        f"`{wl.arrivals}`, lengths `{wl.lengths}`"
+        + (", paired" if wl.paired else "")
+        + _usable_text(wl),
         f"* **Loads** (requests per second): {', '.join(_load_label(x) for x in exp.loads)}; "
         f"**seeds**: {', '.join(map(str, exp.seeds))}",
         f"* **Policies**: {', '.join(f'`{p}`' for p in exp.policies)}",

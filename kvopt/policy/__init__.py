@@ -420,6 +420,12 @@ def get_policy(name: str | type | PolicySpec | ResolvedPolicy) -> PolicySpec:
     try:
         obj, code = load(name, POLICY_GROUP)
     except KeyError:
+        if name.endswith(".py"):  # a file without its class: kvopt never guesses which one
+            raise InputError(
+                f"{name!r} names a file, not a policy: add the class after a colon "
+                f"({name}:ClassName)",
+                source="--policy",
+            ) from None
         raise InputError(
             f"unknown policy {name!r} (known: {', '.join(sorted(POLICIES))}; or a reference "
             "path/to/file.py:Class, package.module:Class, or a name registered in the "

@@ -89,6 +89,14 @@ class Space:
             if not ok:
                 raise InputError(rule, source=f"space.{field}")
 
+        # types first (--space arrivals=maybe was kept as the string 'maybe', read as true)
+        for name in ("all_response_heavy", "arrivals", "identical_prompts", "peak_strict"):
+            v = getattr(self, name)
+            need(isinstance(v, bool | np.bool_), name, f"must be true or false, got {v!r}")
+        for name in ("n_min", "n_max", "memory_min", "memory_max", "max_response", "max_arrival"):
+            v = getattr(self, name)
+            need(isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_), name,
+                 f"must be an integer, got {v!r}")  # fmt: skip
         need(
             0 <= self.n_min <= self.n_max,
             "n_min",

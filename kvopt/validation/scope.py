@@ -100,7 +100,8 @@ class Scope:
             kind = {"jobs": "per-job space", "typed": "typed space"}.get(self.space, self.space)
             parts[-1:] = [f"{parts[-1]} ({kind})"] if parts else [kind]
         head = ", ".join(parts)
-        effort = f"{self.evaluations} evaluations, {self.seconds:.0f} s, seed {self.seed}"
+        secs = f"{self.seconds:.1f}" if self.seconds < 9.95 else f"{self.seconds:.0f}"  # not "0 s"
+        effort = f"{self.evaluations} evaluations, {secs} s, seed {self.seed}"
         if self.records:
             r = self.records
             worst = r.get("worst_certified")

@@ -84,24 +84,30 @@ def make_claim(
     space: Mapping[str, Any] | None = None,
     source: str = "",
     where: str = "claim",
+    options: Mapping[str, str] | None = None,
 ) -> Claim:
-    """A user's claim (see the module docstring); errors name ``where`` and the field."""
+    """A user's claim (see the module docstring); errors name ``where`` and the field, or the
+    field's command-line option when ``options`` names one (``{"constant": "--ratio-at-most"}``:
+    ``kvopt validate --policy fcfs --ratio-at-most 1+1/alfa`` is an error of that option)."""
     from ..policy import resolve_policy
     from ..space import space_from_dict
 
+    def at(field: str) -> str:
+        return (options or {}).get(field) or f"{where}.{field}"
+
     if not isinstance(id, str) or not re.fullmatch(r"[A-Za-z0-9_.:-]+", id or ""):
         raise InputError(f"must be a non-empty name of letters, digits, - _ . :, got {id!r}",
-                         source=f"{where}.id")  # fmt: skip
+                         source=at("id"))  # fmt: skip
     if id in CLAIMS:
-        raise InputError(f"{id!r} is a SPEC §7 claim; choose another id", source=f"{where}.id")
+        raise InputError(f"{id!r} is a SPEC §7 claim; choose another id", source=at("id"))
     if kind not in USER_KINDS:
         raise InputError(f"must be one of {', '.join(USER_KINDS)}, got {kind!r}",
-                         source=f"{where}.kind")  # fmt: skip
+                         source=at("kind"))  # fmt: skip
     if objective not in USER_OBJECTIVES:
         raise InputError(f"must be one of {', '.join(USER_OBJECTIVES)}, got {objective!r}",
-                         source=f"{where}.objective")  # fmt: skip
+                         source=at("objective"))  # fmt: skip
     if params is not None and not isinstance(params, Mapping):
-        raise InputError("must be a table of parameters", source=f"{where}.params")
+        raise InputError("must be a table of parameters", source=at("params"))
     ref = resolve_policy(policy, params)  # a ResolvedPolicy (cli validate) is not resolved again
     spec, resolved = ref.spec, dict(ref.params)
     bound: float | None = None
@@ -109,27 +115,27 @@ def make_claim(
     fn = None
     if kind == "ratio":
         if constant is None:
-            raise InputError("a ratio claim needs a constant", source=f"{where}.constant")
+            raise InputError("a ratio claim needs a constant", source=at("constant"))
         if isinstance(constant, bool):
             raise InputError(f"must be a number or a formula, got {constant!r}",
-                             source=f"{where}.constant")  # fmt: skip
-        if isinstance(constant, int | float):
-            if not (math.isfinite(constant) and constant >= 1):
-                raise InputError(f"must be a finite number >= 1, got {constant!r}",
-                                 source=f"{where}.constant")  # fmt: skip
-            bound = float(constant)
-        elif isinstance(constant, str):
+                             source=at("constant"))  # fmt: skip
+        if isinstance(constant, str):  # "2.5" on the command line is the number 2.5
             try:
-                bound = float(constant)
+                constant = float(constant)
             except ValueError:
-                fn = Formula(constant, source=f"{where}.constant")
+                fn = Formula(constant, source=at("constant"))
                 formula = constant
-        else:
+        if isinstance(constant, int | float):
+            if not (math.isfinite(constant) and constant >= 1):  # ALG >= Opt: below 1 is no claim
+                raise InputError(f"must be a finite number >= 1, got {constant!r}",
+                                 source=at("constant"))  # fmt: skip
+            bound = float(constant)
+        elif formula is None:
             raise InputError(f"must be a number or a formula, got {constant!r}",
-                             source=f"{where}.constant")  # fmt: skip
+                             source=at("constant"))  # fmt: skip
     elif constant is not None:
         raise InputError("a bounded claim has no constant (it states that the ratio stays "
-                         "bounded as instances grow)", source=f"{where}.constant")  # fmt: skip
+                         "bounded as instances grow)", source=at("constant"))  # fmt: skip
     if space is not None and not isinstance(space, Mapping):
         raise InputError("must be a table of space fields", source=f"{where}.space")
     try:
