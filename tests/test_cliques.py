@@ -335,3 +335,47 @@ def test_the_prices_hold_when_the_rows_duals_are_stale(memory, jobs):
         assert SCALE * total >= rhs
         values.append(total)
     assert prices.bound <= min(values)
+
+
+def _looks_ahead(running, memory) -> bool:
+    """Lemma C2 (``models/cliques.md`` §9) for one round's running nodes ``(h, P)``: for every
+    ``ρ ≥ 0``, the nodes with ``P − h ≥ ρ`` hold at most ``M`` together ``ρ`` rounds later."""
+    rho_max = max((p - h for h, p in running), default=-1)
+    return all(
+        sum(h + rho for h, p in running if p - h >= rho) <= memory for rho in range(rho_max + 1)
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(3, 12), _jobs)
+def test_every_feasible_schedule_looks_ahead(memory, jobs):
+    """Lemma C2 on every feasible schedule (arrivals included): each round's running set
+    passes the look-ahead test."""
+    inst = _inst(memory, jobs)
+    vecs, _ = _brute(inst)
+    for v in vecs:
+        end = max((int(t) + int(o) for t, o in zip(v, inst.responses)), default=0)
+        for tau in range(end):
+            running = [
+                (int(s) + tau - int(t) + 1, int(s) + int(o))
+                for s, o, t in zip(inst.prompts, inst.responses, v)
+                if int(t) <= tau < int(t) + int(o)
+            ]
+            assert _looks_ahead(running, inst.memory)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(4, 30),
+    st.lists(st.tuples(st.integers(1, 30), st.integers(0, 29)), min_size=1, max_size=6),
+)
+def test_lemma_c1_is_a_case_of_the_look_ahead_test(memory, pairs):
+    """Every set of nodes that passes Lemma C2's test keeps every row of Lemma C1 (``k ≤ 3``,
+    every ``θ``): the look-ahead hull lies inside the rows (``models/cliques.md`` §9)."""
+    running = [(h, h + r) for h, r in pairs if h + r <= memory]
+    if not _looks_ahead(running, memory):
+        return
+    for k in (1, 2, 3):
+        for theta in range(1, memory + 1):
+            q = [1 for h, p in running if h >= theta and (k + 1) * p - k * h > memory - k * theta]
+            assert len(q) <= k
