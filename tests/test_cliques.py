@@ -241,3 +241,141 @@ def test_auto_takes_the_route_cliques_on_long_responses():
     nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
     ref = add_cliques(h, inst, nodes, deadline=time.monotonic() + 20)
     assert res.bound >= np.ceil(ref.value - 1e-6) - 1
+
+
+def _summaries_like(seed: int, n: int) -> Instance:
+    """Jaillet et al.'s setting as the summaries give it (``M ~ U{30..50}``, ``s ~ U{1..5}``,
+    ``o ~ U{1..M − s}``, all at round 0)."""
+    rng = np.random.default_rng(seed)
+    M = int(rng.integers(30, 51))
+    s = rng.integers(1, 6, n)
+    o = [int(rng.integers(1, M - int(si) + 1)) for si in s]
+    return Instance.from_arrays(M, [int(v) for v in s], o)
+
+
+def test_dropping_slack_rows_keeps_the_value_and_the_row_order():
+    """``drop_slack`` (rows kept only while tight, issue 52 round 2): the same converged value
+    as keeping every row, fewer rows in the model at the end, and ``added`` lists exactly the
+    rows HiGHS holds after the model's, in its order (the prices read their duals by it)."""
+    import time
+
+    from kvopt.exact.backends.highs_glue import to_highs
+    from kvopt.exact.bounds.cliques import add_cliques
+
+    inst = _summaries_like(7, 10)
+    lo, hi = start_windows(inst, "total")
+    model = build_matrix(inst, "total", lo, hi, aggregate=False)
+    nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
+    out = {}
+    for drop in (False, True):
+        h = to_highs(model, relax=True)
+        res = add_cliques(h, inst, nodes, deadline=time.monotonic() + 60, drop_slack=drop)
+        assert res.converged
+        assert h.getNumRow() == model.n_rows + len(res.added)
+        for r, (k, cols) in enumerate(res.added):
+            _, _, upper, _ = h.getRow(model.n_rows + r)
+            _, idx, val = h.getRowEntries(model.n_rows + r)
+            assert upper == k and sorted(idx) == sorted(cols.tolist()) and set(val) == {1.0}
+        out[drop] = res
+    assert out[True].value == pytest.approx(out[False].value, abs=1e-6)
+    assert len(out[True].added) < len(out[False].added)  # 583 against 687 rows
+    assert out[False].rows == len(out[False].added)
+
+
+def test_the_route_cliques_serves_21_to_30_jobs_at_round_0():
+    """The route ``cliques`` reaches n = 30 (issue 52 round 2, ``models/cliques.md`` §10):
+    the setting's draws at n = 15, 25 and 30 take it; n = 31, arrivals, or one thread do not."""
+    from kvopt.exact.portfolio import case_of
+    from kvopt.exact.portfolio.routes import route_for
+
+    def route(inst, threads=2):
+        return route_for(case_of(inst, "total", 60.0, threads, compiled=True)).name
+
+    for n in (15, 25, 30):
+        inst = _summaries_like(11, n)
+        assert 4 * int((2 * inst.responses > inst.memory).sum()) >= n  # long share ≥ 0.25
+        assert route(inst) == "cliques"
+        assert route(inst, threads=1) != "cliques"
+    assert route(_summaries_like(11, 31)) != "cliques"
+    late = _summaries_like(11, 25)
+    late = Instance.from_arrays(
+        late.memory, late.prompts, late.responses, np.arange(late.n, dtype=np.int64)
+    )
+    assert route(late) != "cliques"
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(3, 12), _jobs)
+def test_the_prices_hold_when_the_rows_duals_are_stale(memory, jobs):
+    """When rows were dropped and the deadline came before the next solve (``aligned`` false),
+    the prices read only the memory rows' duals: Lemma L1 still holds for every schedule in
+    the windows, and the bound is at most Opt."""
+    from dataclasses import replace
+
+    import kvopt.exact.bounds.cliques as cliques_module
+
+    real = cliques_module.add_cliques
+
+    def stale(*args, **kwargs):
+        return replace(real(*args, **kwargs), aligned=False)
+
+    inst = _inst(memory, jobs)
+    ub = value_of(inst, heuristic_starts(inst, "total", seconds=0.01), "total")
+    lo, hi = start_windows(inst, "total", ub)
+    cliques_module.add_cliques = stale
+    try:
+        prices = time_indexed_prices(inst, lo, hi, 10.0, DEFAULT_KS)
+    finally:
+        cliques_module.add_cliques = real
+    assert prices is not None
+    values = []
+    for starts in feasible_start_vectors(inst, lo, hi):
+        total = sum(int(t) + int(o) for t, o in zip(starts, inst.responses))
+        rhs = prices.base + sum(int(tab[t - a]) for tab, t, a in zip(prices.tables, starts, lo))
+        assert SCALE * total >= rhs
+        values.append(total)
+    assert prices.bound <= min(values)
+
+
+def _looks_ahead(running, memory) -> bool:
+    """Lemma C2 (``models/cliques.md`` §9) for one round's running nodes ``(h, P)``: for every
+    ``ρ ≥ 0``, the nodes with ``P − h ≥ ρ`` hold at most ``M`` together ``ρ`` rounds later."""
+    rho_max = max((p - h for h, p in running), default=-1)
+    return all(
+        sum(h + rho for h, p in running if p - h >= rho) <= memory for rho in range(rho_max + 1)
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(3, 12), _jobs)
+def test_every_feasible_schedule_looks_ahead(memory, jobs):
+    """Lemma C2 on every feasible schedule (arrivals included): each round's running set
+    passes the look-ahead test."""
+    inst = _inst(memory, jobs)
+    vecs, _ = _brute(inst)
+    for v in vecs:
+        end = max((int(t) + int(o) for t, o in zip(v, inst.responses)), default=0)
+        for tau in range(end):
+            running = [
+                (int(s) + tau - int(t) + 1, int(s) + int(o))
+                for s, o, t in zip(inst.prompts, inst.responses, v)
+                if int(t) <= tau < int(t) + int(o)
+            ]
+            assert _looks_ahead(running, inst.memory)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(4, 30),
+    st.lists(st.tuples(st.integers(1, 30), st.integers(0, 29)), min_size=1, max_size=6),
+)
+def test_lemma_c1_is_a_case_of_the_look_ahead_test(memory, pairs):
+    """Every set of nodes that passes Lemma C2's test keeps every row of Lemma C1 (``k ≤ 3``,
+    every ``θ``): the look-ahead hull lies inside the rows (``models/cliques.md`` §9)."""
+    running = [(h, h + r) for h, r in pairs if h + r <= memory]
+    if not _looks_ahead(running, memory):
+        return
+    for k in (1, 2, 3):
+        for theta in range(1, memory + 1):
+            q = [1 for h, p in running if h >= theta and (k + 1) * p - k * h > memory - k * theta]
+            assert len(q) <= k

@@ -192,7 +192,9 @@ TABLE = [
     (case(15, long=4, arrivals=True), "small-race"),
     (case(20, long=20, rounds=1000), "cliques"),
     (case(20, long=20, rounds=1001), "cpsat"),
-    (case(21, long=21), "ladder"),
+    (case(21, long=21), "cliques"),  # n = 21-30 since issue 52 round 2 (models/cliques.md §10)
+    (case(30, long=8), "cliques"),
+    (case(30, long=7), "ladder"),
     (case(12, long=12), "small-race"),
     (case(31, long=31), "ils-cpsat"),
     (case(20, long=20, threads=1), "cpsat"),

@@ -119,7 +119,9 @@ def time_indexed_prices(
     ``cliques`` (the ``k`` of :mod:`kvopt.exact.bounds.cliques`): the LP with the completion
     cliques separated into it (``models/cliques.md``).  Every feasible schedule satisfies
     them, so their duals are priced like the memory rows' and the inequality stays exact;
-    ``lp`` is then the value of the LP with the rows."""
+    ``lp`` is then the value of the LP with the rows.  The rows are kept only while tight
+    (``drop_slack``, ``models/cliques.md`` §10): the duals are those of the rows in the last
+    LP, every one of them valid."""
     from ..backends.highs_matrix import build_matrix
     from .relax import solve_lp
 
@@ -137,8 +139,10 @@ def time_indexed_prices(
 
             h = to_highs(model, relax=True)
             nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
-            res = add_cliques(h, inst, nodes, ks=cliques, deadline=t0 + time_limit)
+            res = add_cliques(h, inst, nodes, ks=cliques, deadline=t0 + time_limit, drop_slack=True)
             row_dual, value, added = np.asarray(h.getSolution().row_dual), res.value, res.added
+            if not res.aligned:  # stale duals after dropped rows: the memory rows' only
+                row_dual, added = row_dual[: model.n_rows], ()
         else:
             lp = solve_lp(model, time_limit)
             row_dual, value = lp.row_dual, lp.value
@@ -157,7 +161,8 @@ def time_indexed_prices(
     prod = Y[np.asarray(model.a_index)] * np.rint(model.a_value).astype(np.int64)
     col_sum = np.zeros(model.n_cols, dtype=np.int64)
     np.add.at(col_sum, np.repeat(np.arange(model.n_cols), np.diff(starts)), prod)
-    # the clique rows ``Σ_{cols} x ≤ k`` (if any), after the model's rows in HiGHS's order
+    # the clique rows ``Σ_{cols} x ≤ k`` in the last LP (if any), after the model's rows in
+    # HiGHS's order
     for r, (k, cols) in enumerate(added):
         v = int(Y[model.n_rows + r]) if model.n_rows + r < len(Y) else 0
         if v:

@@ -145,14 +145,16 @@ def _long_rows() -> tuple[Route, ...]:
 _SMALL = When(n_max=16, objective="total", rounds_max=400)
 
 #: the route 'cliques': n in this range (at n = 13-14 it lost a proof and was slower on two of
-#: six draws, faster on three; at n = 15-16 better on all six: models/cliques.md §5), two threads, mixed, and at least this share of the
+#: six draws, faster on three; at n = 15-16 better on all six: models/cliques.md §5; at n = 25
+#: and 30 gaps of 11.9-18.5 % against 26.4-27.6 % for the routes before, load 5-6: §10), two
+#: threads, mixed, and at least this share of the
 #: jobs with a response above M/2 (Jaillet et al.'s setting has about 45 %; the benchmark's
 #: mixed instances and the Azure samples none: models/cliques.md §5)
-CLIQUES_N = (15, 20)
+CLIQUES_N = (15, 30)
 CLIQUES_LONG_SHARE = 0.25
 #: … and responses adding up to at most this many rounds (the branch and bound is for small
-#: numbers; the setting's n = 20 has up to about 500).  n = 21-30 is left to the rows before:
-#: at n = 30 (load 10) the separation took 68 s for 4 rounds, not converged (§5)
+#: numbers; the setting's n = 20 has up to about 500; n = 30 a median of 570 and at most 841
+#: in 200 draws)
 CLIQUES_ROUNDS = 1000
 #: … and a time limit of at least this many seconds (measured at 60 s; with 8 s at load 10
 #: the LP with the rows was not ready within the first phase, n = 14, and the bound stayed
@@ -161,12 +163,15 @@ CLIQUES_TIME_LIMIT = 30.0
 #: (and all jobs at round 0: with Poisson arrivals, n = 13-14, 30 s, the route proved none of
 #: six draws that the routes before proved three of, in 8.4-20.1 s; models/cliques.md §7)
 _CLIQUES = Source(
-    "models/cliques.md §5, §8",
-    "the summaries' generator of Jaillet et al.'s setting, model 1, n = 13-20 (14 draws)",
+    "models/cliques.md §5, §8, §10",
+    "the summaries' generator of Jaillet et al.'s setting, model 1, n = 13-20 (14 draws), "
+    "n = 25 and 30 (3 draws each)",
     60.0,
     "n = 15-16: better on all five draws measured (n16 s1 proved in 25.4 s where the routes "
     "before proved none; gaps left 5.5-11.4 % against 17.7-27.7 %); n = 20: gaps 7.3-11.5 % "
-    "against 18.9-26.4 %, schedules 1.6-6.1 % better; n = 13-14 mixed (load 6-9, two threads)",
+    "against 18.9-26.4 %, schedules 1.6-6.1 % better; n = 13-14 mixed (load 6-9, two threads); "
+    "n = 25: gaps 4.8-11.6 % against 19.7-27.0 %, n = 30: 11.9-18.5 % against 26.4-27.6 %, "
+    "schedules equal or 0.2-1.6 % worse (load 3-6)",
 )
 
 #: a time-indexed model with more memory-row nonzeros than this (``Case.cells``) is not built
