@@ -280,3 +280,44 @@ def test_simulate_says_where_it_wrote_on_stdout_as_solve_does(cli, tmp_path):
     assert "written to" not in r.err
     r = cli("solve", inst, "--time-limit", "10", "--out", tmp_path / "o.json")
     assert r.code == 0 and f"schedule  written to {tmp_path / 'o.json'}" in r.out
+
+
+def test_no_option_shows_argparses_default_value_name():
+    """A value is named ('--dask-timeout S'), never by the option in capitals
+    ('--dask-timeout DASK_TIMEOUT'), in every command and subcommand (issue 55 walkthrough)."""
+    import argparse
+
+    from kvopt.cli import build_parser
+
+    def actions(parser, path):
+        for a in parser._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, child in a.choices.items():
+                    yield from actions(child, f"{path} {name}")
+            elif a.option_strings and a.nargs != 0:
+                yield path, a
+
+    unnamed = [(path, a.option_strings) for path, a in actions(build_parser(), "kvopt")
+               if a.metavar is None and a.choices is None]  # fmt: skip
+    assert unnamed == []
+
+
+def test_validate_takes_claim_as_search_spells_it(cli):
+    """`kvopt validate --claim ID` was argparse's 'ambiguous option' (--claims, --claim-id,
+    --claims-file); it is --claims, as `kvopt search --claim` is spelled."""
+    r = cli("validate", "--claim", "no-such-claim", "--budget", "1")
+    assert r.code == 2 and "ambiguous" not in r.err and "no-such-claim" in r.err
+
+
+def test_an_invalid_schedule_of_another_instance_says_whose_it_is(cli, pair):
+    """A schedule made for another instance lists its errors and says which instance it names
+    (issue 55 walkthrough: `kvopt check tiny.json opt.json` with opt.json made for `hand`)."""
+    inst, ip, tmp = pair
+    other = Instance.from_arrays(8, [2, 3], [3, 2], name="hand")
+    sp = tmp / "s.json"
+    save_schedule(Schedule.from_starts(other, [0, 0]), sp, other.n)
+    r = cli("check", ip, sp)
+    assert r.code == 1 and "the schedule names instance 'hand'" in r.out and "'pair'" in r.out
+    save_schedule(Schedule.from_starts(inst, [0, 0]), sp, inst.n)
+    r = cli("check", ip, sp)
+    assert r.code == 1 and "names instance" not in r.out  # its own instance: no such line

@@ -64,11 +64,37 @@ def build_parser() -> Parser:
         mod.add_parser(sub)
     for name, command in sub.choices.items():
         command.epilog = epilog(name)  # the exit-status table (kvopt.cli.exitcodes)
+        _name_values(command)
         for action in command._actions:  # and its own subcommands' (kvopt experiment run)
             if isinstance(action, argparse._SubParsersAction):
                 for child in action.choices.values():
                     child.epilog = epilog(name)
+                    _name_values(child)
     return parser
+
+
+#: What an option's value is called in usage and help where its command does not say
+#: (argparse's default, the option's name in capitals, read "--dask-timeout DASK_TIMEOUT").
+VALUE_NAMES = {
+    "--time-limit": "S",
+    "--dask-timeout": "S",
+    "--threads": "N",
+    "--seed": "N",
+    "--workers": "K",
+    "--batch": "B",
+    "--gap": "G",
+    "--out": "FILE",
+    "--strategy": "NAME",
+    "--title": "TEXT",
+}
+
+
+def _name_values(parser: argparse.ArgumentParser) -> None:
+    """Give every option that takes a value and names none the name in :data:`VALUE_NAMES`."""
+    for action in parser._actions:
+        if action.option_strings and action.nargs != 0 and action.metavar is None:
+            if action.choices is None:
+                action.metavar = VALUE_NAMES.get(action.option_strings[-1])
 
 
 def main(argv: list[str] | None = None) -> int:

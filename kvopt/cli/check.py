@@ -114,6 +114,9 @@ def run(args) -> int:
         print(f"INVALID: {len(r.errors)} error(s)")
         for e in r.errors:
             print(f"  [{e.rule}] {e.message}")
+        if sched.instance and inst.name and sched.instance != inst.name:
+            print(f"  (the schedule names instance {sched.instance!r}, and {args.instance} is "
+                  f"{inst.name!r}: is it the schedule's instance?)")  # fmt: skip
     return 0 if r.valid else EXIT_FAIL
 
 

@@ -35,7 +35,9 @@ def add_parser(sub) -> None:
         description="Attack every claim (or --claims) with adversarial search inside its class and "
         "report a verdict per claim with certified evidence.",
     )
-    p.add_argument("--claims", metavar="ID,…", help="comma-separated claim ids (default: all)")
+    p.add_argument("--claims", "--claim", dest="claims", metavar="ID,…",
+                   help="comma-separated claim ids (default: all); --claim, as search "
+                   "spells it, is the same option")  # fmt: skip
     p.add_argument("--policy", metavar="NAME|REF",
                    help="your own claim about this policy (with --ratio-at-most or --bounded): "
                    + POLICY_REF_HELP + "; parameters as NAME[KEY=VALUE;...]")  # fmt: skip
