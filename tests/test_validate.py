@@ -67,6 +67,14 @@ def test_smoke_validation_verdicts(tmp_path):
         if c.verdict == "violated":
             assert c.record and verify_record(load_record(c.record)) == []
     assert res.verdict("single-priority").data["policies"]["sjf"]["points"]
+    # a per-job verdict names the record behind its worst lhs/rhs, as validate.md says of every
+    # figure (issue 55 walkthrough: it named none)
+    for cid in ("rect-per-job", "route-per-job", "rect-monotone", "response-subset"):
+        c = res.verdict(cid)
+        if c.worst_certified_ratio is not None:
+            rec = load_record(c.worst_record)
+            assert verify_record(rec) == [] and c.to_dict()["worst_record"] == c.worst_record
+            assert f"on the instance of {c.worst_record}" in c.text
     # every verdict carries its scope (issue 55): the space searched, the evaluations, the seconds
     rl = res.verdict("rect-large").to_dict()["scope"]
     assert rl["space"] == "jobs" and rl["evaluations"] == res.verdict("rect-large").instances > 0

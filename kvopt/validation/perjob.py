@@ -27,6 +27,7 @@ def per_job_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
     seen_keys = {r.key for r in logs}
     extra = 0
     extra_viol = None
+    worst_run = None  # (instance, result, metrics) of the other runs' highest score
     for k, compact in ctx.seen.get(policy_key(claim), {}).items():
         if k in seen_keys:
             continue
@@ -38,14 +39,24 @@ def per_job_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
         m = claim_metrics(claim.id, inst, res)
         extra += 1
         scores.append(m["score"])
+        if worst_run is None or m["score"] > worst_run[2]["score"]:
+            worst_run = (inst, res, m)
         if m["violation"] and extra_viol is None:
             extra_viol = (inst, res, m)
     worst = max(scores, default=None)
     notes = notes_for(claim)
+    worst_record = None  # the record behind the worst lhs/rhs, as a ratio claim names its own
+    if worst is not None and records and max(records)[0] >= worst:
+        worst_record = max(records)[1]  # a campaign's best: it maximised this score
+    elif worst is not None and worst_run is not None:  # a run of another claim's campaign
+        worst_record = keep_record(_record_for_run(claim, *worst_run, seed=ctx.seed),
+                                   ctx.out / claim.id / "worst.json")  # fmt: skip
+    if worst_record is not None:
+        notes.append(f"worst lhs/rhs {fmt(worst)} on the instance of {worst_record}")
     base = dict(
         id=claim.id, bound=1.0, bound_text="lhs/rhs <= 1", worst_certified_ratio=worst,
         worst_optimistic_ratio=worst, instances=len(logs) + extra, exact_solves=0,
-        kind=claim.kind, seconds=0.0, data={"scores": scores},
+        kind=claim.kind, seconds=0.0, data={"scores": scores}, worst_record=worst_record,
     )  # fmt: skip
     viol = [r for r in logs if (r.score or 0) > 1]
     if viol or extra_viol:
