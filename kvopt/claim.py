@@ -35,7 +35,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, did_you_mean
 from .instance import Instance
 from .space import Space
 
@@ -316,7 +316,9 @@ def get_claim(claim_id: str) -> Claim:
         if claim_id in USER_CLAIMS:
             return USER_CLAIMS[claim_id]
         raise InputError(
-            f"unknown claim {claim_id!r} (valid: {', '.join(CLAIMS)})", source="--claims"
+            f"unknown claim {claim_id!r} (valid: {', '.join(CLAIMS)})"
+            + did_you_mean(claim_id, [*CLAIMS, *USER_CLAIMS]),
+            source="--claims",
         ) from None
 
 

@@ -13,6 +13,16 @@
 from __future__ import annotations
 
 
+def did_you_mean(word: object, choices) -> str:
+    """``"; did you mean 'X'?"`` when ``word`` is close to one of ``choices`` (difflib's
+    ratio ≥ 0.6), else ``""``: the tail of an "unknown …" message (SPEC §4: bad input names
+    the rule; the close name saves the reader the list)."""
+    import difflib
+
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 class InputError(ValueError):
     """Bad input: names the source (file or option), the field and the rule.
 

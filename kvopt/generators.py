@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, did_you_mean
 from .instance import Instance, Job
 from .params import convert_value
 from .trace import DEFAULT_ROUNDS_PER_SECOND, bundled_trace_dir, trace_instance
@@ -290,7 +290,7 @@ def get_generator(family: Any, source: str = "FAMILY") -> Generator:
         raise InputError(
             f"unknown family {family!r} (known: {', '.join(GENERATORS)}; or a reference "
             f"fam.py:function, package.module:function, or a name registered in the "
-            f"entry-point group {FAMILY_GROUP})",
+            f"entry-point group {FAMILY_GROUP})" + did_you_mean(family, GENERATORS),
             source=source,
         ) from None
     return _user_generator(family, fn, code)
@@ -360,7 +360,8 @@ def generate(family: Any, seed: int, **params: Any) -> Instance:
             extra[key] = value
         else:
             raise InputError(
-                f"unknown parameter for family {family!r} (known: {', '.join(gen.defaults)})",
+                f"unknown parameter for family {family!r} (known: {', '.join(gen.defaults)})"
+                + did_you_mean(key, gen.defaults),
                 source=f"--param {key}",
             )
     rng = np.random.default_rng(seed)

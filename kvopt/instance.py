@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, did_you_mean
 from .fileio import gc_paused, read_json, write_json_atomic
 
 FORMAT = "kvopt.instance"
@@ -257,7 +257,8 @@ def check_header(data: Any, fmt: str, version: int, allowed: set[str]) -> None:
         raise InputError(f"must be {fmt!r}, got {other!r}", field="format")
     unknown = sorted(set(data) - allowed)
     if unknown:
-        raise InputError(f"unknown key (allowed: {', '.join(sorted(allowed))})", field=unknown[0])
+        raise InputError(f"unknown key (allowed: {', '.join(sorted(allowed))})"
+                         + did_you_mean(unknown[0], allowed), field=unknown[0])  # fmt: skip
     if "format" not in data:
         raise InputError(f"missing (expected {fmt!r})", field="format")
     if data["format"] != fmt:
@@ -508,7 +509,8 @@ def _check_job_keys(rj: Any, i: int) -> None:
     unknown = sorted(set(rj) - _JOB_KEYS)
     if unknown:
         raise InputError(
-            f"unknown key (allowed: {', '.join(sorted(_JOB_KEYS))})",
+            f"unknown key (allowed: {', '.join(sorted(_JOB_KEYS))})"
+            + did_you_mean(unknown[0], _JOB_KEYS),
             field=f"jobs[{i}].{unknown[0]}",
         )
     for key in ("prompt", "response"):

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, did_you_mean
 from .instance import Instance, Job
 from .trace import Trace, bundled_trace_dir, load_trace, usable_requests
 
@@ -118,8 +118,8 @@ class Workload:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
-            raise InputError(f"unknown key (allowed: {', '.join(sorted(known))})",
-                             field=unknown[0], source=source)  # fmt: skip
+            raise InputError(f"unknown key (allowed: {', '.join(sorted(known))})"
+                             + did_you_mean(unknown[0], known), field=unknown[0], source=source)  # fmt: skip
         try:
             return cls(**dict(d))
         except InputError as err:

@@ -321,3 +321,31 @@ def test_an_invalid_schedule_of_another_instance_says_whose_it_is(cli, pair):
     save_schedule(Schedule.from_starts(inst, [0, 0]), sp, inst.n)
     r = cli("check", ip, sp)
     assert r.code == 1 and "names instance" not in r.out  # its own instance: no such line
+
+
+@pytest.mark.parametrize(
+    "args, close",
+    [
+        (["validate", "--claims", "greedy-are", "--budget", "1"], "greedy-area"),
+        (["gen", "random", "--seed", "1", "--param", "mem=20"], "memory"),
+        (["gen", "randon", "--seed", "1"], "random"),
+        (["simulate", "{inst}", "--policy", "fcf"], "fcfs"),
+        (["simulate", "{inst}", "--policy", "alpha-protect", "--param", "alhpa=0.5"], "alpha"),
+        (["simulate", "{inst}", "--policy", "alpha-protect", "--param", "zzz=1"], None),
+        (["simulate", "{bad}", "--policy", "fcfs"], "arrival"),
+    ],
+)
+def test_an_unknown_name_close_to_a_known_one_is_named(cli, pair, args, close):
+    """Bad input names the close name ("; did you mean 'greedy-area'?") after the list of the
+    known ones, in one line, exit 2 (issue 55 walkthrough: `--claims greedy-are`, the job key
+    `arival`, `--param mem=20` listed the valid names only)."""
+    inst, ip, tmp = pair
+    bad = tmp / "bad.json"
+    bad.write_text('{"format": "kvopt.instance", "version": 1, "memory": 10, '
+                   '"jobs": [{"prompt": 1, "response": 2, "arival": 0}]}')  # fmt: skip
+    r = cli(*[a.format(inst=ip, bad=bad) for a in args])
+    assert r.code == 2 and len(r.err.strip().splitlines()) == 1, r.err
+    if close is None:  # nothing close: no guess
+        assert "did you mean" not in r.err
+    else:
+        assert r.err.rstrip().endswith(f"did you mean {close!r}?"), r.err

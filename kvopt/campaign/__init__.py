@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..certify import CERTIFY_SECONDS
-from ..errors import InputError
+from ..errors import InputError, did_you_mean
 from ..space import Space, TypedSpace, space_from_dict
 from .certify import check_time_limit
 from .log import read_history, read_log
@@ -192,7 +192,8 @@ def search(
         for k in fam_params:
             if k not in gen.defaults and not gen.passthrough:
                 raise InputError(
-                    f"unknown parameter for family {family!r} (known: {', '.join(gen.defaults)})",
+                    f"unknown parameter for family {family!r} (known: {', '.join(gen.defaults)})"
+                    + did_you_mean(k, gen.defaults),
                     source=f"--param {k}",
                 )
         if strategy != "family" and any(isinstance(v, list | tuple) for v in fam_params.values()):

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, Interrupted
+from ..errors import InputError, Interrupted, did_you_mean
 from ..fileio import read_json, write_bytes_atomic, write_json_atomic
 from ..logs import progress_logger
 from ..seconds import METRICS, seconds_report
@@ -83,8 +83,8 @@ class Experiment:
             raise InputError("must be a table (a dict)", source=source)
         unknown = sorted(set(d) - _KEYS)
         if unknown:
-            raise InputError(f"unknown key (allowed: {', '.join(sorted(_KEYS))})",
-                             field=unknown[0], source=source)  # fmt: skip
+            raise InputError(f"unknown key (allowed: {', '.join(sorted(_KEYS))})"
+                             + did_you_mean(unknown[0], _KEYS), field=unknown[0], source=source)  # fmt: skip
         for key in ("workload", "policies"):
             if key not in d:
                 raise InputError("missing required field", field=key, source=source)

@@ -91,7 +91,7 @@ from collections.abc import Mapping
 from importlib import import_module
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, did_you_mean
 from ..instance import Instance
 from ..usercode import POLICY_GROUP, UserCode, is_reference, load, register_object
 from .resolved import PolicyRef, ResolvedPolicy, resolve_policy
@@ -429,7 +429,7 @@ def get_policy(name: str | type | PolicySpec | ResolvedPolicy) -> PolicySpec:
         raise InputError(
             f"unknown policy {name!r} (known: {', '.join(sorted(POLICIES))}; or a reference "
             "path/to/file.py:Class, package.module:Class, or a name registered in the "
-            f"entry-point group {POLICY_GROUP})",
+            f"entry-point group {POLICY_GROUP})" + did_you_mean(name, POLICIES),
             source="--policy",
         ) from None
     cached = _USER_SPECS.get(name)

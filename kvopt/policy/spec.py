@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, did_you_mean
 from ..instance import Instance
 from ..params import convert_value
 from ..space import Space
@@ -123,7 +123,8 @@ class PolicySpec:
             if key not in known:
                 allowed = ", ".join(known) or "none"
                 raise InputError(
-                    f"unknown parameter {key!r} of policy {self.name!r} (allowed: {allowed})",
+                    f"unknown parameter {key!r} of policy {self.name!r} (allowed: {allowed})"
+                    + did_you_mean(key, known),
                     source=f"--param {key}",
                 )
             try:

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, did_you_mean
 from ..instance import Instance, Job
 
 #: The regimes of the main paper (§3, Λ = M/4), by the names the spaces use.
@@ -410,8 +410,8 @@ class Space:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
-            raise InputError(f"unknown key (known: {', '.join(sorted(known))})", field=unknown[0],
-                             source="space")  # fmt: skip
+            raise InputError(f"unknown key (known: {', '.join(sorted(known))})"
+                             + did_you_mean(unknown[0], known), field=unknown[0], source="space")  # fmt: skip
         return cls(**d)
 
     def describe(self) -> str:

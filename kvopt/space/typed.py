@@ -36,7 +36,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, did_you_mean
 from ..instance import Instance, Job
 from .jobs import REGIMES, Space, _nudge
 
@@ -554,8 +554,9 @@ class TypedSpace:
         known = {f.name for f in dataclasses.fields(cls) if f.init}
         unknown = sorted(set(d) - known)
         if unknown:
-            raise InputError(f"unknown key (known: {', '.join(sorted(known | {'kind'}))})",
-                             field=unknown[0], source="space")  # fmt: skip
+            raise InputError(f"unknown key (known: {', '.join(sorted(known | {'kind'}))})"
+                             + did_you_mean(unknown[0], known | {"kind"}), field=unknown[0],
+                             source="space")  # fmt: skip
         return cls(**d)
 
     def describe(self) -> str:
