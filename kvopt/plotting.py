@@ -153,8 +153,9 @@ def _draw_gantt(ax, inst: Instance, sched: Schedule, colors) -> None:
         for a in sorted(sched.attempts, key=lambda a: a.start, reverse=True):
             first[a.job] = a.start
         waits = first > arr
-        ax.hlines(jobs[waits], arr[waits], first[waits], colors="0.45", linestyles=":", lw=1.0,
-                  label="waiting since arrival")  # fmt: skip
+        if waits.any():  # no legend entry for a wait no job has (issue 55 walkthrough)
+            ax.hlines(jobs[waits], arr[waits], first[waits], colors="0.45", linestyles=":",
+                      lw=1.0, label="waiting since arrival")  # fmt: skip
         ax.scatter(arr, jobs, marker="|", s=90, color="k", linewidths=1.6, zorder=4,
                    label="arrival")  # fmt: skip
         ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2, fontsize=7,

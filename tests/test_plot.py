@@ -123,6 +123,10 @@ def test_arrivals_are_marked(toy):
         "waiting since arrival", "arrival"]  # fmt: skip
     plain = schedule_figure(inst, [pol]).get_axes()[1]
     assert not [c for c in plain.collections if c.get_label() in ("arrival",)]
+    # no job waits: the legend has no "waiting since arrival" (issue 55 walkthrough)
+    prompt = checked(late, Schedule.from_starts(late, [0, 2, 5], producer="p"))
+    gantt = schedule_figure(late, [prompt]).get_axes()[1]
+    assert [t.get_text() for t in gantt.get_legend().get_texts()] == ["arrival"]
 
 
 def test_a_figure_shows_itself_in_a_notebook(toy):
