@@ -29,12 +29,13 @@ comparison, search or validation) runs.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .certify import CERTIFY_SECONDS
 from .instance import Instance
 from .instance import load_instance as _load_instance
+from .texttable import Table
 
 if TYPE_CHECKING:  # the result types, for signatures only (their modules load on first call)
     from .bound import Bounds
@@ -58,40 +59,6 @@ if TYPE_CHECKING:  # the result types, for signatures only (their modules load o
 
 def _inst(instance: Instance | str | os.PathLike) -> Instance:
     return instance if isinstance(instance, Instance) else _load_instance(instance)
-
-
-class Table(tuple):
-    """Rows (dicts) with a text ``repr``, ``to_dict()`` and ``to_dataframe()``."""
-
-    def __new__(cls, rows: Iterable[Mapping[str, Any]], columns: Sequence[str], title: str = ""):
-        obj = super().__new__(cls, tuple(dict(r) for r in rows))
-        obj.columns = tuple(columns)
-        obj.title = title
-        return obj
-
-    def to_dict(self) -> list[dict[str, Any]]:
-        return [dict(r) for r in self]
-
-    def to_dataframe(self):
-        """A pandas DataFrame of the rows (needs pandas)."""
-        try:
-            import pandas as pd
-        except ImportError:  # pragma: no cover - pandas is optional
-            raise ImportError("to_dataframe() needs pandas: pip install pandas") from None
-        return pd.DataFrame(self.to_dict())
-
-    def __repr__(self) -> str:
-        def cell(v):
-            if isinstance(v, list | tuple):
-                return ", ".join(map(str, v))
-            return "" if v is None else str(v)
-
-        from .texttable import Column, render_table
-
-        cols = [Column(c, max_width=60) for c in self.columns]
-        rows = [[cell(r.get(c.header)) for c in cols] for r in self]
-        lines = [self.title] if self.title else []
-        return "\n".join([*lines, *render_table(cols, rows)])
 
 
 def load_instance(path: str | os.PathLike) -> Instance:
@@ -613,8 +580,7 @@ def plot_schedule(
     if isinstance(instance, Record):
         rec = instance
         inst = rec.instance
-        items = [rec.schedule, rec.opt_schedule]
-        names = [rec.policy, "Opt" if rec.optimal else "best clairvoyant (UB)"]
+        names, items = (list(x) for x in zip(*rec.labelled_schedules()))
         if title is None:
             title = (f"{rec.policy} on n={inst.n}, M={inst.memory}: certified ratio "
                      f"{rec.ratio_certified:.3f}")  # fmt: skip
@@ -642,11 +608,8 @@ def policies() -> Table:
     """
     from .policy import POLICIES
 
-    rows = []
-    for s in POLICIES.values():
-        d = s.to_dict()
-        d["params"] = [f"{k}={v['default']}" for k, v in d["params"].items()]
-        rows.append(d)
+    rows = [{**d, "params": [f"{k}={v['default']}" for k, v in d["params"].items()]}
+            for d in (s.to_dict() for s in POLICIES.values())]  # fmt: skip
     return Table(rows, ("name", "clairvoyant", "params", "claims", "summary"), "policies")
 
 
@@ -659,11 +622,7 @@ def claims() -> Table:
     """
     from .claim import CLAIMS
 
-    rows = []
-    for c in CLAIMS.values():
-        d = c.to_dict()
-        d["bound"] = c.bound_text()
-        rows.append(d)
+    rows = [{**c.to_dict(), "bound": c.bound_text()} for c in CLAIMS.values()]
     return Table(rows, ("id", "kind", "policies", "bound", "class", "source"), "claims")
 
 

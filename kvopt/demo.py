@@ -234,7 +234,8 @@ def _compare_all(items, time_limit: float, say):
 
 def _demand(inst: Instance) -> tuple[int, int]:
     """Peak memory demand: every request at once (Σ (s+o)), and each started on arrival."""
-    from .schedule import Schedule, memory_profile
+    from .memory import memory_profile
+    from .schedule import Schedule
 
     on_arrival = memory_profile(inst, Schedule.from_starts(inst, inst.arrivals))
     return int(inst.peaks.sum()), int(on_arrival.max(initial=0))
@@ -353,11 +354,12 @@ def _demo_search(out: Path, budget: int, say, pictures) -> SearchSummary:
         str(out / "search-progress.png"),
         title=f"search fcfs (anneal, seed 1): best ratio so far ({res.evaluations} evaluations)",
     )
+    labels, schedules = zip(*rec.labelled_schedules())  # the policy is fcfs
     worst = plot_schedules(
         rec.instance,
-        [rec.schedule, rec.opt_schedule],
+        list(schedules),
         str(out / "search-worst-vs-opt.png"),
-        ["fcfs", "Opt" if rec.optimal else "best clairvoyant (UB)"],
+        list(labels),
         title=f"fcfs on the worst case the search found (n={rec.instance.n}, M={rec.instance.memory}): "
         f"certified ratio {rec.ratio_certified:.3f}",
     )

@@ -28,6 +28,7 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
             "params",
             "instance",
             "schedule",
+            "memory",
             "space",
             "usercode",
             "_version",

@@ -36,7 +36,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .instance import Instance
-from .schedule import Schedule, check_schedule, memory_profile
+from .memory import memory_profile
+from .schedule import Schedule, check_schedule
 
 
 class ShownFigure(Figure):

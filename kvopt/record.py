@@ -133,6 +133,12 @@ class Record:
     def optimal(self) -> bool:
         return self.opt_status == "optimal"
 
+    def labelled_schedules(self) -> list[tuple[str, Schedule]]:
+        """The policy's schedule and the clairvoyant one, each with the label plots give it
+        ("Opt" when proven optimal, else "best clairvoyant (UB)")."""
+        opt = "Opt" if self.optimal else "best clairvoyant (UB)"
+        return [(self.policy, self.schedule), (opt, self.opt_schedule)]
+
     @property
     def bracket(self) -> Bracket:
         """The record's bracket (:class:`kvopt.certify.Bracket`); raises

@@ -41,6 +41,7 @@ import numpy as np
 from .errors import InputError
 from .fileio import EncodedItems, gc_paused, read_json, write_json_atomic
 from .instance import Instance, _describe, _is_int, check_header
+from .memory import memory_profile, memory_segments  # noqa: F401  (memory_profile: re-exported)
 
 FORMAT = "kvopt.schedule"
 VERSION = 1
@@ -372,58 +373,6 @@ class ScheduleInvalid(AssertionError):
     def __init__(self, message: str, result: CheckResult):
         super().__init__(message)
         self.result = result
-
-
-def memory_segments(
-    prompts: np.ndarray, job: np.ndarray, start: np.ndarray, rounds: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exact memory as a piecewise-linear function of the round.
-
-    Returns ``(bounds, C, K)``: for ``bounds[k] ≤ t < bounds[k+1]`` the running
-    attempts hold ``C[k] + K[k]·t`` (``K[k]`` = number of running attempts).
-    Attempt rows must already be valid (``rounds ≥ 1``, jobs in range).
-    """
-    end = start + rounds
-    bounds, inv = np.unique(np.concatenate([start, end]), return_inverse=True)
-    m = len(start)
-    const = prompts[job] + 1 - start  # memory in round t is const + t
-    weights = np.concatenate([const, -const]).astype(np.float64)
-    # exact in float64 while |values| < 2^53; fall back to integer add.at otherwise
-    if m and (np.abs(const).max() * m < 2**52):
-        dC = np.rint(np.bincount(inv, weights=weights, minlength=len(bounds))).astype(np.int64)
-    else:
-        dC = np.zeros(len(bounds), dtype=np.int64)
-        np.add.at(dC, inv, np.concatenate([const, -const]))
-    ones = np.concatenate([np.ones(m, np.int64), -np.ones(m, np.int64)])
-    dK = (
-        np.bincount(inv, weights=ones, minlength=len(bounds)).astype(np.int64)
-        if m
-        else np.zeros(0, np.int64)
-    )
-    return bounds, np.cumsum(dC), np.cumsum(dK)
-
-
-def memory_profile(
-    instance: Instance, schedule: Schedule, horizon: int | None = None
-) -> np.ndarray:
-    """Memory held in each round ``0 … horizon−1`` (dense difference arrays; for plots and tests)."""
-    job, start, rounds, _ = schedule.columns()
-    keep = (job >= 0) & (job < instance.n) & (rounds >= 1) & (start >= 0)
-    job, start, rounds = job[keep], start[keep], rounds[keep]
-    end = start + rounds
-    if horizon is None:
-        horizon = int(end.max()) if len(end) else 0
-    const = instance.prompts[job] + 1 - start
-    dC = np.zeros(horizon + 1, dtype=np.int64)
-    dK = np.zeros(horizon + 1, dtype=np.int64)
-    s_clip = np.minimum(start, horizon)
-    e_clip = np.minimum(end, horizon)
-    np.add.at(dC, s_clip, const)
-    np.add.at(dC, e_clip, -const)
-    np.add.at(dK, s_clip, 1)
-    np.add.at(dK, e_clip, -1)
-    t = np.arange(horizon, dtype=np.int64)
-    return np.cumsum(dC)[:horizon] + t * np.cumsum(dK)[:horizon]
 
 
 def check_schedule(instance: Instance, schedule: Schedule) -> CheckResult:

@@ -10,8 +10,9 @@ spans the rest of the line, unpadded ("not applicable: …").
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -67,4 +68,36 @@ def render_table(
     return lines
 
 
-__all__ = ["Column", "render_table"]
+class Table(tuple):
+    """Rows (dicts) with a text ``repr``, ``to_dict()`` and ``to_dataframe()``."""
+
+    def __new__(cls, rows: Iterable[Mapping[str, Any]], columns: Sequence[str], title: str = ""):
+        obj = super().__new__(cls, tuple(dict(r) for r in rows))
+        obj.columns = tuple(columns)
+        obj.title = title
+        return obj
+
+    def to_dict(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self]
+
+    def to_dataframe(self):
+        """A pandas DataFrame of the rows (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas is optional
+            raise ImportError("to_dataframe() needs pandas: pip install pandas") from None
+        return pd.DataFrame(self.to_dict())
+
+    def __repr__(self) -> str:
+        def cell(v):
+            if isinstance(v, list | tuple):
+                return ", ".join(map(str, v))
+            return "" if v is None else str(v)
+
+        cols = [Column(c, max_width=60) for c in self.columns]
+        rows = [[cell(r.get(c.header)) for c in cols] for r in self]
+        lines = [self.title] if self.title else []
+        return "\n".join([*lines, *render_table(cols, rows)])
+
+
+__all__ = ["Column", "Table", "render_table"]

@@ -44,14 +44,12 @@ import math
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..certify import (
     CERTIFY_SECONDS,
     CERTIFY_THREADS,
-    Bracket,
     Effort,
     bracket,
     solve_bracket,
@@ -61,7 +59,6 @@ from ..errors import BudgetError, InputError, PolicyError
 from ..fileio import write_json_atomic
 from ..instance import Instance
 from ..logs import progress_logger
-from ..schedule import Schedule
 from ..space import TypedSpace
 from .evaluate import instance_key, max_attempts
 from .families import (
@@ -80,6 +77,7 @@ from .families import (
     tail_exponent,
 )
 from .finder import FIND_BUDGET, FIND_DOUBLINGS, FIND_TOP, Finder, find_directions
+from .growthpoints import POINTS_DIR, Point, Step, Store
 from .growthtypes import GrowthDirection, GrowthPoint, GrowthResult
 
 #: Sane sizes: a direction stops before a point with more jobs or more memory.  16,384 jobs
@@ -99,8 +97,6 @@ EXTRA_DOUBLINGS = 6
 #: The summary file of a sweep, in its folder.
 SUMMARY_NAME = "growth.json"
 PLOT_NAME = "growth.png"
-#: Every evaluated point, saved as a record as it is evaluated (the sweep resumes from them).
-POINTS_DIR = "points"
 #: The share of the budget for the finder, the walks and their exact solves; the rest is the
 #: certify stage's (the certified ratios decide the verdict, so they get a fixed part of it).
 SWEEP_SHARE = 0.6
@@ -109,91 +105,6 @@ MIN_SOLVE_SECONDS = 1.0
 
 
 # --------------------------------------------------------------------------- the sweep
-
-
-@dataclass
-class _Point:
-    """A point's instance and its bracket (:mod:`kvopt.certify`; replaced when tightened)."""
-
-    inst: Instance
-    bracket: Bracket
-    solved: bool = False
-    certified: bool = False  # tightened by the certify stage
-
-    @property
-    def alg(self) -> int:
-        return self.bracket.alg
-
-    @property
-    def schedule(self) -> Schedule:
-        return self.bracket.schedule
-
-    @property
-    def ratio_lb(self) -> float:
-        return self.bracket.ratio_optimistic
-
-    @property
-    def ratio_ub(self) -> float:
-        return self.bracket.ratio_certified
-
-
-@dataclass(frozen=True)
-class _Step:
-    """A point of one direction: the step index, the axis factor, the (shared) point."""
-
-    step: int
-    factor: float
-    point: _Point
-
-
-class _Store:
-    """The points of a sweep saved as records in ``out/points/<key>.json`` (module docstring):
-    :meth:`load` returns a saved point of the same policy, parameters, seed, objective and
-    source file, :meth:`save` (re)writes one atomically."""
-
-    def __init__(self, out: Path, record, spec):
-        self.folder = out / POINTS_DIR
-        self.record = record
-        self.sha = spec.code.sha256 if spec.code is not None else None
-        self.resumed = 0
-
-    def _path(self, key: str) -> Path:
-        return self.folder / f"{key}.json"
-
-    def load(self, key: str, inst: Instance) -> _Point | None:
-        from ..record import load_record
-
-        path = self._path(key)
-        if not path.is_file():
-            return None
-        try:
-            rec = load_record(path)
-        except InputError:
-            return None  # a file cut by a crash: evaluated again
-        own = self.record
-        source = dict(rec.policy_source or {})
-        if (
-            (rec.policy, dict(rec.params), rec.seed, rec.objective)
-            != (own.policy, dict(own.params), own.seed, own.objective)
-            or source.get("sha256") != self.sha
-            or instance_key(rec.instance) != key
-        ):
-            return None  # another sweep's point (or the policy's file changed): evaluated again
-        self.resumed += 1
-        flags = rec.found_by
-        return _Point(inst, rec.bracket, solved=bool(flags.get("solved")),
-                      certified=bool(flags.get("certified")))  # fmt: skip
-
-    def save(self, key: str, p: _Point) -> None:
-        from ..record import record_from_bracket, save_record
-
-        own = self.record
-        rec = record_from_bracket(
-            p.inst, own.policy, dict(own.params), own.seed, p.bracket,
-            found_by={"strategy": "grow-point", "solved": p.solved, "certified": p.certified},
-            source=own.policy_source,
-        )  # fmt: skip
-        save_record(rec, self._path(key))
 
 
 def _load_source(record, policy: str | None):
@@ -358,10 +269,10 @@ def grow(
             say(f"{budget_note[0]}; judging what was evaluated")
         return True
 
-    store = _Store(out, record, spec)
-    cache: dict[str, _Point] = {}
+    store = Store(out, record, spec)
+    cache: dict[str, Point] = {}
 
-    def point(inst: Instance, factor: float) -> _Point | str:
+    def point(inst: Instance, factor: float) -> Point | str:
         key = instance_key(inst)
         if key in cache:
             return cache[key]
@@ -386,7 +297,7 @@ def grow(
             return f"the point at factor {factor:g} is over the attempt budget: {err}"
         except (PolicyError, InputError) as err:
             return f"simulating the point at factor {factor:g} fails: {err}"
-        p = _Point(inst, bracket(res.schedule, inst, objective=record.objective))
+        p = Point(inst, bracket(res.schedule, inst, objective=record.objective))
         cache[key] = p
         store.save(key, p)
         return p
@@ -401,10 +312,10 @@ def grow(
     store.save(instance_key(base.inst), base)
     M0, n0 = record.instance.memory, record.instance.n
 
-    def walk(d: Direction, doublings: int, more: int) -> tuple[list[_Step], str | None]:
+    def walk(d: Direction, doublings: int, more: int) -> tuple[list[Step], str | None]:
         """The family of ``d`` until the axis has doubled ``doublings`` times (and up to ``more``
         doublings further while the cheap verdict is ``unclear``)."""
-        pts, why = [_Step(0, 1, base)], None
+        pts, why = [Step(0, 1, base)], None
         last_key = instance_key(record.instance)
         i = 0
         while i < MAX_STEPS:
@@ -430,7 +341,7 @@ def grow(
                 why = got
                 break
             last_key = instance_key(inst)
-            pts.append(_Step(i, _tidy(x), got))
+            pts.append(Step(i, _tidy(x), got))
             reached = math.log2(x)
             tag = (f" (extra: {reached - doublings:.3g} doubling(s) beyond --steps, up to "
                    f"{more}; not bounded yet)" if reached > doublings + 1e-9 else "")  # fmt: skip
@@ -462,7 +373,7 @@ def grow(
         dirs = list(finder.chosen)
         say("finder: sweeping " + ", ".join(d.name for d in dirs))
 
-    families: dict[str, list[_Step]] = {}
+    families: dict[str, list[Step]] = {}
     stopped: dict[str, str | None] = {}
     for d in dirs:
         families[d.name], stopped[d.name] = walk(d, steps, extra)
@@ -594,7 +505,7 @@ def grow(
     return res
 
 
-def _judge(seen: Sequence[_Step]) -> Judgement:
+def _judge(seen: Sequence[Step]) -> Judgement:
     """The verdict of a walk's judged points: certified ALG/UB, with ALG/LB as the ceiling."""
     return direction_verdict([p.factor for p in seen], [p.point.ratio_ub for p in seen],
                              [p.point.ratio_lb for p in seen])  # fmt: skip
@@ -632,7 +543,7 @@ def _best(results: Sequence[GrowthDirection]) -> str | None:
     return max(results, key=key).name
 
 
-def _save_point(record, s: _Step, d: Direction, out: Path, source: str) -> str:
+def _save_point(record, s: Step, d: Direction, out: Path, source: str) -> str:
     from ..record import record_from_bracket, save_record
 
     p = s.point
@@ -650,7 +561,7 @@ def _save_point(record, s: _Step, d: Direction, out: Path, source: str) -> str:
     return str(path)
 
 
-def _summary(s: _Step, path: str) -> GrowthPoint:
+def _summary(s: Step, path: str) -> GrowthPoint:
     b = s.point.bracket
     return GrowthPoint(s.factor, s.point.inst.n, s.point.inst.memory, b.alg, b.ub, b.lb,
                        b.ratio_certified, b.ratio_optimistic, str(b.status), path,

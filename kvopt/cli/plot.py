@@ -70,8 +70,7 @@ def _read(path: str) -> tuple[list[tuple[str, Schedule]], Instance | None]:
         from ..record import Record
 
         rec = Record.from_dict(data, source=path)
-        opt_label = "Opt" if rec.optimal else "best clairvoyant (UB)"
-        return [(rec.policy, rec.schedule), (opt_label, rec.opt_schedule)], rec.instance
+        return rec.labelled_schedules(), rec.instance
     if fmt is None and isinstance(data.get("schedule"), dict):
         s = Schedule.from_dict(data["schedule"], source=f"{path}: schedule")
         label = data.get("policy") or data.get("solver") or s.producer or os.path.basename(path)
@@ -117,11 +116,12 @@ def _plot_campaign(args) -> int:
 
         rec = load_record(best)
         p = os.path.join(folder, "best.png")
+        labels, schedules = zip(*rec.labelled_schedules())
         plot_schedules(
             rec.instance,
-            [rec.schedule, rec.opt_schedule],
+            list(schedules),
             p,
-            [rec.policy, "Opt" if rec.optimal else "best clairvoyant (UB)"],
+            list(labels),
             title=f"{rec.policy} on its worst case found (n={rec.instance.n}, M={rec.instance.memory}): "
             f"ratio {rec.ratio_certified:.3f}",
         )

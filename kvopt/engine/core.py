@@ -75,10 +75,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import BudgetError, InputError, PolicyError, UserCodeError
-from ..instance import Instance, Job
+from ..instance import Instance, Job, _is_int
 from ..schedule import Attempt, Schedule, check_schedule
 from ..timemodel import TimeModel
 from ..usercode import user_error
+from .actions import EngineActions
 from .clock import Clock
 from .contract import (
     ARRIVAL,
@@ -87,7 +88,6 @@ from .contract import (
     EXPIRY,
     OVERFLOW,
     WAKE,
-    Actions,
     Adversary,
     ClairvoyantView,
     Event,
@@ -103,81 +103,6 @@ from .results import SimulationResult, Stats
 #: (one ``wake(t)`` at the wanted round does); the margin lets a policy poll a while.
 #: 10 000 idle calls take about 0.03 s, so a policy that only wakes ends promptly.
 IDLE_CALLS = 10_000
-
-
-class _EngineActions(Actions):
-    """Validates each decision at once against the view and logs it for the engine.
-
-    It holds only the view (nothing of unarrived jobs, no response lengths of
-    unfinished ones) and a log, so a policy reaches no hidden data through it.
-    It cannot tell "not arrived yet" from "no such job" (the engine words the
-    final error), and the first refused decision fails the run even if the
-    policy catches the error, so refusals cannot be used to probe.
-    """
-
-    __slots__ = ("_view", "_pname", "_log", "_refused", "_unseen", "_no_kills")
-
-    def __init__(self, view: View, pname: str, no_kills: Callable[[], bool] | None = None):
-        self._view = view
-        self._pname = pname
-        self._no_kills = no_kills  # the engine's never_kills (SPEC §4: the declared mark)
-        self._log: list[
-            tuple[int, int, int]
-        ] = []  # (0=start/1=kill/2=wake, job or time, cap/start)
-        self._refused: PolicyError | None = None
-        self._unseen: int | None = None
-
-    def _err(self, msg: str, job: int | None = None) -> PolicyError:
-        now = self._view.now
-        where = f"job {job}, round {now}" if job is not None else f"round {now}"
-        err = PolicyError(f"policy {self._pname!r}: {where}: {msg}")
-        if self._refused is None:
-            self._refused = err
-        return err
-
-    def start(self, job: int, cap: int | None = None) -> None:
-        v = self._view
-        if not isinstance(job, int | np.integer) or job < 0:
-            raise self._err(f"start of unknown job {job!r}")
-        job = int(job)
-        if job not in v._arrival:
-            if self._refused is None:
-                self._unseen = job
-            raise self._err("started but not visible (it has not arrived)", job)
-        if job in v._done:
-            raise self._err("started after it finished", job)
-        if job in v._running:
-            raise self._err("started while an attempt of it is running (two attempts)", job)
-        if cap is None:
-            c = -1
-        else:
-            c = int(cap)
-            if c < 1:
-                raise self._err(f"cap must be >= 1, got {cap}", job)
-        v._start(job, v.now, None if c < 0 else c)
-        self._log.append((0, job, c))
-
-    def kill(self, job: int) -> None:
-        v = self._view
-        if self._no_kills is not None and self._no_kills():
-            raise self._err("killed, but the policy declares kills = False (it never kills)", job)
-        if job not in v._running:
-            raise self._err("killed but not running", job)
-        start = v._running[job]
-        if v.now - start < 1:
-            raise self._err("killed in the round it started (an attempt needs >= 1 round)", job)
-        v._stop(job)
-        self._log.append((1, int(job), start))
-
-    def wake(self, time: int) -> None:
-        time = int(time)
-        if time <= self._view.now:
-            raise self._err(f"wake-up at round {time} is not in the future")
-        self._log.append((2, time, 0))
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int | np.integer) and not isinstance(x, bool | np.bool_)
 
 
 class _Engine:
@@ -278,7 +203,7 @@ class _Engine:
         return user_error(err, user_label(self.policy, self.pname), where=f"round {t}, in {phase}",
                           hint=contract_hint(err, self.policy), traceback_of=traceback_of)  # fmt: skip
 
-    def _refusal(self, act: _EngineActions) -> PolicyError:
+    def _refusal(self, act: EngineActions) -> PolicyError:
         """The error of the first refused decision, worded with what the engine knows."""
         err = act._refused
         assert err is not None
@@ -401,7 +326,7 @@ class _Engine:
         # a policy declaring ``kills = False`` is held to it: no kill, no cap that expires
         # (``kills_when_mispredicted``: except on instances whose predictions are not exact)
         no_kills = getattr(policy, "kills", True) is False
-        act = _EngineActions(v, self.pname, self.never_kills if no_kills else None)
+        act = EngineActions(v, self.pname, self.never_kills if no_kills else None)
         log = act._log
         trace = self.trace
         clock = self.clock
