@@ -23,24 +23,20 @@ def memory_segments(
     attempts hold ``C[k] + K[k]·t`` (``K[k]`` = number of running attempts).
     Attempt rows must already be valid (``rounds ≥ 1``, jobs in range).
     """
-    end = start + rounds
-    bounds, inv = np.unique(np.concatenate([start, end]), return_inverse=True)
     m = len(start)
+    if not m:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    times = np.concatenate([start, start + rounds])
+    # a stable sort (timsort) merges the runs of a schedule already ordered by start; the
+    # sums run in int64 (exact), read at the last event of each distinct round (issue 54:
+    # np.unique's sort and inverse were half the checker at 35 M attempts)
+    order = np.argsort(times, kind="stable")
+    t = times[order]
     const = prompts[job] + 1 - start  # memory in round t is const + t
-    weights = np.concatenate([const, -const]).astype(np.float64)
-    # exact in float64 while |values| < 2^53; fall back to integer add.at otherwise
-    if m and (np.abs(const).max() * m < 2**52):
-        dC = np.rint(np.bincount(inv, weights=weights, minlength=len(bounds))).astype(np.int64)
-    else:
-        dC = np.zeros(len(bounds), dtype=np.int64)
-        np.add.at(dC, inv, np.concatenate([const, -const]))
-    ones = np.concatenate([np.ones(m, np.int64), -np.ones(m, np.int64)])
-    dK = (
-        np.bincount(inv, weights=ones, minlength=len(bounds)).astype(np.int64)
-        if m
-        else np.zeros(0, np.int64)
-    )
-    return bounds, np.cumsum(dC), np.cumsum(dK)
+    dC = np.concatenate([const, -const])[order]
+    dK = np.where(order < m, 1, -1)
+    last = np.append(np.flatnonzero(t[1:] != t[:-1]), 2 * m - 1)
+    return t[last], np.cumsum(dC)[last], np.cumsum(dK)[last]
 
 
 def memory_profile(

@@ -281,3 +281,29 @@ def test_empty_and_other_integer_dtypes():
     u = Schedule.from_columns(np.array([1], np.uint8), np.array([2], np.int32), [3], [False],
                               memory=3)  # fmt: skip
     assert u.attempts == (Attempt(1, 2, 3, False),) and type(u.attempts[0].job) is int
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 4), st.integers(0, 30), st.integers(1, 9)), max_size=30),
+    st.booleans(),
+)
+def test_memory_segments_are_the_round_by_round_memory(rows, by_start):
+    """The checker's piecewise-linear memory (a stable sort and int64 sums since issue 54)
+    equals the memory summed round by round, on schedules in any order."""
+    from kvopt.memory import memory_segments
+
+    if by_start:
+        rows = sorted(rows, key=lambda r: (r[1], r[0]))
+    prompts = np.array([3, 1, 7, 2, 5], dtype=np.int64)
+    job, start, rounds = (np.array([r[c] for r in rows], dtype=np.int64) for c in range(3))
+    bounds, C, K = memory_segments(prompts, job, start, rounds)
+    held = {}
+    for j, s, r in rows:
+        for t in range(s, s + r):
+            held[t] = held.get(t, 0) + int(prompts[j]) + t - s + 1
+    assert list(bounds) == sorted({*start.tolist(), *(start + rounds).tolist()})
+    for k in range(len(bounds) - 1):
+        for t in range(int(bounds[k]), int(bounds[k + 1])):
+            assert C[k] + K[k] * t == held.get(t, 0)
+    assert not len(bounds) or (C[-1], K[-1]) == (0, 0)
