@@ -17,7 +17,6 @@ works on those columns without building an :class:`Attempt` each:
 from __future__ import annotations
 
 import operator
-import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -230,40 +229,58 @@ def attempts_text(columns: Columns, *, last: bool = True) -> Iterator[bytes]:
         yield text[:-2] if (last and i + m >= k) else text
 
 
-#: ``parse_attempts_text``: keep digits and ``-``; ``f`` (only in ``false``) becomes ``-``
-#: and ``}`` becomes ``1``, so each line reads ``J S R 1`` or ``J S R -1``.
-_READ = bytes(
-    c if chr(c) in "0123456789-" else ord("-") if c == ord("f") else ord("1") if c == ord("}")
-    else ord(" ")
-    for c in range(256)
-)  # fmt: skip
-_DROP = b'abcdeghijklmnopqrstuvwxyz"{:'
-
-
 def parse_attempts_text(text: bytes, *, last: bool = True) -> Columns | None:
     """The columns of ``text`` if it is exactly what :func:`attempts_text` (with ``last``)
-    writes for them (read back and written again: the same bytes), else ``None``."""
-    if not text:
+    writes for them (read back and written again: the same bytes), else ``None``.
+
+    The lines are cut at their commas (four a line: after the job, the start, the rounds
+    and at the end; the last line has no end comma when ``last``); any text that is not
+    in that form reads as something that is written differently, so the comparison
+    refuses it."""
+    b = np.frombuffer(text, np.uint8)
+    commas = np.flatnonzero(b == ord(","))
+    if last:
+        commas = np.append(commas, len(b))
+    m = len(commas) // 4
+    if not m or len(commas) != 4 * m:
         return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a malformed token: the comparison below fails
-        try:
-            nums = np.fromstring(text.translate(_READ, _DROP), dtype=np.int64, sep=" ")
-        except ValueError:
-            return None
-    if len(nums) % 4:
+    c = commas.reshape(m, 4)
+    line = np.zeros(m, np.int64)
+    line[1:] = c[:-1, 3] + 2
+    job = _parse_ints(b, line + 10, c[:, 0])
+    start = _parse_ints(b, c[:, 0] + 11, c[:, 1])
+    rounds = _parse_ints(b, c[:, 1] + 12, c[:, 2])
+    if job is None or start is None or rounds is None or c[-1, 2] + 15 >= len(b):
         return None
-    rows = nums.reshape(-1, 4)
-    cols = (
-        np.ascontiguousarray(rows[:, 0]),
-        np.ascontiguousarray(rows[:, 1]),
-        np.ascontiguousarray(rows[:, 2]),
-        rows[:, 3] == 1,
-    )
-    view = memoryview(text)
+    cols = (job, start, rounds, b[c[:, 2] + 15] == ord("t"))
     at = 0
     for block in attempts_text(cols, last=last):
-        if view[at : at + len(block)] != block:
+        if not text.startswith(block, at):
             return None
         at += len(block)
     return cols if at == len(text) else None
+
+
+def _parse_ints(b: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray | None:
+    """The decimals ``b[lo:hi]`` of each row as int64 (``-`` first for a negative); a
+    non-digit gives some number (the caller compares the text written again)."""
+    if not (lo < hi).all() or (hi - lo > 20).any() or hi[-1] > len(b):
+        return None
+    neg = b[lo] == ord("-")
+    nd = hi - lo - neg
+    if (nd < 1).any() or (nd > 19).any():
+        return None
+    val = np.zeros(len(lo), np.uint64)
+    short = int(nd.min())
+    for p in range(int(nd.max())):
+        pos = hi - 1 - p
+        if p < short:
+            val += (b[pos] - np.uint8(48)).astype(np.uint64) * _P10[p]
+        else:
+            has = p < nd
+            val += (
+                np.where(has, b[np.where(has, pos, 0)] - np.uint8(48), 0).astype(np.uint64)
+                * _P10[p]
+            )
+    out = val.view(np.int64)
+    return np.where(neg, -out, out) if neg.any() else out

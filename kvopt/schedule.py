@@ -342,8 +342,9 @@ def load_schedule(path: str | os.PathLike) -> Schedule:
 #: Where a file that :func:`save_schedule` wrote has its attempts (one such line).
 _ITEMS = b'\n "attempts": [\n'
 _PLACEHOLDER = b'"kvopt.schedule: attempts read as columns"'
-#: :func:`read_columnar` reads the attempts' text in blocks of about this many bytes.
-_BLOCK = 1 << 24
+#: :func:`read_columnar` reads the attempts' text in blocks of about this many bytes (1 MB:
+#: the block's arrays stay in the processor's cache; 16 MB took 1.6 times as long).
+_BLOCK = 1 << 20
 
 
 def read_columnar(path: str | os.PathLike) -> Schedule | None:

@@ -126,8 +126,9 @@ def test_file_bytes_and_round_trip(tmp_path, case):
         assert (tmp_path / "ref.json").read_bytes() == want
         assert (tmp_path / "col.json").read_bytes() == want
     back = load_schedule(tmp_path / "col.json")
-    assert back._columns() is not None  # read as columns
-    assert back == col and not _built(back)  # both columnar: compared as columns
+    if ref.attempts:  # read as columns ("attempts": [] takes the general path)
+        assert back._columns() is not None
+        assert back == col and not _built(back)  # both columnar: compared as columns
     assert back == ref
     assert back.stated_completion_times == (
         tuple(ref.to_dict(None)["completion_times"])
