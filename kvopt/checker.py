@@ -198,15 +198,19 @@ def check_schedule(instance: Instance, schedule: Schedule) -> CheckResult:
 
     # --- per-job rules: no overlap, exactly one completion, and it is last --
     okr = ok & (rounds >= 1)
-    idx = np.flatnonzero(ok)
-    js, ss = job[idx], start[idx]
+    every = not bad_job.any()  # no row to leave out: no copies (issue 54)
+    idx = None if every else np.flatnonzero(ok)
+    js, ss = (job, start) if idx is None else (job[idx], start[idx])
     if len(ss) < 2 or bool((ss[1:] >= ss[:-1]).all()):
         # ordered by start (as kvopt writes schedules): a stable sort by job gives the same
         # order as the two keys, in about half the time (issue 54)
-        order = idx[np.argsort(js, kind="stable")]
+        order = np.argsort(js, kind="stable")
     else:
-        order = idx[np.lexsort((ss, js))]
-    oj, os_, oe = job[order], start[order], start[order] + rounds[order]
+        order = np.lexsort((ss, js))
+    if idx is not None:
+        order = idx[order]
+    oj, os_, ro = job[order], start[order], rounds[order]
+    oe = os_ + ro
     same = oj[1:] == oj[:-1]
     for p in np.flatnonzero(same & (os_[1:] < oe[:-1])):
         j = int(oj[p])
@@ -221,7 +225,7 @@ def check_schedule(instance: Instance, schedule: Schedule) -> CheckResult:
             )
         )
     # a completing attempt followed by another attempt of the same job
-    odone = done[order] & (rounds[order] == o[order])
+    odone = done[order] & (ro == o[order])
     for p in np.flatnonzero(same & odone[:-1]):
         j = int(oj[p])
         errors.append(
