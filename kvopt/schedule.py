@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import mmap
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -358,10 +359,19 @@ def read_columnar(path: str | os.PathLike) -> Schedule | None:
     the file, with a placeholder for the attempts, goes through ``from_dict``'s checks
     (issue 54: 35 M attempts are gigabytes of JSON)."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError:
+        fh = open(path, "rb")  # closed by the with below
+    except OSError:  # no such file, a folder: the general path says so
         return None
+    with fh:
+        try:  # mapped, not read: the blocks are sliced from the page cache (issue 54)
+            raw = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # an empty file, …
+            return None
+        with raw:
+            return _read_mapped(raw, path)
+
+
+def _read_mapped(raw: mmap.mmap, path: str | os.PathLike) -> Schedule | None:
     at = raw.find(_ITEMS)
     end = raw.find(b"\n ]", at) if at >= 0 else -1
     if end < 0 or raw.find(_ITEMS, at + 1) >= 0:
