@@ -91,9 +91,9 @@ def check_columns(job: Any, start: Any, rounds: Any, completed: Any) -> Columns:
                 raise InputError(f"must be a boolean array, got dtype {a.dtype}", field=name)
         elif a.dtype.kind not in "iu":
             raise InputError(f"must be an integer array, got dtype {a.dtype}", field=name)
-        elif a.dtype == np.uint64 and int(a.max()) >= 2**63:
-            raise InputError(f"values must fit int64, got {int(a.max())}", field=name)
         else:
+            if a.dtype == np.uint64 and int(a.max()) >= 2**63:
+                raise InputError(f"values must fit int64, got {int(a.max())}", field=name)
             a = a.astype(np.int64, copy=False)
         a = np.ascontiguousarray(a)
         a.flags.writeable = False

@@ -126,6 +126,14 @@ class Schedule:
         ends = (self._attempt(0), self._attempt(k - 1)) if k else ()
         return hash((k, *ends, self.memory, self.instance, self.producer))
 
+    def __getstate__(self) -> dict[str, Any]:
+        # a pickle (worker processes) carries the columns, not what is rebuilt from them
+        state = dict(self.__dict__)
+        state.pop("_derived", None)
+        if "_cols" in state:
+            state.pop("attempts", None)
+        return state
+
     def _columns(self) -> Columns | None:
         """The columns of a schedule made by :meth:`from_columns` (else ``None``)."""
         return self.__dict__.get("_cols")

@@ -250,6 +250,7 @@ def test_immutable():
     with pytest.raises(ValueError):
         job[0] = 7  # taken without a copy: read-only now
     assert pickle.loads(pickle.dumps(s)) == s
+    assert s.attempts and "attempts" not in pickle.loads(pickle.dumps(s)).__dict__
     assert dataclasses.replace(s, memory=4) == Schedule(s.attempts, 4)
 
 
@@ -282,6 +283,8 @@ def test_empty_and_other_integer_dtypes():
     u = Schedule.from_columns(np.array([1], np.uint8), np.array([2], np.int32), [3], [False],
                               memory=3)  # fmt: skip
     assert u.attempts == (Attempt(1, 2, 3, False),) and type(u.attempts[0].job) is int
+    big = Schedule.from_columns(np.array([2**63 - 1], np.uint64), [0], [1], [True], memory=3)
+    assert all(c.dtype in (np.int64, np.bool_) for c in big.columns() + u.columns())
 
 
 @settings(max_examples=200, deadline=None)
@@ -308,3 +311,25 @@ def test_memory_segments_are_the_round_by_round_memory(rows, by_start):
         for t in range(int(bounds[k]), int(bounds[k + 1])):
             assert C[k] + K[k] * t == held.get(t, 0)
     assert not len(bounds) or (C[-1], K[-1]) == (0, 0)
+
+
+def test_simulate_out_json_and_check_build_no_attempt_objects(tmp_path, monkeypatch, capsys):
+    """``kvopt simulate --out --json`` (with a time model) and ``kvopt check`` of the file
+    never build the attempts of the schedule (issue 54: 35 M of them)."""
+    import kvopt.schedule as schedule_module
+    from kvopt.cli import main
+    from kvopt.instance import save_instance
+
+    inst = Instance(20, tuple(Job(3 + i % 4, 2 + i % 5, i // 2) for i in range(30)), name="t")
+    save_instance(inst, tmp_path / "i.json")
+
+    def refuse(cols):
+        raise AssertionError("attempts built")
+
+    monkeypatch.setattr(schedule_module, "attempts_of", refuse)
+    out = tmp_path / "s.json"
+    args = ["simulate", str(tmp_path / "i.json"), "--policy", "route-online", "--out", str(out)]
+    assert main([*args, "--json", "--time-model", "llama2-70b-a100-tp2"]) == 0
+    assert json.loads(capsys.readouterr().out)["schedule"]["attempts"]
+    assert main(["check", str(tmp_path / "i.json"), str(out)]) == 0
+    assert "valid" in capsys.readouterr().out
