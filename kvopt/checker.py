@@ -210,7 +210,11 @@ def check_schedule(instance: Instance, schedule: Schedule) -> CheckResult:
     if idx is not None:
         order = idx[order]
     oj, os_, ro = job[order], start[order], rounds[order]
-    oe = os_ + ro
+    # a completing attempt (of its job's response): read before ``oe`` reuses the array
+    oo = o[order]
+    odone = done[order] & (ro == oo)
+    oe = np.add(os_, ro, out=oo)
+    del ro
     same = oj[1:] == oj[:-1]
     for p in np.flatnonzero(same & (os_[1:] < oe[:-1])):
         j = int(oj[p])
@@ -225,7 +229,6 @@ def check_schedule(instance: Instance, schedule: Schedule) -> CheckResult:
             )
         )
     # a completing attempt followed by another attempt of the same job
-    odone = done[order] & (ro == o[order])
     for p in np.flatnonzero(same & odone[:-1]):
         j = int(oj[p])
         errors.append(
