@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             chk = min(_timed(check_schedule, inst, sched)[0] for _ in range(args.repeat))
             sav = min(_timed(save_schedule, sched, out, inst.n)[0] for _ in range(args.repeat))
             print(f"{name:16s} {sim_cpu:8.2f} {sim_wall:8.2f} {chk:6.2f} {sav:6.2f} "
-                  f"{len(res.schedule.attempts):9d}  load {os.getloadavg()[0]:.1f}",
+                  f"{len(res.schedule.columns()[0]):9d}  load {os.getloadavg()[0]:.1f}",
                   flush=True)  # fmt: skip
     return 0
 

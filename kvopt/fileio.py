@@ -12,7 +12,7 @@ import gc
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -72,13 +72,20 @@ def gc_paused() -> Iterator[None]:
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file and an atomic rename."""
+    write_chunks_atomic(path, (data,))
+
+
+def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[bytes]) -> None:
+    """Write the concatenated ``chunks`` to ``path`` via a temporary file and an atomic
+    rename (:func:`write_bytes_atomic` for a file too large to hold twice in memory)."""
     target = Path(path)
     parent = target.parent if str(target.parent) else Path(".")
     parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            for chunk in chunks:
+                fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions

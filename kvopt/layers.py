@@ -28,6 +28,8 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
             "params",
             "instance",
             "schedule",
+            "attempts",
+            "checker",
             "memory",
             "space",
             "usercode",

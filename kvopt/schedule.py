@@ -1,36 +1,21 @@
-"""Schedules (SPEC §3) and the independent schedule checker (SPEC §1).
+"""Schedules (SPEC §3): building, comparing, reading and writing them.
 
 A :class:`Schedule` is a list of :class:`Attempt` — ``(job, start, rounds,
 completed)`` — plus the memory budget it was made for; ``attempts`` is the
 whole truth and everything else (completion times, objectives) is derived.
 
-:func:`check_schedule` re-verifies a schedule against its instance using
-nothing but SPEC §1:
+:func:`check_schedule` (:mod:`kvopt.checker`, re-exported here) re-verifies a schedule
+against its instance using nothing but SPEC §1.
 
-* ``job-index``     the attempt names a job of the instance;
-* ``start``         ``start ≥ 0``;  ``rounds``  ``rounds ≥ 1``;
-* ``arrival``       ``start ≥ a_i``;
-* ``rounds-exceed-response``  no attempt runs more than ``o_i`` rounds;
-* ``completed-flag`` ``completed`` is true exactly when ``rounds = o_i``;
-* ``overlap``       a job never runs two attempts at once;
-* ``no-completion`` / ``multiple-completions``  exactly one completing attempt;
-* ``attempt-after-completion``  the completing attempt is the job's last;
-* ``memory``        in every round the running attempts hold ``≤ M``
-  (attempt round ``u`` holds ``s_i + u + 1``);
-* ``memory-budget`` the schedule's ``memory`` equals the instance's ``M``;
-* ``stated-completion-times`` / ``stated-objective``  derived fields written in
-  the file, if any, agree with the attempts.
-
-The memory check never loops over rounds: between two consecutive attempt
-boundaries the running set is fixed and memory is ``C + K·t`` (an increasing
-line), so difference arrays over the sorted boundaries give the exact maximum
-of every segment.  Checking 100,000 attempts over 10^7 rounds takes well
-under a second.
+Attempts may be kept as objects or as numpy columns (:meth:`Schedule.from_columns`; the
+columns and the file text: :mod:`kvopt.attempts`).
 """
 
 from __future__ import annotations
 
-import operator
+import itertools
+import json
+import mmap
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,10 +23,38 @@ from typing import Any
 
 import numpy as np
 
+from .attempts import (
+    Attempt,
+    Columns,
+    attempts_from_list,
+    attempts_of,
+    attempts_text,
+    check_columns,
+    columns_of,
+    parse_attempts_text,
+)
+from .checker import (  # noqa: F401  (re-exported: kvopt.schedule is their usual home)
+    MAX_MEMORY_ERRORS,
+    CheckResult,
+    ScheduleInvalid,
+    Violation,
+    check_schedule,
+    checked,
+    last_ends,
+    objective_of,
+)
 from .errors import InputError
-from .fileio import EncodedItems, gc_paused, read_json, write_json_atomic
+from .fileio import (
+    EncodedItems,
+    _reject_constant,
+    dumps_json,
+    gc_paused,
+    read_json,
+    write_chunks_atomic,
+    write_json_atomic,
+)
 from .instance import Instance, _describe, _is_int, check_header
-from .memory import memory_profile, memory_segments  # noqa: F401  (memory_profile: re-exported)
+from .memory import memory_profile  # noqa: F401  (re-exported)
 
 FORMAT = "kvopt.schedule"
 VERSION = 1
@@ -57,43 +70,6 @@ _TOP_KEYS = {
     "objective",
     "meta",
 }
-_ATTEMPT_KEYS = {"job", "start", "rounds", "completed"}
-
-#: How many memory violations are listed one by one before a summary.
-MAX_MEMORY_ERRORS = 50
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """Job ``job`` runs rounds ``start … start+rounds−1``; ``completed`` iff ``rounds = o_job``."""
-
-    job: int
-    start: int
-    rounds: int
-    completed: bool
-
-    @property
-    def end(self) -> int:
-        """First round after the attempt (its completion time when ``completed``)."""
-        return self.start + self.rounds
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "job": self.job,
-            "start": self.start,
-            "rounds": self.rounds,
-            "completed": self.completed,
-        }
-
-
-#: ``(job, start, rounds)`` of an attempt, for :meth:`Schedule.columns`.
-_FIELDS = operator.attrgetter("job", "start", "rounds")
-
-
-def objective_of(completion_times: Sequence[int]) -> dict[str, int]:
-    """``total_completion = Σ C_i`` and ``makespan = max C_i`` (0 for no jobs)."""
-    ct = [int(c) for c in completion_times]
-    return {"total_completion": int(sum(ct)), "makespan": int(max(ct, default=0))}
 
 
 @dataclass(frozen=True)
@@ -102,6 +78,12 @@ class Schedule:
 
     ``stated_completion_times`` / ``stated_objective`` hold what a file claimed
     (``None`` when built in memory); the checker compares them with the truth.
+
+    A schedule made by :meth:`from_columns` keeps four read-only numpy columns and
+    builds ``attempts`` only when it is first read (then keeps it); the checker, the
+    file writer, ``completion_times``, ``kills`` and ``to_dict`` read the columns
+    (issue 54: 35 M attempts).  Either form compares equal to the other when the
+    attempts, ``memory``, ``instance`` and ``producer`` are the same.
     """
 
     attempts: tuple[Attempt, ...]
@@ -115,7 +97,93 @@ class Schedule:
     def __post_init__(self) -> None:
         object.__setattr__(self, "attempts", tuple(self.attempts))
 
+    def __getattr__(self, name: str) -> Any:
+        # only reached for a missing attribute: the attempts of a columnar schedule
+        cols = self._columns()
+        if name != "attempts" or cols is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        attempts = attempts_of(cols)
+        object.__setattr__(self, "attempts", attempts)
+        return attempts
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Schedule)
+        if (self.memory, self.instance, self.producer) != (
+            other.memory,
+            other.instance,
+            other.producer,
+        ):
+            return False
+        mine, theirs = self._columns(), other._columns()
+        if mine is not None and theirs is not None:
+            return all(np.array_equal(a, b) for a, b in zip(mine, theirs, strict=True))
+        return self.attempts == other.attempts
+
+    def __hash__(self) -> int:
+        k = self._count()
+        ends = (self._attempt(0), self._attempt(k - 1)) if k else ()
+        return hash((k, *ends, self.memory, self.instance, self.producer))
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a pickle (worker processes) carries the columns, not what is rebuilt from them
+        state = dict(self.__dict__)
+        state.pop("_derived", None)
+        if "_cols" in state:
+            state.pop("attempts", None)
+        return state
+
+    def _columns(self) -> Columns | None:
+        """The columns of a schedule made by :meth:`from_columns` (else ``None``)."""
+        return self.__dict__.get("_cols")
+
+    def _count(self) -> int:
+        cols = self._columns()
+        return len(cols[0]) if cols is not None else len(self.attempts)
+
+    def _attempt(self, k: int) -> Attempt:
+        cols = self._columns()
+        if cols is None:
+            return self.attempts[k]
+        return Attempt(int(cols[0][k]), int(cols[1][k]), int(cols[2][k]), bool(cols[3][k]))
+
     # ------------------------------------------------------------ building
+    @classmethod
+    def from_columns(
+        cls,
+        job: Any,
+        start: Any,
+        rounds: Any,
+        completed: Any,
+        *,
+        memory: int,
+        instance: str = "",
+        producer: str = "",
+        meta: Mapping[str, Any] | None = None,
+    ) -> Schedule:
+        """A schedule of the attempts ``(job[k], start[k], rounds[k], completed[k])``.
+
+        ``job``, ``start``, ``rounds``: 1-D integer arrays (stored as int64);
+        ``completed``: a 1-D boolean array; all of one length.  An int64 / bool array is
+        not copied but made read-only (the schedule owns it).  Nothing else is checked
+        here: :func:`check_schedule` says whether the attempts obey SPEC §1.  Bad
+        arguments raise :class:`~kvopt.errors.InputError` naming the argument and the rule.
+        """
+        cols = check_columns(job, start, rounds, completed)
+        if not _is_int(memory):
+            raise InputError(f"must be an integer, got {_describe(memory)}", field="memory")
+        return cls._columnar(cols, int(memory), instance, producer, None, None, dict(meta or {}))
+
+    @classmethod
+    def _columnar(cls, cols: Columns, memory, instance, producer, ct, obj, meta) -> Schedule:
+        self = object.__new__(cls)
+        for key, val in (("memory", memory), ("instance", instance), ("producer", producer),
+                         ("stated_completion_times", ct), ("stated_objective", obj),
+                         ("meta", meta), ("_cols", cols)):  # fmt: skip
+            object.__setattr__(self, key, val)
+        return self
+
     @classmethod
     def from_starts(
         cls, instance: Instance, starts: Sequence[int], *, producer: str = "", meta=None
@@ -128,17 +196,23 @@ class Schedule:
         return cls(attempts, instance.memory, instance.name, producer, meta=dict(meta or {}))
 
     # ------------------------------------------------------------- columns
-    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(job, start, rounds, completed)`` as numpy arrays."""
-        k = len(self.attempts)
-        # one pass over the attempts (issue 54: four generator passes were half the check)
-        rows = np.array(list(map(_FIELDS, self.attempts)), dtype=np.int64).reshape(k, 3)
-        job, start, rounds = (np.ascontiguousarray(rows[:, c]) for c in range(3))
-        done = np.fromiter((bool(a.completed) for a in self.attempts), dtype=bool, count=k)
-        return job, start, rounds, done
+    def columns(self) -> Columns:
+        """``(job, start, rounds, completed)`` as read-only int64 / bool numpy arrays
+        (a columnar schedule's own; else built from the attempts once)."""
+        cols = self._columns() or self.__dict__.get("_derived")
+        if cols is None:
+            cols = columns_of(self.attempts)
+            for a in cols:
+                a.flags.writeable = False
+            object.__setattr__(self, "_derived", cols)
+        return cols
 
     def completion_times(self, n: int) -> list[int | None]:
         """``C_i`` from the (last) completing attempt of each job; ``None`` if none."""
+        cols = self._columns()
+        if cols is not None:
+            job, start, rounds, done = cols
+            return last_ends(job, start + rounds, done & (job >= 0) & (job < n), n)
         ct: list[int | None] = [None] * n
         for a in self.attempts:
             if a.completed and 0 <= a.job < n:
@@ -153,11 +227,17 @@ class Schedule:
 
     @property
     def kills(self) -> int:
+        cols = self._columns()
+        if cols is not None:
+            return int(len(cols[3]) - np.count_nonzero(cols[3]))
         return sum(1 for a in self.attempts if not a.completed)
 
     @property
     def wasted_rounds(self) -> int:
         """Job-rounds spent in killed attempts."""
+        cols = self._columns()
+        if cols is not None:
+            return int(cols[2][~cols[3]].sum())
         return sum(a.rounds for a in self.attempts if not a.completed)
 
     # ---------------------------------------------------------- JSON form
@@ -166,16 +246,29 @@ class Schedule:
 
         ``attempts=False`` leaves the ``attempts`` list empty (its key in its place; for
         :func:`save_schedule`, which writes the attempts itself)."""
+        cols = self._columns()
+        if not attempts:
+            items: list[dict[str, Any]] = []
+        elif cols is not None:  # the same dicts, without an Attempt each
+            items = [
+                {"job": j, "start": s, "rounds": r, "completed": c}
+                for j, s, r, c in zip(*(c.tolist() for c in cols), strict=True)
+            ]
+        else:
+            items = [a.to_dict() for a in self.attempts]
         d: dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
             "instance": self.instance,
             "producer": self.producer,
             "memory": self.memory,
-            "attempts": [a.to_dict() for a in self.attempts] if attempts else [],
+            "attempts": items,
         }
         if n is None:
-            n = 1 + max((a.job for a in self.attempts), default=-1)
+            if cols is not None:
+                n = 1 + int(cols[0].max()) if len(cols[0]) else 0
+            else:
+                n = 1 + max((a.job for a in self.attempts), default=-1)
         ct = self.completion_times(n)
         if all(c is not None for c in ct):
             d["completion_times"] = ct
@@ -185,14 +278,16 @@ class Schedule:
         return d
 
     @classmethod
-    def from_dict(cls, data: Any, *, source: str | None = None) -> Schedule:
+    def from_dict(cls, data: Any, *, source: str | None = None, cols=None) -> Schedule:
         try:
-            return cls._from_dict(data)
+            return cls._from_dict(data, cols)
         except InputError as err:
             raise err.with_source(source) if source else err from None
 
     @classmethod
-    def _from_dict(cls, data: Any) -> Schedule:
+    def _from_dict(cls, data: Any, cols: Columns | None = None) -> Schedule:
+        """``cols``: the attempts, already read from the file's text (``data["attempts"]``
+        is then a placeholder; :func:`read_columnar`)."""
         check_header(data, FORMAT, VERSION, _TOP_KEYS)
         for key in ("memory", "attempts"):
             if key not in data:
@@ -201,45 +296,9 @@ class Schedule:
         if not _is_int(memory) or memory < 1:
             raise InputError(f"must be an integer >= 1, got {_describe(memory)}", field="memory")
         raw = data["attempts"]
-        if not isinstance(raw, list):
+        if cols is None and not isinstance(raw, list):
             raise InputError(f"must be a list, got {_describe(raw)}", field="attempts")
-        attempts = []
-        for k, ra in enumerate(raw):
-            # the usual attempt passes this test at once; any other gets the checks one by
-            # one (issue 54: 10⁶ attempts)
-            if (
-                type(ra) is dict
-                and ra.keys() == _ATTEMPT_KEYS
-                and type(ra["job"]) is int
-                and type(ra["start"]) is int
-                and type(ra["rounds"]) is int
-                and type(ra["completed"]) is bool
-            ):
-                attempts.append(Attempt(ra["job"], ra["start"], ra["rounds"], ra["completed"]))
-                continue
-            where = f"attempts[{k}]"
-            if not isinstance(ra, dict):
-                raise InputError(f"must be an object, got {_describe(ra)}", field=where)
-            unknown = sorted(set(ra) - _ATTEMPT_KEYS)
-            if unknown:
-                raise InputError("unknown key", field=f"{where}.{unknown[0]}")
-            for key in ("job", "start", "rounds"):
-                if key not in ra:
-                    raise InputError("missing required field", field=f"{where}.{key}")
-                if not _is_int(ra[key]):
-                    raise InputError(
-                        f"must be an integer, got {_describe(ra[key])}", field=f"{where}.{key}"
-                    )
-            if "completed" not in ra:
-                raise InputError("missing required field", field=f"{where}.completed")
-            if not isinstance(ra["completed"], bool):
-                raise InputError(
-                    f"must be true or false, got {_describe(ra['completed'])}",
-                    field=f"{where}.completed",
-                )
-            attempts.append(
-                Attempt(int(ra["job"]), int(ra["start"]), int(ra["rounds"]), ra["completed"])
-            )
+        attempts = attempts_from_list(raw) if cols is None else ()
         stated_ct = None
         if "completion_times" in data and data["completion_times"] is not None:
             ct = data["completion_times"]
@@ -268,8 +327,11 @@ class Schedule:
         meta = data.get("meta", {})
         if not isinstance(meta, dict):
             raise InputError(f"must be an object, got {_describe(meta)}", field="meta")
+        if cols is not None:
+            names = (data.get("instance", ""), data.get("producer", ""))
+            return cls._columnar(cols, int(memory), *names, stated_ct, stated_obj, meta)
         return cls(
-            tuple(attempts),
+            attempts,
             int(memory),
             data.get("instance", ""),
             data.get("producer", ""),
@@ -282,18 +344,93 @@ class Schedule:
 def load_schedule(path: str | os.PathLike) -> Schedule:
     """Read a schedule JSON file; structural problems are :class:`InputError` (exit 2)."""
     with gc_paused():
-        return Schedule.from_dict(read_json(path), source=str(path))
+        sched = read_columnar(path)
+        return sched if sched is not None else Schedule.from_dict(read_json(path), source=str(path))
+
+
+#: Where a file that :func:`save_schedule` wrote has its attempts (one such line).
+_ITEMS = b'\n "attempts": [\n'
+_PLACEHOLDER = b'"kvopt.schedule: attempts read as columns"'
+#: :func:`read_columnar` reads the attempts' text in blocks of about this many bytes (1 MB:
+#: the block's arrays stay in the processor's cache; 16 MB took 1.6 times as long).
+_BLOCK = 1 << 20
+
+
+def read_columnar(path: str | os.PathLike) -> Schedule | None:
+    """The schedule of ``path`` read with its attempts as columns, when the file is a
+    schedule whose attempts are exactly as :func:`save_schedule` writes them; else
+    ``None`` (read it with :func:`~kvopt.fileio.read_json` and :meth:`Schedule.from_dict`,
+    which also word any error).
+
+    The attempts' text is parsed with numpy and accepted only if writing the parsed
+    columns gives the same bytes (so every rule of an attempt item holds); the rest of
+    the file, with a placeholder for the attempts, goes through ``from_dict``'s checks
+    (issue 54: 35 M attempts are gigabytes of JSON)."""
+    try:
+        fh = open(path, "rb")  # closed by the with below
+    except OSError:  # no such file, a folder: the general path says so
+        return None
+    with fh:
+        try:  # mapped, not read: the blocks are sliced from the page cache (issue 54)
+            raw = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # an empty file, …
+            return None
+        with raw:
+            return _read_mapped(raw, path)
+
+
+def _read_mapped(raw: mmap.mmap, path: str | os.PathLike) -> Schedule | None:
+    at = raw.find(_ITEMS)
+    end = raw.find(b"\n ]", at) if at >= 0 else -1
+    if end < 0 or raw.find(_ITEMS, at + 1) >= 0:
+        return None
+    head, tail = raw[: at + len(_ITEMS) - 2], raw[end + 3 :]
+    if _PLACEHOLDER in head or _PLACEHOLDER in tail:
+        return None
+    try:
+        text = (head + _PLACEHOLDER + tail).decode("utf-8")
+        data = json.loads(text, parse_constant=_reject_constant)
+    except ValueError:  # JSONDecodeError, UnicodeDecodeError, a NaN: the general path says it
+        return None
+    if not (isinstance(data, dict) and data.get("format") == FORMAT and
+            data.get("attempts") == _PLACEHOLDER.decode()[1:-1]):  # fmt: skip
+        return None
+    parts = []
+    lo = at + len(_ITEMS)
+    while lo < end:  # blocks of whole lines: each but the last ends with ",\n"
+        cut = raw.find(b",\n", lo + _BLOCK, end) if end - lo > _BLOCK else -1
+        hi = cut + 2 if cut >= 0 else end
+        cols = parse_attempts_text(raw[lo:hi], last=hi == end)
+        if cols is None:
+            return None
+        parts.append(cols)
+        lo = hi
+    if not parts:
+        return None
+    joined = tuple(np.concatenate([p[c] for p in parts]) for c in range(4))
+    return Schedule.from_dict(data, source=str(path), cols=check_columns(*joined))
 
 
 def save_schedule(schedule: Schedule, path: str | os.PathLike, n: int | None = None) -> None:
     """Write ``schedule.to_dict(n)`` as a JSON file (atomically), byte for byte as
     :func:`~kvopt.fileio.write_json_atomic` writes that dict.
 
-    The attempts are formatted straight to text when every field is a plain ``int``
-    (``completed`` a ``bool``): 10⁶ attempts in about a second instead of a dict and an
-    encoder call each (issue 54; ``tests/test_schedule_io.py`` compares the bytes).
+    The attempts are formatted straight to text: a columnar schedule's with numpy, a block
+    of rows at a time (:func:`~kvopt.attempts.attempts_text`: 35 M attempts in seconds),
+    others when every field is a plain ``int`` (``completed`` a ``bool``) with one format
+    string each instead of a dict and an encoder call each (issue 54;
+    ``tests/test_schedule_io.py`` and ``tests/test_schedule_columns.py`` compare the bytes).
     """
-    write_json_atomic(path, _file_dict(schedule, n))
+    cols = schedule._columns()
+    if cols is None or not len(cols[0]):
+        write_json_atomic(path, _file_dict(schedule, n))
+        return
+    d = schedule.to_dict(n, attempts=False)
+    d["attempts"] = EncodedItems("\0")  # JSON text has no raw NUL elsewhere
+    head, tail = dumps_json(d).split("\0")
+    write_chunks_atomic(
+        path, itertools.chain([head.encode()], attempts_text(cols), [(tail + "\n").encode()])
+    )
 
 
 def _file_dict(schedule: Schedule, n: int | None) -> dict[str, Any]:
@@ -315,293 +452,3 @@ def _file_dict(schedule: Schedule, n: int | None) -> dict[str, Any]:
     ])  # fmt: skip
     d = schedule.to_dict(n, attempts=False)
     return {k: (EncodedItems(text) if k == "attempts" else v) for k, v in d.items()}
-
-
-# ---------------------------------------------------------------------------
-# The checker
-
-
-@dataclass(frozen=True)
-class Violation:
-    """One broken rule: which ``rule``, which ``job`` and ``round`` (when they apply), how much."""
-
-    rule: str
-    message: str
-    job: int | None = None
-    round: int | None = None
-    amount: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "job": self.job,
-            "round": self.round,
-            "amount": self.amount,
-            "message": self.message,
-        }
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    """What the checker found.  ``objective`` is ``None`` unless every job completes."""
-
-    valid: bool
-    errors: tuple[Violation, ...]
-    completion_times: tuple[int | None, ...]
-    objective: dict[str, int] | None
-    peak_memory: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "valid": self.valid,
-            "errors": [e.to_dict() for e in self.errors],
-            "objective": self.objective,
-            "completion_times": list(self.completion_times),
-            "peak_memory": self.peak_memory,
-        }
-
-    def raise_if_invalid(self, what: str = "schedule") -> None:
-        if not self.valid:
-            first = "; ".join(e.message for e in self.errors[:3])
-            more = f" (+{len(self.errors) - 3} more)" if len(self.errors) > 3 else ""
-            raise ScheduleInvalid(f"{what} fails the checker: {first}{more}", self)
-
-
-class ScheduleInvalid(AssertionError):
-    """Raised by :meth:`CheckResult.raise_if_invalid` when kvopt produced a bad schedule."""
-
-    def __init__(self, message: str, result: CheckResult):
-        super().__init__(message)
-        self.result = result
-
-
-def check_schedule(instance: Instance, schedule: Schedule) -> CheckResult:
-    """Check ``schedule`` against ``instance`` by every rule of SPEC §1 (see module doc)."""
-    errors: list[Violation] = []
-    n, M = instance.n, instance.memory
-    if schedule.memory != M:
-        errors.append(
-            Violation(
-                "memory-budget",
-                f"schedule memory {schedule.memory} differs from instance memory {M}",
-                amount=schedule.memory,
-            )
-        )
-    job, start, rounds, done = schedule.columns()
-
-    # --- per-attempt rules (vectorised) -----------------------------------
-    bad_job = (job < 0) | (job >= n)
-    for k in np.flatnonzero(bad_job):
-        errors.append(
-            Violation(
-                "job-index",
-                f"attempt {k}: job {job[k]} is not a job of the instance (0..{n - 1})",
-                job=int(job[k]),
-                round=int(start[k]),
-            )
-        )
-    ok = ~bad_job
-    jc = np.where(ok, job, 0)
-    o = instance.responses[jc] if n else np.zeros(len(job), np.int64)
-    a = instance.arrivals[jc] if n else np.zeros(len(job), np.int64)
-    checks = [
-        (
-            "start",
-            ok & (start < 0),
-            lambda k: f"job {job[k]}: attempt starts at negative round {start[k]}",
-        ),
-        (
-            "rounds",
-            ok & (rounds < 1),
-            lambda k: (
-                f"job {job[k]}: attempt at round {start[k]} has {rounds[k]} rounds (must be >= 1)"
-            ),
-        ),
-        (
-            "arrival",
-            ok & (start < a) & (start >= 0),
-            lambda k: f"job {job[k]}: attempt starts at round {start[k]} before arrival {a[k]}",
-        ),
-        (
-            "rounds-exceed-response",
-            ok & (rounds > o),
-            lambda k: (
-                f"job {job[k]}: attempt at round {start[k]} runs {rounds[k]} rounds, response is {o[k]}"
-            ),
-        ),
-        (
-            "completed-flag",
-            ok & (rounds >= 1) & (rounds <= o) & (done != (rounds == o)),
-            lambda k: (
-                f"job {job[k]}: attempt at round {start[k]} has rounds={rounds[k]}, response={o[k]} "
-                f"but completed={'true' if done[k] else 'false'}"
-            ),
-        ),
-    ]
-    amounts = {
-        "start": start,
-        "rounds": rounds,
-        "arrival": a - start,
-        "rounds-exceed-response": rounds - o,
-        "completed-flag": rounds,
-    }
-    for rule, mask, msg in checks:
-        for k in np.flatnonzero(mask):
-            errors.append(
-                Violation(
-                    rule, msg(k), job=int(job[k]), round=int(start[k]), amount=int(amounts[rule][k])
-                )
-            )
-
-    # --- per-job rules: no overlap, exactly one completion, and it is last --
-    okr = ok & (rounds >= 1)
-    idx = np.flatnonzero(ok)
-    order = idx[np.lexsort((start[idx], job[idx]))]
-    oj, os_, oe = job[order], start[order], start[order] + rounds[order]
-    same = oj[1:] == oj[:-1]
-    for p in np.flatnonzero(same & (os_[1:] < oe[:-1])):
-        j = int(oj[p])
-        errors.append(
-            Violation(
-                "overlap",
-                f"job {j}: attempt starting at round {os_[p + 1]} overlaps the attempt "
-                f"running rounds {os_[p]}..{oe[p] - 1}",
-                job=j,
-                round=int(os_[p + 1]),
-                amount=int(oe[p] - os_[p + 1]),
-            )
-        )
-    # a completing attempt followed by another attempt of the same job
-    odone = done[order] & (rounds[order] == o[order])
-    for p in np.flatnonzero(same & odone[:-1]):
-        j = int(oj[p])
-        errors.append(
-            Violation(
-                "attempt-after-completion",
-                f"job {j}: attempt at round {os_[p + 1]} comes after the job completed at round {oe[p]}",
-                job=j,
-                round=int(os_[p + 1]),
-            )
-        )
-    n_done = np.bincount(job[ok & done], minlength=n) if n else np.zeros(0, np.int64)
-    for j in np.flatnonzero(n_done == 0):
-        errors.append(Violation("no-completion", f"job {j}: no completing attempt", job=int(j)))
-    for j in np.flatnonzero(n_done > 1):
-        errors.append(
-            Violation(
-                "multiple-completions",
-                f"job {j}: {n_done[j]} attempts marked completed",
-                job=int(j),
-                amount=int(n_done[j]),
-            )
-        )
-
-    # --- memory ≤ M in every round ----------------------------------------
-    mrows = okr & (start >= 0)
-    peak = 0
-    if mrows.any():
-        bounds, C, K = memory_segments(instance.prompts, job[mrows], start[mrows], rounds[mrows])
-        seg_last = bounds[1:] - 1  # last round of each segment
-        Cs, Ks = C[:-1], K[:-1]
-        top = Cs + Ks * seg_last
-        peak = int(top.max()) if len(top) else 0
-        over = np.flatnonzero(top > M)
-        mem_errors: list[Violation] = []
-        run_first = run_amount = None
-        prev_end = None
-        for k in over:
-            # first violating round in the segment: C + K t > M  <=>  t > (M - C) / K
-            t0 = max(int(bounds[k]), (M - int(Cs[k])) // int(Ks[k]) + 1)
-            amt = int(top[k])
-            if run_first is not None and prev_end is not None and t0 == prev_end + 1:
-                run_amount = max(run_amount, amt)
-            else:
-                if run_first is not None:
-                    mem_errors.append((run_first, run_amount))
-                run_first, run_amount = t0, amt
-            prev_end = int(seg_last[k])
-        if run_first is not None:
-            mem_errors.append((run_first, run_amount))
-        js, ss, rs = job[mrows], start[mrows], rounds[mrows]
-        for t0, amt in mem_errors[:MAX_MEMORY_ERRORS]:
-            # the attempts running in round t0; the job named is the one started last (ties:
-            # the larger index), as the engine names it: the start that broke the budget
-            live = np.flatnonzero((ss <= t0) & (t0 < ss + rs))
-            held = int(sum(int(instance.prompts[js[k]]) + t0 - int(ss[k]) + 1 for k in live))
-            last = max(live, key=lambda k: (int(ss[k]), int(js[k])))
-            names = sorted(int(js[k]) for k in live)
-            shown = ", ".join(map(str, names[:8])) + (", …" if len(names) > 8 else "")
-            errors.append(
-                Violation(
-                    "memory",
-                    f"job {int(js[last])}, round {t0}: the running attempts of jobs {shown} hold "
-                    f"{held} > memory {M} (job {int(js[last])}, started at round {int(ss[last])}, "
-                    f"is the last one started; up to {amt} in this stretch)",
-                    job=int(js[last]),
-                    round=t0,
-                    amount=amt - M,
-                )
-            )
-        if len(mem_errors) > MAX_MEMORY_ERRORS:
-            errors.append(
-                Violation(
-                    "memory",
-                    f"... and {len(mem_errors) - MAX_MEMORY_ERRORS} more stretches over memory {M}",
-                )
-            )
-
-    # --- derived fields -----------------------------------------------------
-    # C_i of the last completing attempt of job i in the file's order (as a loop would)
-    fin = np.flatnonzero(ok & done & (rounds == o))
-    ct: list[int | None] = [None] * n
-    if n and n_done.max() > 1:  # a job completes twice (an error above): the loop's order
-        for k in fin:
-            ct[int(job[k])] = int(start[k] + rounds[k])
-    elif len(fin):
-        cta = np.zeros(n, dtype=np.int64)
-        cta[job[fin]] = start[fin] + rounds[fin]  # each job at most once
-        ct = cta.tolist()
-        if len(fin) < n:
-            has = np.zeros(n, dtype=bool)
-            has[job[fin]] = True
-            ct = [c if h else None for c, h in zip(ct, has.tolist(), strict=True)]
-    objective = objective_of(ct) if all(c is not None for c in ct) else None  # type: ignore[arg-type]
-    if (
-        schedule.stated_completion_times is not None
-        and list(schedule.stated_completion_times) != ct
-    ):
-        diff = [
-            i
-            for i in range(max(n, len(schedule.stated_completion_times)))
-            if i >= n
-            or i >= len(schedule.stated_completion_times)
-            or schedule.stated_completion_times[i] != ct[i]
-        ]
-        j = diff[0]
-        errors.append(
-            Violation(
-                "stated-completion-times",
-                f"completion_times in the file disagree with the attempts (first at job {j})",
-                job=j if j < n else None,
-            )
-        )
-    if schedule.stated_objective is not None and objective is not None:
-        for key, val in schedule.stated_objective.items():
-            if objective.get(key) != val:
-                errors.append(
-                    Violation(
-                        "stated-objective",
-                        f"objective.{key} in the file is {val}, the attempts give {objective[key]}",
-                        amount=val - objective[key],
-                    )
-                )
-    return CheckResult(not errors, tuple(errors), tuple(ct), objective, peak)
-
-
-def checked(instance: Instance, schedule: Schedule, what: str | None = None) -> Schedule:
-    """Return ``schedule`` after it passed :func:`check_schedule`; raise otherwise.
-
-    Every schedule kvopt produces goes through here before it is reported.
-    """
-    check_schedule(instance, schedule).raise_if_invalid(what or (schedule.producer or "schedule"))
-    return schedule

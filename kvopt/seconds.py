@@ -67,7 +67,7 @@ import numpy as np
 from .bound import lower_bounds
 from .engine.clock import Clock, clock_of
 from .instance import Instance
-from .schedule import Schedule
+from .schedule import Schedule, last_ends
 from .timemodel import TimeModel
 
 #: The per-run metrics of ``simulate --json``'s ``"seconds"`` block, in order (SPEC §10).
@@ -288,13 +288,12 @@ def seconds_report(
         clock = clock_of(real, schedule, model)
     n = instance.n
     alpha = arrival_seconds(instance, clock, real)
-    first = [-1] * n
-    done = [-1] * n
-    for a in schedule.attempts:
-        if first[a.job] < 0 or a.start < first[a.job]:
-            first[a.job] = a.start
-        if a.completed:
-            done[a.job] = a.start
+    job, start, rounds, completed = schedule.columns()  # no Attempt objects (issue 54)
+    low = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(low, job, start)
+    first = np.where(low == np.iinfo(np.int64).max, -1, low).tolist()
+    ends = last_ends(job, start, completed & (job >= 0) & (job < n), n)
+    done = [-1 if c is None else c for c in ends]
     o = instance.responses.tolist()
     tau = clock.tau
     comp = np.array([tau(done[i] + o[i]) for i in range(n)], dtype=float)
@@ -302,7 +301,6 @@ def seconds_report(
     ttft = np.array([tau(first[i] + 1) for i in range(n)], dtype=float) - alpha
     wait = np.array([tau(done[i]) for i in range(n)], dtype=float) - alpha
     per_tok = lat / np.asarray(o, dtype=float) if n else lat
-    killed = [a for a in schedule.attempts if not a.completed]
     span = float(comp.max() - alpha.min()) if n else 0.0
     busy = clock.busy_seconds
     metrics = {
@@ -315,8 +313,8 @@ def seconds_report(
         "mean_per_token": float(per_tok.mean()) if n else 0.0,
         "p95_per_token": quantile(per_tok, 0.95),
         "throughput": float(sum(o)) / span if span > 0 else 0.0,
-        "kills": len(killed),
-        "killed_rounds": int(sum(a.rounds for a in killed)),
+        "kills": int(np.count_nonzero(~completed)),
+        "killed_rounds": int(rounds[~completed].sum()),
         "utilisation": clock.memory_seconds / (instance.memory * busy) if busy > 0 else 0.0,
     }
     return SecondsReport(

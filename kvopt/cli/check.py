@@ -23,7 +23,7 @@ from ..fileio import read_json
 from ..instance import load_instance
 from ..record import Record, is_record_data, replay_skipped, verify_record
 from ..schedule import FORMAT as SCHEDULE_FORMAT
-from ..schedule import Schedule, check_schedule
+from ..schedule import Schedule, check_schedule, read_columnar
 from .common import EXIT_FAIL, emit_json
 
 
@@ -77,23 +77,26 @@ def run(args) -> int:
         return _check_record(Record.from_dict(data, source=args.instance), args)
     _instance_comes_first(args.instance, args.schedule)
     inst = load_instance(args.instance)
-    data = read_json(args.schedule)
-    if is_record_data(data):
-        rec = Record.from_dict(data, source=args.schedule)
-        if (rec.instance.memory, rec.instance.jobs) != (inst.memory, inst.jobs):
+    # a schedule as save_schedule writes it: its attempts read as columns (issue 54)
+    sched = read_columnar(args.schedule)
+    if sched is None:
+        data = read_json(args.schedule)
+        if is_record_data(data):
+            rec = Record.from_dict(data, source=args.schedule)
+            if (rec.instance.memory, rec.instance.jobs) != (inst.memory, inst.jobs):
+                raise InputError(
+                    f"the record's instance differs from {args.instance}", field="instance",
+                    source=args.schedule,
+                )  # fmt: skip
+            return _check_record(rec, args)
+        fmt = data.get("format") if isinstance(data, dict) else None
+        if fmt != SCHEDULE_FORMAT:
             raise InputError(
-                f"the record's instance differs from {args.instance}", field="instance",
+                f"must be {SCHEDULE_FORMAT!r} or 'kvopt.record', got {fmt!r}",
+                field="format",
                 source=args.schedule,
-            )  # fmt: skip
-        return _check_record(rec, args)
-    fmt = data.get("format") if isinstance(data, dict) else None
-    if fmt != SCHEDULE_FORMAT:
-        raise InputError(
-            f"must be {SCHEDULE_FORMAT!r} or 'kvopt.record', got {fmt!r}",
-            field="format",
-            source=args.schedule,
-        )
-    sched = Schedule.from_dict(data, source=args.schedule)
+            )
+        sched = Schedule.from_dict(data, source=args.schedule)
     r = check_schedule(inst, sched)
     if args.json:
         emit_json(

@@ -66,7 +66,6 @@ from __future__ import annotations
 
 import gc
 import heapq
-import operator
 import time as _time
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
@@ -76,7 +75,7 @@ import numpy as np
 
 from ..errors import BudgetError, InputError, PolicyError, UserCodeError
 from ..instance import Instance, Job, _is_int
-from ..schedule import Attempt, Schedule, check_schedule
+from ..schedule import Schedule, check_schedule
 from ..timemodel import TimeModel
 from ..usercode import user_error
 from .actions import EngineActions
@@ -167,7 +166,9 @@ class _Engine:
         self.heap: list[tuple[int, int, int, int]] = []
         self.seq: dict[int, int] = {}
         self.counter = 0
-        self.attempts: list[Attempt] = []
+        # the ended attempts, flat: start, job, rounds, completed (0/1) of each (a tuple is
+        # cheaper than an Attempt; the schedule is built from columns, issue 54)
+        self.attempts: list[int] = []
         self.trace: list[tuple[int, str, int, int]] | None = [] if trace else None
         self.n_events = 0
 
@@ -300,7 +301,7 @@ class _Engine:
                     trace.append((t, "start", a, b))
             elif what == 1:  # kill job a that started at b
                 del seq[a]
-                self.attempts.append(Attempt(a, b, t - b, False))
+                self.attempts.extend((b, a, t - b, 0))
                 if trace is not None:
                     trace.append((t, "kill", a, t - b))
             else:
@@ -338,7 +339,7 @@ class _Engine:
         first = True
         budget = self.max_attempts
         while True:
-            if budget is not None and len(self.attempts) > budget:
+            if budget is not None and len(self.attempts) > 4 * budget:
                 self.over_budget(t)
             events: list[Event] = []
             has_wake = False
@@ -353,7 +354,7 @@ class _Engine:
                     del self.seq[job]
                     if kind == COMPLETION:
                         v._finish(job, t, resp[job])
-                        self.attempts.append(Attempt(job, start, resp[job], True))
+                        self.attempts.extend((start, job, resp[job], 1))
                         events.append(Event(t, COMPLETION, job, resp[job]))
                     else:
                         if no_kills and self.never_kills():
@@ -365,7 +366,7 @@ class _Engine:
                                 job,
                             )
                         v._stop(job)
-                        self.attempts.append(Attempt(job, start, t - start, False))
+                        self.attempts.extend((start, job, t - start, 0))
                         events.append(Event(t, EXPIRY, job, t - start))
             while True:  # arrivals at t in job order: the instance's, then released ones
                 if ai < na and arr_a[ai] == t:
@@ -493,8 +494,16 @@ class _Engine:
         return n_times
 
 
-#: The schedule's order of attempts: by start, then job (the key in C, issue 54).
-_START_JOB = operator.attrgetter("start", "job")
+def _schedule(flat: list[int], final: Instance, name: str) -> Schedule:
+    """The schedule of the engine's ended attempts (``flat``: start, job, rounds, completed
+    of each), ordered by start, then job."""
+    rows = np.array(flat, dtype=np.int64).reshape(-1, 4)
+    order = np.lexsort((rows[:, 1], rows[:, 0]))
+    start, job, rounds, done = (rows[order, c] for c in range(4))
+    return Schedule.from_columns(
+        job, start, rounds, done.astype(bool), memory=final.memory, instance=final.name,
+        producer=name,
+    )  # fmt: skip
 
 
 def _event_key(e: Event) -> tuple[int, int]:
@@ -566,7 +575,7 @@ def run(
     gc.disable()
     try:
         n_times = eng.run() if instance.n else 0
-        if max_attempts is not None and len(eng.attempts) > max_attempts:
+        if max_attempts is not None and len(eng.attempts) > 4 * max_attempts:
             eng.over_budget(eng.now)
     except PolicyError as err:  # the engine's refusal of a user's decision (overflow, stall)
         if eng.user and not isinstance(err, UserCodeError):
@@ -580,14 +589,12 @@ def run(
     final = eng.final_instance()
     if check_final is not None and final is not instance:
         check_final(final)
-    attempts = sorted(eng.attempts, key=_START_JOB)
-    sched = Schedule(tuple(attempts), final.memory, final.name, name)
+    sched = _schedule(eng.attempts, final, name)
     check = check_schedule(final, sched)  # kvopt.schedule.checked, keeping the result
     check.raise_if_invalid(f"schedule of policy {name!r}")
     ct = check.completion_times  # every job completes once in a valid schedule
     objective = {"total_completion": int(sum(ct)), "makespan": int(max(ct, default=0))}
-    kills = sum(1 for a in attempts if not a.completed)
-    wasted = sum(a.rounds for a in attempts if not a.completed)
+    kills, wasted = sched.kills, sched.wasted_rounds
     stats = Stats(kills, wasted, getattr(eng, "n_events", 0), n_times, seconds)
     report = None
     if instrument:
