@@ -42,7 +42,7 @@ from collections.abc import Collection, Mapping, Sequence
 from ..engine.contract import ARRIVAL, Actions, ClairvoyantPolicy, ClairvoyantView, Event, View
 from ..errors import InputError
 from ..instance import Instance
-from ..packing import pack_nfdh, pack_steinberg
+from ..packing import pack_nfdh, steinberg_starts
 
 
 def _check_packer(packer: str) -> int:
@@ -79,9 +79,9 @@ def stage_plan(
         return []
     W = [ell[j] for j in chosen]
     H = [o[j] for j in chosen]
-    p = pack_steinberg(W, H, memory, L) if packer == "steinberg" else pack_nfdh(W, H, memory)
+    ys = steinberg_starts(W, H, memory, L) if packer == "steinberg" else pack_nfdh(W, H, memory).y
     out = []
-    for j, y in zip(chosen, p.y):
+    for j, y in zip(chosen, ys):
         assert 0 <= y and y + o[j] <= factor * L, "packing left its window"
         out.append((j, int(y)))
     return out
