@@ -114,6 +114,8 @@ def _reduced(n: int, d: int) -> tuple[int, int]:
 
 
 def _add(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    if b is _ZERO:
+        return a
     an, ad = a
     bn, bd = b
     if ad == bd == 1:
@@ -155,7 +157,7 @@ def _p1(idx, u, v, R):
     total width ``w``.  The others go into the box ``[0, u − w] × [h, v]``.
     """
     (un, ud), (vn, vd), W, H = u, v, R.W, R.H
-    order = sorted(idx, key=R.rw.__getitem__)  # widest first, ties by index
+    order = idx  # widest first, ties by index (the caller sorted it)
     half = -(-un // (2 * ud))  # 2·w ≥ u ⇔ w ≥ ⌈u/2⌉: a prefix of ``order``
     k = bisect_right(order, -half, key=lambda i: -W[i])
     placed, y = [], 0
@@ -174,12 +176,20 @@ def _p1(idx, u, v, R):
     return placed, sub
 
 
-def _p2_pair(idx, u, v, R, S):
+def _p2_pair(idx, order, u, v, R, S):
     """Condition C2: two rectangles of width ``≥ u/4`` and height ``≥ v/4`` with
-    ``2(S − x_i y_i − x_k y_k) ≤ (u − max(x_i, x_k))·v``; returns the pair or ``None``."""
+    ``2(S − x_i y_i − x_k y_k) ≤ (u − max(x_i, x_k))·v``; returns the pair or ``None``.
+
+    The pairs are tried in the order of ``idx``; ``order`` is ``idx`` sorted by width
+    (widest first), where the rectangles of width ``≥ u/4`` are a prefix."""
     (un, ud), (vn, vd), W, H, A = u, v, R.W, R.H, R.A
     cw, ch = -(-un // (4 * ud)), -(-vn // (4 * vd))
-    big = [i for i in idx if W[i] >= cw and H[i] >= ch]  # in the order of idx
+    k = bisect_right(order, -cw, key=lambda i: -W[i])
+    big = [i for i in order[:k] if H[i] >= ch] if k >= 2 else []
+    if len(big) > 16:  # (not under Steinberg's condition: each has area ≥ uv/16, 2S ≤ uv)
+        big = [i for i in idx if W[i] >= cw and H[i] >= ch]
+    else:
+        big.sort(key=idx.index)  # in the order of idx
     for p in range(len(big)):
         for q in range(p + 1, len(big)):
             i, k = big[p], big[q]
@@ -200,7 +210,7 @@ def _p2(idx, u, v, R, pair):
     return placed, sub
 
 
-def _p3_split(idx, u, v, R, S):
+def _p3_split(order, u, v, R, S):
     """Condition C3: widths non-increasing, some ``1 ≤ m < l`` with ``x_{m+1} ≤ u/4`` and
     ``S − uv/4 ≤ Σ_{i≤m} x_i y_i ≤ 3uv/8``; returns ``(order, m, Σ_{i≤m} x_i y_i)`` or ``None``.
 
@@ -209,8 +219,7 @@ def _p3_split(idx, u, v, R, S):
     is found by bisection: ``m ≥`` the first place with ``x ≤ ⌊u/4⌋``, ``z_m ≥ S − ⌊uv/4⌋``,
     and then ``z_m ≤ ⌊3uv/8⌋``: the first ``m`` the loop over ``m = 1, 2, …`` would take.
     """
-    (un, ud), (vn, vd), W = u, v, R.W
-    order = sorted(idx, key=R.rw.__getitem__)
+    (un, ud), (vn, vd), W = u, v, R.W  # ``order``: sorted by width, the caller sorted it
     if len(order) < 2:
         return None
     uvn, uvd = un * vn, ud * vd
@@ -249,25 +258,41 @@ def _p0(idx, u, v, R, i):
     return [(i, _ZERO, _ZERO)], sub
 
 
-def _step(idx, u, v, R):
-    """P1 in orientation ``(W, H)``; ``None`` when its condition ``2a ≥ u`` fails."""
-    if 2 * max(map(R.W.__getitem__, idx)) * u[1] >= u[0]:
-        return _p1(idx, u, v, R)
-    return None
+_BY_WIDTH, _BY_HEIGHT = 1, 2  # how a box's list is known to be sorted (0: not known)
 
 
-def _small_step(idx, u, v, R, S):
-    """P3, P0, P2 in orientation ``(W, H)`` (all widths < u/2, heights < v/2)."""
-    split = _p3_split(idx, u, v, R, S)
+def _box(idx, u, v, R, T, S, known):
+    """The first procedure whose condition holds in the box ``u × v`` holding ``idx``, in
+    the order P1, P−1, P3, P0, P2, P−3, P−2: its placements, sub-boxes, and how the
+    sub-boxes' lists are sorted (``_BY_WIDTH``: by ``R.rw``, ``_BY_HEIGHT``: by ``R.rh``).
+
+    (P0's condition is the same in both orientations, so P−0, which came after P−3 and
+    before P−2, never applies when P0 did not.)  ``known`` says how ``idx`` is sorted:
+    a list sorted by a total order needs no sort (issue 54: P3's halves, P1's rest).
+    P0 and P2 remove rectangles from ``idx``, which keeps its order."""
+    ow = idx if known == _BY_WIDTH else sorted(idx, key=R.rw.__getitem__)  # widest first
+    if 2 * R.W[ow[0]] * u[1] >= u[0]:  # P1: a ≥ u/2
+        return _p1(ow, u, v, R), _BY_HEIGHT
+    if 2 * max(map(R.H.__getitem__, idx)) * v[1] >= v[0]:  # P−1: b ≥ v/2
+        oh = idx if known == _BY_HEIGHT else sorted(idx, key=R.rh.__getitem__)
+        return _transposed(_p1(oh, v, u, T)), _BY_WIDTH
+    split = _p3_split(ow, u, v, R, S)
     if split is not None:
-        return _p3(u, v, split)
+        return _p3(u, v, split), _BY_WIDTH
     pick = _p0_pick(idx, u, v, R, S)
     if pick is not None:
-        return _p0(idx, u, v, R, pick)
-    pair = _p2_pair(idx, u, v, R, S)
+        return _p0(idx, u, v, R, pick), known
+    pair = _p2_pair(idx, ow, u, v, R, S)
     if pair is not None:
-        return _p2(idx, u, v, R, pair)
-    return None
+        return _p2(idx, u, v, R, pair), known
+    oh = idx if known == _BY_HEIGHT else sorted(idx, key=R.rh.__getitem__)  # tallest first
+    split = _p3_split(oh, v, u, T, S)
+    if split is not None:
+        return _transposed(_p3(v, u, split)), _BY_HEIGHT
+    pair = _p2_pair(idx, oh, v, u, T, S)
+    if pair is not None:
+        return _transposed(_p2(idx, v, u, T, pair)), known
+    return None, known
 
 
 def _transposed(result):
@@ -285,26 +310,20 @@ def _steinberg_pairs(W: list[int], H: list[int], u: Number, v: Number):
     T = R.transposed()
     xs: list = [None] * n
     ys: list = [None] * n
-    work = [(list(range(n)), _ZERO, _ZERO, _pair(u), _pair(v))] if n else []
+    work = [(list(range(n)), _ZERO, _ZERO, _pair(u), _pair(v), 0)] if n else []
     while work:
-        idx, x0, y0, bu, bv = work.pop()
-        S = sum(map(R.A.__getitem__, idx))
-        res = _step(idx, bu, bv, R)
-        if res is None:
-            t = _step(idx, bv, bu, T)
-            res = _transposed(t) if t is not None else None
-        if res is None:
-            res = _small_step(idx, bu, bv, R, S)
-        if res is None:
-            t = _small_step(idx, bv, bu, T, S)
-            res = _transposed(t) if t is not None else None
+        idx, x0, y0, bu, bv, known = work.pop()
+        if len(idx) == 1:  # every procedure puts a lone rectangle at the box's corner
+            xs[idx[0]], ys[idx[0]] = x0, y0
+            continue
+        res, known = _box(idx, bu, bv, R, T, sum(map(R.A.__getitem__, idx)), known)
         if res is None:  # pragma: no cover - would contradict Steinberg's theorem
             raise PackingError(f"no Steinberg procedure applies to {len(idx)} rectangles")
         placed, sub = res
         for i, x, y in placed:
             xs[i], ys[i] = _add(x0, x), _add(y0, y)
         for ids, sx, sy, su, sv in sub:
-            work.append((ids, _add(x0, sx), _add(y0, sy), su, sv))
+            work.append((ids, _add(x0, sx), _add(y0, sy), su, sv, known))
     return xs, ys
 
 
@@ -327,7 +346,7 @@ def steinberg(
     """Steinberg's algorithm: positions ``(x, y)`` of every rectangle inside the ``u × v`` box.
 
     Raises :class:`PackingError` if the hypothesis of Steinberg's theorem fails.
-    The procedure order at each box is P1, P−1, then P3, P−3, P0, P2, P−2 (any
+    The procedure order at each box is P1, P−1, then P3, P0, P2, P−3, P−2 (any
     procedure whose condition holds is valid; the theorem guarantees one does).
     Exact: the rationals are pairs of integers (see ``_pair``), the same values and
     decisions as the ``Fraction`` arithmetic it replaced (issue 54; tested against it).
