@@ -127,7 +127,8 @@ def _ranks(key: Sequence[int]) -> list[int]:
     """``r[i]`` = the place of ``i`` in the order of ``(−key[i], i)``: sorting by ``r`` is
     sorting by that tuple (a total order, so the same list whatever the input order)."""
     r = [0] * len(key)
-    for pos, i in enumerate(sorted(range(len(key)), key=lambda i: -key[i])):
+    # descending keys; ``reverse`` keeps the sort stable, so equal keys stay by index
+    for pos, i in enumerate(sorted(range(len(key)), key=key.__getitem__, reverse=True)):
         r[i] = pos
     return r
 

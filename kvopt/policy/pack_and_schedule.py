@@ -72,7 +72,9 @@ def stage_plan(
     """
     factor = _check_packer(packer)
     L = 1 << r
-    elig = sorted((j for j in candidates if o[j] <= L), key=lambda j: (ell[j] * o[j], j))
+    # by area, ties by job index: a stable sort by area of the jobs in index order
+    elig = sorted(j for j in candidates if o[j] <= L)
+    elig.sort(key=lambda j: ell[j] * o[j])
     chosen, area = [], 0
     for j in elig:
         if area + ell[j] * o[j] > memory * L:
@@ -141,6 +143,8 @@ class PackAndSchedule(ClairvoyantPolicy):
             self._arrive(j, view)
 
     def _arrive(self, j: int, view: ClairvoyantView) -> None:
+        if j in self.o:  # a job visible at setup comes again as an arrival event at round 0
+            return
         o = view.responses[j]
         self.o[j] = o
         self.ell[j] = view.prompts[j] + o
