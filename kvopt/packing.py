@@ -185,6 +185,8 @@ def _p2_pair(idx, order, u, v, R, S):
     (widest first), where the rectangles of width ``≥ u/4`` are a prefix."""
     (un, ud), (vn, vd), W, H, A = u, v, R.W, R.H, R.A
     cw, ch = -(-un // (4 * ud)), -(-vn // (4 * vd))
+    if len(order) < 2 or W[order[1]] < cw:  # fewer than two of width ≥ u/4
+        return None
     k = bisect_right(order, -cw, key=lambda i: -W[i])
     big = [i for i in order[:k] if H[i] >= ch] if k >= 2 else []
     if len(big) > 16:  # (not under Steinberg's condition: each has area ≥ uv/16, 2S ≤ uv)
@@ -221,10 +223,11 @@ def _p3_split(order, u, v, R, S):
     and then ``z_m ≤ ⌊3uv/8⌋``: the first ``m`` the loop over ``m = 1, 2, …`` would take.
     """
     (un, ud), (vn, vd), W = u, v, R.W  # ``order``: sorted by width, the caller sorted it
-    if len(order) < 2:
+    tw = un // (4 * ud)
+    if len(order) < 2 or W[order[-1]] > tw:  # no m < l with x_{m+1} ≤ u/4
         return None
     uvn, uvd = un * vn, ud * vd
-    m0 = bisect_right(order, -(un // (4 * ud)) - 1, key=lambda i: -W[i])
+    m0 = bisect_right(order, -tw - 1, key=lambda i: -W[i])
     z = list(accumulate(map(R.A.__getitem__, order)))  # z[m − 1] = z_m
     m = max(1, m0, bisect_left(z, S - uvn // (4 * uvd)) + 1)
     if m < len(order) and z[m - 1] <= 3 * uvn // (8 * uvd):
@@ -322,9 +325,11 @@ def _steinberg_pairs(W: list[int], H: list[int], u: Number, v: Number):
             raise PackingError(f"no Steinberg procedure applies to {len(idx)} rectangles")
         placed, sub = res
         for i, x, y in placed:
-            xs[i], ys[i] = _add(x0, x), _add(y0, y)
+            xs[i] = x0 if x is _ZERO else _add(x0, x)
+            ys[i] = y0 if y is _ZERO else _add(y0, y)
         for ids, sx, sy, su, sv in sub:
-            work.append((ids, _add(x0, sx), _add(y0, sy), su, sv, known))
+            sx = x0 if sx is _ZERO else _add(x0, sx)
+            work.append((ids, sx, y0 if sy is _ZERO else _add(y0, sy), su, sv, known))
     return xs, ys
 
 
