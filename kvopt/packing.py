@@ -47,8 +47,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import accumulate
+from itertools import accumulate, repeat
 from math import gcd, lcm
+from operator import add, mul
 
 Number = int | Fraction
 
@@ -385,7 +386,7 @@ def _scaled_numbers(values: Sequence[Number]) -> tuple[list[int], int]:
 def _interval_ranks(widths: Sequence[int], X: list[int], D: int) -> tuple[list[int], list[int]]:
     """The ends of the x-intervals ``[X, X + w·D)`` replaced by their ranks among all ends:
     the same comparisons between ends, on small integers."""
-    ends = [X[k] + widths[k] * D for k in range(len(X))]
+    ends = list(map(add, X, map(mul, widths, repeat(D))))
     rank = {v: i for i, v in enumerate(sorted(set(X) | set(ends)))}
     return [rank[v] for v in X], [rank[v] for v in ends]
 
@@ -496,9 +497,9 @@ def _steinberg_y(W: list[int], H: list[int], strip_width: int, L: int):
     lo_r, hi_r = _interval_ranks(W, X, D)
     new_y = _drop(H, order, lo_r, hi_r)
     # verify_packing on the integers: inside the box, then no two interiors meet
-    inside = all(x >= 0 for x in X) and all(y >= 0 for y in new_y)
-    inside = inside and all(x + w * D <= strip_width * D for x, w in zip(X, W))
-    inside = inside and all(y + h <= 2 * L for y, h in zip(new_y, H))
+    inside = min(X, default=0) >= 0 and min(new_y, default=0) >= 0
+    inside = inside and max(map(add, X, map(mul, W, repeat(D))), default=0) <= strip_width * D
+    inside = inside and max(map(add, new_y, H), default=0) <= 2 * L
     errs = _first_overlap(lo_r, hi_r, new_y, H) if inside else ["a rectangle leaves the box"]
     if errs:  # pragma: no cover - a bug, never a user error
         raise PackingError(f"steinberg produced an invalid packing: {errs[0]}")
