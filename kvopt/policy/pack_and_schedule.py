@@ -36,13 +36,12 @@ offline from the whole instance; the two agree.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Collection, Mapping, Sequence
 
 from ..engine.contract import ARRIVAL, Actions, ClairvoyantPolicy, ClairvoyantView, Event, View
 from ..errors import InputError
 from ..instance import Instance
-from ..packing import pack_nfdh, pack_steinberg
+from ..packing import pack_nfdh, steinberg_starts
 
 
 def _check_packer(packer: str) -> int:
@@ -50,6 +49,11 @@ def _check_packer(packer: str) -> int:
     if packer not in ("steinberg", "nfdh"):
         raise InputError(f"must be 'steinberg' or 'nfdh', got {packer!r}", source="--param packer")
     return 2 if packer == "steinberg" else 3
+
+
+def _level(o: int) -> int:
+    """The least ``r ≥ 0`` with ``2^r ≥ o``: the first stage a job of response ``o`` may join."""
+    return max(int(o) - 1, 0).bit_length()
 
 
 def stage_plan(
@@ -68,7 +72,9 @@ def stage_plan(
     """
     factor = _check_packer(packer)
     L = 1 << r
-    elig = sorted((j for j in candidates if o[j] <= L), key=lambda j: (ell[j] * o[j], j))
+    # by area, ties by job index: a stable sort by area of the jobs in index order
+    elig = sorted(j for j in candidates if o[j] <= L)
+    elig.sort(key=lambda j: ell[j] * o[j])
     chosen, area = [], 0
     for j in elig:
         if area + ell[j] * o[j] > memory * L:
@@ -79,9 +85,9 @@ def stage_plan(
         return []
     W = [ell[j] for j in chosen]
     H = [o[j] for j in chosen]
-    p = pack_steinberg(W, H, memory, L) if packer == "steinberg" else pack_nfdh(W, H, memory)
+    ys = steinberg_starts(W, H, memory, L) if packer == "steinberg" else pack_nfdh(W, H, memory).y
     out = []
-    for j, y in zip(chosen, p.y):
+    for j, y in zip(chosen, ys):
         assert 0 <= y and y + o[j] <= factor * L, "packing left its window"
         out.append((j, int(y)))
     return out
@@ -123,22 +129,31 @@ class PackAndSchedule(ClairvoyantPolicy):
         self.ell: dict[int, int] = {}
         self.arr: dict[int, int] = {}
         self.pending: set[int] = set()  # arrived, not yet in a fixed stage
-        # (o, job) of the pending jobs, those fixed since left in (skipped when met): the
-        # shortest pending response in O(log n), not a scan per call (issue 54)
-        self.by_response: list[tuple[int, int]] = []
+        # how many pending jobs have each ``_level(o)``: the first stage a pending job may
+        # join, without a heap of the pending jobs (issue 54; :meth:`_foresee`)
+        self.levels: list[int] = [0] * 64
         self.r, self.window = 0, 0  # the first stage not fixed yet and its window start
-        self.queue: list[tuple[int, int]] = []  # (start, job) of the fixed stages
+        # (start, job) of the fixed stages in increasing order, started up to ``qi``: the
+        # stages' windows are disjoint and in order, so a stage's sorted starts are appended
+        self.queue: list[tuple[int, int]] = []
+        self.qi = 0
         self.memo: dict[tuple[int, tuple[int, ...]], list[tuple[int, int]]] = {}
+        self.woken = -1  # the last wake-up asked for (the engine keeps it until it is due)
         for j in view.jobs:
             self._arrive(j, view)
 
     def _arrive(self, j: int, view: ClairvoyantView) -> None:
+        if j in self.o:  # a job visible at setup comes again as an arrival event at round 0
+            return
         o = view.responses[j]
         self.o[j] = o
         self.ell[j] = view.prompts[j] + o
         self.arr[j] = view.arrival(j)
         self.pending.add(j)
-        heapq.heappush(self.by_response, (o, j))
+        b = _level(o)
+        if b >= len(self.levels):
+            self.levels.extend([0] * (b + 1 - len(self.levels)))
+        self.levels[b] += 1
 
     def _plan(self, r: int, candidates: Collection[int]) -> list[tuple[int, int]]:
         key = (r, tuple(sorted(j for j in candidates if self.o[j] <= 1 << r)))
@@ -160,12 +175,11 @@ class PackAndSchedule(ClairvoyantPolicy):
         """
         if not self.pending:
             return None
-        h = self.by_response
-        while h[0][1] not in self.pending:
-            heapq.heappop(h)
-        shortest = h[0][0]
+        # the shortest pending response's level: the first r with 2^r ≥ it (``_level`` is
+        # monotone, so this is the level of the shortest; it was a heap of the pending jobs)
+        shortest = next(b for b, c in enumerate(self.levels) if c)
         r, window = self.r, self.window
-        while (1 << r) < shortest:
+        while r < shortest:
             window += self.factor << r
             r += 1
         return window
@@ -177,16 +191,29 @@ class PackAndSchedule(ClairvoyantPolicy):
         # fix every stage whose window has started: all its arrivals are known now
         while self.window <= now:
             arr, window = self.arr, self.window
-            for j, y in self._plan(self.r, [j for j in self.pending if arr[j] <= window]):
-                heapq.heappush(self.queue, (window + y, j))
+            plan = self._plan(self.r, [j for j in self.pending if arr[j] <= window])
+            new = sorted((window + y, j) for j, y in plan)
+            q = self.queue[self.qi :]
+            if q and new and q[-1] > new[0]:  # pragma: no cover - windows are in order
+                new = sorted(q + new)
+                q = []
+            self.queue, self.qi = q + new, 0
+            o, levels = self.o, self.levels
+            for j, _ in plan:
                 self.pending.discard(j)
+                levels[_level(o[j])] -= 1
             self.window += self.factor << self.r
             self.r += 1
-        q = self.queue
-        while q and q[0][0] <= now:
-            t, j = heapq.heappop(q)
+        q, qi = self.queue, self.qi
+        while qi < len(q) and q[qi][0] <= now:
+            t, j = q[qi]
+            qi += 1
             assert t == now, "planned start missed"
             act.start(j)
-        nxt = q[0][0] if q else self._foresee()
-        if nxt is not None:
+        self.qi = qi
+        nxt = q[qi][0] if qi < len(q) else self._foresee()
+        # a wake-up asked for again before it is due adds nothing: the engine still holds the
+        # first, and one or several at a round make the same single WAKE event (issue 54)
+        if nxt is not None and nxt != self.woken:
             act.wake(nxt)
+            self.woken = nxt
