@@ -95,6 +95,7 @@ from .contract import (
     View,
     contract_hint,
 )
+from .fastpath import compiled_result
 from .results import SimulationResult, Stats
 
 #: More consecutive *idle* calls (events at most a wake-up, no start, nothing running,
@@ -556,6 +557,12 @@ def run(
         name = getattr(policy, "name", type(policy).__name__)
     used = dict(getattr(policy, "params", {}) or {}) if params is None else dict(params)
     policy.instrument = bool(instrument)
+    fast = compiled_result(instance, policy, trace=trace, instrument=instrument,
+                           adversary=adversary, max_attempts=max_attempts, time_model=time_model,
+                           user=is_user_policy(policy), name=name, params=used,
+                           idle_calls=IDLE_CALLS)  # fmt: skip
+    if fast is not None:  # a built-in policy's compiled loop (kvopt.engine.fastpath)
+        return fast
     t0 = _time.perf_counter()
     eng = _Engine(instance, policy, trace, adversary, max_attempts, time_model)
     if adversary is not None:

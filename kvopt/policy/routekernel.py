@@ -1,0 +1,492 @@
+"""``route-online`` compiled (Numba, the ``fast`` extra): the engine, the slots and the sub-policies
+of a plain run as one loop (issue 54).
+
+:func:`run_kernel` computes what :func:`kvopt.engine.core.run` computes for a
+:class:`~kvopt.policy.route.RouteOnline` object with literal slots (``compact=False``): the
+same attempts (ended in the same order), the same engine statistics (events and event
+times) and the same unit-model clock sums, from flat arrays instead of the engine's view,
+:class:`~kvopt.policy.blackbox.SlotHost`, :class:`~kvopt.policy.rect.Rect` and
+:class:`~kvopt.policy.response.Response`.  The pure-Python classes stay **the reference**:
+every step below names the step of theirs it copies, ``tests/test_route_kernel.py`` compares
+both on random, generated and bundled instances, and any run the kernel is not sure to copy
+(a memory overflow, a stall, an idle run, a number past int64) stops it with a status other
+than :data:`OK`, after which the reference runs and raises or decides as it always did.
+
+Only :meth:`RouteOnline.compiled_run <kvopt.policy.route.RouteOnline.compiled_run>`
+imports this module, lazily: Numba is allowed here and under :mod:`kvopt.exact` only
+(``kvopt.layers.SOLVER_PACKAGES``).
+
+What the loop copies, per event time ``t`` (``kvopt.engine.core``): the attempts ending at
+``t`` in the engine heap's order (completions by job, then expiries by job), the arrivals
+at ``t`` by job, one wake; the meta-policy's bookkeeping (``Route.on_real_event``); the
+slot host's delivery of the completions and expiries to the slot's sub-policy (Rect walks
+them one at a time, Response ends them in its SPS run and advances); a new slot when
+``t`` reaches the slot's end (``SlotMeta._next_slot``: its pool is the unfinished members
+of the part, by job index; the sub-policy starts afresh at once).  Every start is clipped
+to the slot's end (``SlotHost._start``).  Wake-ups the host asks for reach the engine only
+inside the slot, as in ``SlotHost._outer_wake``; the host's own overflow wake-ups are never
+needed in a run without an overflow, and a run with one stops the kernel.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+try:  # the optional ``fast`` extra
+    import numba as _numba
+except ImportError:  # pragma: no cover - exercised where numba is not installed
+    _numba = None
+
+#: the kernel's statuses: OK, or why it stopped and left the run to the reference
+OK, OVERFLOW, STALL, IDLE, RANGE = 0, 1, 2, 3, 4
+#: the branches (``kvopt.policy.route``)
+_P, _R, _L = 0, 1, 2
+#: slots of the scalar state array ``S``
+_C, _K, _USED, _NATT, _STATUS = 0, 1, 2, 3, 4
+#: the sub-policy of the current slot
+_NONE, _RECT, _RECT_CAPPED, _RESPONSE = 0, 1, 2, 3
+#: a limit on every product the kernel forms (budgets, times); past it: RANGE
+_BIG = 1 << 62
+
+
+def _peak_one(p, tau, d):
+    """:func:`kvopt.policy.sps.peak_one`."""
+    best = 0
+    for k in range(2):
+        x = (tau - 1) % d if k == 0 else d - 1
+        if x >= tau:
+            continue
+        m = (tau - x + d - 1) // d
+        v = m * (p + x + 1) + d * m * (m - 1) // 2
+        if v > best:
+            best = v
+    return best
+
+
+def _sps_plan(p, tau, k, memory, stagger):
+    """:func:`kvopt.policy.sps.sps_plan` as ``(g, d)``; ``g = 0`` for ``None``."""
+    if k <= 0:
+        return 0, 0
+    if k * (p + tau) <= memory:
+        return k, tau
+    if p + tau > memory:
+        return 0, 0
+    if not stagger:
+        return min(k, memory // (p + tau)), tau
+    best_g, best_d = 0, 1
+    for d in range(1, tau + 1):
+        g = memory // _peak_one(p, tau, d)
+        if g > k:
+            g = k
+        if g and g * best_d > best_g * d:
+            best_g, best_d = g, d
+    return best_g, best_d
+
+
+def _grow(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+def _start(j, cap, t, end, S, ah, prompts, responses, rstart):
+    """``SlotHost._start`` (the cap clipped to the slot's end) then the engine's ``_apply``."""
+    left = end - t
+    c = left if cap > left else cap
+    o = responses[j]
+    if o <= c:
+        heapq.heappush(ah, (t + o, 0, j))
+    else:
+        heapq.heappush(ah, (t + c, 1, j))
+    rstart[j] = t
+    S[_C] += prompts[j] + 1 - t
+    S[_K] += 1
+
+
+def _rect_scan(t, end, capped, M, S, rheap, w, rlv, alv, pows, ah, prompts, responses, rstart):
+    """``Rect._scan``: start the smallest budgets while they fit, stop at the first that does not."""
+    while len(rheap) > 0:
+        j = rheap[0][1]
+        wj = w[j]
+        if S[_USED] + wj > M:
+            break
+        heapq.heappop(rheap)
+        S[_USED] += wj
+        lv = rlv[j]
+        alv[j] = lv
+        cap = pows[lv]
+        if capped and cap > prompts[j]:
+            cap = prompts[j]
+        _start(j, cap, t, end, S, ah, prompts, responses, rstart)
+
+
+def _wake(due, t, end, wh, vh, woken):
+    """``SlotHost._wake``: the host's wake-up, and the engine's one inside the slot."""
+    heapq.heappush(vh, due)
+    if due < end and due > t and due != woken[0]:
+        woken[0] = due
+        heapq.heappush(wh, due)
+
+
+def _response_call(t, end, M, stagger, S, R, pool, npool, order, inrun, done, pows, maxphase,
+                   wh, vh, woken, ah, prompts, responses, rstart):  # fmt: skip
+    """``PhasedSPS.on_events`` after the ends were recorded (``SPSRun.ended``), with
+    ``SPSRun.advance`` and ``Response.next_phase``.  ``R``: phase, has_run, sequential,
+    g, d, t0, cap, next_idx, live, run_len, pool_done."""
+    while True:
+        if R[1]:  # run.advance(now)
+            if R[2]:
+                if R[8] == 0 and R[7] < R[9]:
+                    j = order[R[7]]
+                    R[7] += 1
+                    inrun[j] = True
+                    R[8] += 1
+                    _start(j, R[6], t, end, S, ah, prompts, responses, rstart)
+            else:
+                g, d = R[3], R[4]
+                while R[7] < R[9]:
+                    due = R[5] + (R[7] // g) * d
+                    if due > t:
+                        _wake(due, t, end, wh, vh, woken)
+                        break
+                    hi = min(R[9], R[7] + g)
+                    for i in range(R[7], hi):
+                        j = order[i]
+                        inrun[j] = True
+                        R[8] += 1
+                        _start(j, R[6], t, end, S, ah, prompts, responses, rstart)
+                    R[7] = hi
+            if not (R[7] >= R[9] and R[8] == 0):
+                return
+        if R[10] == npool:
+            R[1] = 0
+            return
+        R[1] = 0
+        while R[1] == 0:
+            R[0] += 1
+            if R[0] > maxphase:
+                S[_STATUS] = RANGE
+                return
+            tau = pows[R[0]]
+            k = 0
+            for i in range(npool):
+                j = pool[i]
+                if not done[j] and prompts[j] <= tau:
+                    order[k] = j
+                    k += 1
+            if k == 0:
+                continue
+            if 2 * tau > M:
+                R[2], R[3], R[4] = 1, 0, 0
+            else:
+                g, d = _sps_plan(tau, tau, k, M, stagger)
+                if g == 0:  # never for Response (2 tau <= M); the reference words the error
+                    S[_STATUS] = RANGE
+                    return
+                R[2], R[3], R[4] = 0, g, d
+            R[5], R[6], R[7], R[8], R[9] = t, tau, 0, 0, k
+            R[1] = 1
+
+
+def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_calls, cap0):
+    """The run; see the module docstring.  Returns ``(status, job, start, rounds, completed,
+    n_events, n_times, busy_seconds, memory_seconds, last round)``."""
+    S = np.zeros(5, np.int64)
+    # base^k below _BIG: Rect's caps and budgets, Response's phases, slot lengths
+    npow = 1
+    while npow < 63 and (base ** (npow - 1)) < _BIG // base:
+        npow += 1
+    pows = np.empty(npow, np.int64)
+    pows[0] = 1
+    for i in range(1, npow):
+        pows[i] = pows[i - 1] * base
+    maxphase = npow - 1
+    w = np.empty(n, np.int64)
+    for j in range(n):
+        w[j] = M if large[j] else 2 * prompts[j]
+    done = np.zeros(n, np.bool_)
+    entered = np.zeros(n, np.bool_)
+    certified = np.zeros(n, np.bool_)
+    inrun = np.zeros(n, np.bool_)
+    rstart = np.zeros(n, np.int64)
+    rlv = np.zeros(n, np.int64)
+    alv = np.zeros(n, np.int64)
+    pool = np.empty(n, np.int64)
+    order = np.empty(n, np.int64)
+    cj = np.empty(n, np.int64)
+    ej = np.empty(n, np.int64)
+    einfo = np.empty(n, np.int64)
+    a_job = np.empty(cap0, np.int64)
+    a_start = np.empty(cap0, np.int64)
+    a_rounds = np.empty(cap0, np.int64)
+    a_comp = np.empty(cap0, np.bool_)
+    ah = [(0, 0, 0)]  # the engine's heap of attempt ends: (round, kind, job)
+    ah.pop()
+    wh = [0]  # the engine's wake-ups
+    wh.pop()
+    vh = [0]  # the slot host's wake-ups (Response's), slot rounds as rounds
+    vh.pop()
+    rheap = [(0, 0)]  # Rect's pending attempts: (budget, job)
+    rheap.pop()
+    woken = np.zeros(1, np.int64)
+    R = np.zeros(11, np.int64)
+    n_live = np.zeros(3, np.int64)
+    stage, part, slot_end, host = 0, -1, 0, _NONE
+    npool = 0
+    ndone = 0
+    ai, na = 0, arr_a.shape[0]
+    n_events, n_times, idle = 0, 0, 0
+    busy, memsec = 0.0, 0.0
+    t = 0
+    first = True
+    while True:
+        # --- the engine: ends at t (completions by job, then expiries by job) ---------
+        nc, ne = 0, 0
+        while len(ah) > 0 and ah[0][0] == t:
+            _, kind, j = heapq.heappop(ah)
+            st = rstart[j]
+            S[_C] -= prompts[j] + 1 - st
+            S[_K] -= 1
+            na_ = S[_NATT]
+            if na_ >= a_job.shape[0]:
+                a_job = _grow(a_job, na_ + 1)
+                a_start = _grow(a_start, na_ + 1)
+                a_rounds = _grow(a_rounds, na_ + 1)
+                a_comp = _grow(a_comp, na_ + 1)
+            a_job[na_] = j
+            a_start[na_] = st
+            if kind == 0:
+                done[j] = True
+                ndone += 1
+                a_rounds[na_] = responses[j]
+                a_comp[na_] = True
+                cj[nc] = j
+                nc += 1
+            else:
+                a_rounds[na_] = t - st
+                a_comp[na_] = False
+                ej[ne] = j
+                einfo[ne] = t - st
+                ne += 1
+            S[_NATT] = na_ + 1
+        a0 = ai
+        while ai < na and arr_a[ai] == t:
+            ai += 1
+        has_wake = False
+        while len(wh) > 0 and wh[0] == t:
+            heapq.heappop(wh)
+            has_wake = True
+        nev = nc + ne + (ai - a0) + (1 if has_wake else 0)
+        if S[_K] and S[_C] + S[_K] * t > M:
+            S[_STATUS] = OVERFLOW
+            break
+        called = first or nev > 0
+        started = S[_NATT] + S[_K]  # attempts ended or running: grows iff something starts
+        if called:
+            first = False
+            # --- Route.on_real_event -------------------------------------------
+            for i in range(nc):
+                j = cj[i]
+                b = _L if large[j] else (_R if certified[j] else _P)
+                n_live[b] -= 1
+            for i in range(ne):
+                j = ej[i]
+                if not large[j] and not certified[j] and einfo[i] >= prompts[j]:
+                    certified[j] = True
+                    n_live[_P] -= 1
+                    n_live[_R] += 1
+            for i in range(a0, ai):
+                j = arr_j[i]
+                if not entered[j]:
+                    entered[j] = True
+                    n_live[_L if large[j] else _P] += 1
+            # --- SlotMeta._meta_events: deliver inside the slot -------------------
+            if t < slot_end:
+                if host == _RECT or host == _RECT_CAPPED:
+                    capped = host == _RECT_CAPPED
+                    for i in range(nc):
+                        S[_USED] -= w[cj[i]]
+                        _rect_scan(t, slot_end, capped, M, S, rheap, w, rlv, alv, pows, ah,
+                                   prompts, responses, rstart)  # fmt: skip
+                    for i in range(ne):
+                        j = ej[i]
+                        S[_USED] -= w[j]
+                        if not (capped and einfo[i] >= prompts[j]):
+                            lv = alv[j] + 1
+                            if lv >= npow or w[j] > _BIG // pows[lv]:
+                                S[_STATUS] = RANGE
+                                break
+                            rlv[j] = lv
+                            heapq.heappush(rheap, (w[j] * pows[lv], j))
+                        _rect_scan(t, slot_end, capped, M, S, rheap, w, rlv, alv, pows, ah,
+                                   prompts, responses, rstart)  # fmt: skip
+                elif host == _RESPONSE:
+                    wake = False
+                    while len(vh) > 0 and vh[0] <= t:
+                        heapq.heappop(vh)
+                        wake = True
+                    if nc + ne > 0 or wake:
+                        for i in range(nc):
+                            j = cj[i]
+                            R[10] += 1
+                            if inrun[j]:
+                                inrun[j] = False
+                                R[8] -= 1
+                        for i in range(ne):
+                            j = ej[i]
+                            if inrun[j]:
+                                inrun[j] = False
+                                R[8] -= 1
+                        _response_call(t, slot_end, M, stagger, S, R, pool, npool, order, inrun,
+                                       done, pows, maxphase, wh, vh, woken, ah, prompts,
+                                       responses, rstart)  # fmt: skip
+                if host != _NONE and n_live[part] == 0:
+                    host = _NONE
+            else:  # --- SlotMeta._next_slot (literal slots) ------------------------
+                part += 1
+                if part >= 3:
+                    part = 0
+                    stage += 1
+                if stage >= npow or pows[stage] > _BIG - t:
+                    S[_STATUS] = RANGE
+                else:
+                    slot_end = t + pows[stage]
+                    heapq.heappush(wh, slot_end)
+                    host = _NONE
+                    if n_live[part] > 0:
+                        npool = 0
+                        for j in range(n):
+                            if entered[j] and not done[j]:
+                                b = _L if large[j] else (_R if certified[j] else _P)
+                                if b == part:
+                                    pool[npool] = j
+                                    npool += 1
+                        if part == _R:
+                            host = _RESPONSE
+                            R[:] = 0
+                            R[0] = -1
+                            for i in range(npool):
+                                inrun[pool[i]] = False
+                            vh.clear()
+                            woken[0] = -1
+                            _response_call(t, slot_end, M, stagger, S, R, pool, npool, order,
+                                           inrun, done, pows, maxphase, wh, vh, woken, ah,
+                                           prompts, responses, rstart)  # fmt: skip
+                        else:
+                            host = _RECT_CAPPED if part == _P else _RECT
+                            rheap.clear()
+                            for i in range(npool):
+                                j = pool[i]
+                                rlv[j] = 0
+                                rheap.append((w[j], j))
+                            heapq.heapify(rheap)
+                            S[_USED] = 0
+                            _rect_scan(t, slot_end, part == _P, M, S, rheap, w, rlv, alv, pows,
+                                       ah, prompts, responses, rstart)  # fmt: skip
+            if S[_STATUS] != OK:
+                break
+            n_times += 1
+        n_events += nev
+        C, K = S[_C], S[_K]
+        if K and C + K * t > M:
+            S[_STATUS] = OVERFLOW
+            break
+        if ndone == n:
+            break
+        if called:
+            if S[_NATT] + K > started or K or ai < na or nc + ne + (ai - a0) > 0:
+                idle = 0
+            else:
+                idle += 1
+                if idle > idle_calls:
+                    S[_STATUS] = IDLE
+                    break
+        nxt = -1
+        if len(ah) > 0:
+            nxt = ah[0][0]
+        if len(wh) > 0 and (nxt < 0 or wh[0] < nxt):
+            nxt = wh[0]
+        if ai < na and (nxt < 0 or arr_a[ai] < nxt):
+            nxt = arr_a[ai]
+        if nxt < 0:
+            S[_STATUS] = STALL
+            break
+        if K:  # the engine's overflow wake-up: a running set that overflows before any end
+            if (M - C) // K + 1 < ah[0][0]:
+                S[_STATUS] = OVERFLOW
+                break
+        # Clock.advance under ``unit``, term for term
+        r = nxt - t
+        if K:
+            k0 = C + K * t
+            busy += float(r)
+            memsec += r * k0 * 1.0 + K * 1.0 * (r * (r - 1) / 2)
+        t = nxt
+    m = S[_NATT]
+    return (
+        S[_STATUS],
+        a_job[:m],
+        a_start[:m],
+        a_rounds[:m],
+        a_comp[:m],
+        n_events,
+        n_times,
+        busy,
+        memsec,
+        t,
+    )
+
+
+if _numba is not None:
+    _jit = _numba.njit(cache=True)
+    _peak_one = _jit(_peak_one)
+    _sps_plan = _jit(_sps_plan)
+    _grow = _jit(_grow)
+    _start = _jit(_start)
+    _rect_scan = _jit(_rect_scan)
+    _wake = _jit(_wake)
+    _response_call = _jit(_response_call)
+    _kernel = _jit(_kernel)
+
+
+def available() -> bool:
+    """Is Numba installed (``pip install kvopt[fast]``)?"""
+    return _numba is not None
+
+
+def run_kernel(n, memory, prompts, responses, large, arrivals, base, stagger, idle_calls):
+    """Run the loop on int64 arrays (its Python source with ``NUMBA_DISABLE_JIT=1``)."""
+    order = np.argsort(arrivals, kind="stable")
+    arr_a = np.ascontiguousarray(arrivals[order], np.int64)
+    arr_j = np.ascontiguousarray(order, np.int64)
+    return _kernel(
+        int(n), int(memory), np.ascontiguousarray(prompts, np.int64),
+        np.ascontiguousarray(responses, np.int64), np.ascontiguousarray(large, np.bool_),
+        arr_a, arr_j, int(base), bool(stagger), int(idle_calls), int(40 * n + 1024),
+    )  # fmt: skip
+
+
+def run_compiled(n, memory, prompts, responses, large, arrivals, base, stagger, idle_calls):
+    """What :meth:`RouteOnline.compiled_run <kvopt.policy.route.RouteOnline.compiled_run>`
+    returns (:mod:`kvopt.engine.fastpath`): the attempts in the schedule's order (start,
+    then job) and the run's counts; ``None`` unless the kernel ran to the end (:data:`OK`)."""
+    out = run_kernel(n, memory, prompts, responses, large, arrivals, base, stagger, idle_calls)
+    status, job, start, rounds, completed, n_events, n_times, busy, memsec, last = out
+    if status != OK:
+        return None
+    if len(start) and int(start.max()) < (1 << 62) // max(n, 1):
+        perm = np.argsort(start * n + job)  # the keys are distinct: one attempt per (start, job)
+    else:  # pragma: no cover - starts past 2^62 / n
+        perm = np.lexsort((job, start))
+    return {
+        "job": job[perm], "start": start[perm], "rounds": rounds[perm],
+        "completed": completed[perm], "n_events": int(n_events), "n_times": int(n_times),
+        "busy_seconds": float(busy), "memory_seconds": float(memsec), "now": int(last),
+    }  # fmt: skip
+
+
+__all__ = ["IDLE", "OK", "OVERFLOW", "RANGE", "STALL", "available", "run_compiled", "run_kernel"]
