@@ -93,7 +93,7 @@ def _grow(a, need):
     return b
 
 
-def _start(j, cap, t, end, S, ah, prompts, responses, rstart):
+def _start(j, cap, t, end, S, ah, ch, prompts, responses, rstart):
     """``SlotHost._start`` (the cap clipped to the slot's end) then the engine's ``_apply``."""
     left = end - t
     c = left if cap > left else cap
@@ -102,12 +102,14 @@ def _start(j, cap, t, end, S, ah, prompts, responses, rstart):
         heapq.heappush(ah, (t + o, 0, j))
     else:
         heapq.heappush(ah, (t + c, 1, j))
-    rstart[j] = t
+    rstart[0, j] = t
+    rstart[1, j] = t + c  # where the host expects it to end (it knows no response length)
+    heapq.heappush(ch, (t + c, j))
     S[_C] += prompts[j] + 1 - t
     S[_K] += 1
 
 
-def _rect_scan(t, end, capped, M, S, rheap, w, rlv, alv, pows, ah, prompts, responses, rstart):
+def _rect_scan(t, end, capped, M, S, rheap, w, rlv, alv, pows, ah, ch, prompts, responses, rstart):
     """``Rect._scan``: start the smallest budgets while they fit, stop at the first that does not."""
     while len(rheap) > 0:
         j = rheap[0][1]
@@ -121,7 +123,7 @@ def _rect_scan(t, end, capped, M, S, rheap, w, rlv, alv, pows, ah, prompts, resp
         cap = pows[lv]
         if capped and cap > prompts[j]:
             cap = prompts[j]
-        _start(j, cap, t, end, S, ah, prompts, responses, rstart)
+        _start(j, cap, t, end, S, ah, ch, prompts, responses, rstart)
 
 
 def _wake(due, t, end, wh, vh, woken):
@@ -132,8 +134,25 @@ def _wake(due, t, end, wh, vh, woken):
         heapq.heappush(wh, due)
 
 
+def _overflow_wake(t, end, M, S, ch, rstart, wh, woken):
+    """The end of ``SlotHost._call``: if the running set would overflow before the first
+    round at which the host expects one of its attempts to end (their caps, clipped to the
+    slot), the host asks to be woken then (an engine wake-up, inside the slot).  Without an
+    overflow the wake-up finds nothing to do, but it is an event of the run all the same."""
+    K = S[_K]
+    if K == 0:
+        return
+    while len(ch) > 0 and (ch[0][0] <= t or rstart[1, ch[0][1]] != ch[0][0]):
+        heapq.heappop(ch)
+    t_over = (M - S[_C]) // K + 1
+    if len(ch) == 0 or t_over < ch[0][0]:
+        if t_over < end and t_over > t and t_over != woken[0]:
+            woken[0] = t_over
+            heapq.heappush(wh, t_over)
+
+
 def _response_call(t, end, M, stagger, S, R, pool, npool, order, inrun, done, pows, maxphase,
-                   wh, vh, woken, ah, prompts, responses, rstart):  # fmt: skip
+                   wh, vh, woken, ah, ch, prompts, responses, rstart):  # fmt: skip
     """``PhasedSPS.on_events`` after the ends were recorded (``SPSRun.ended``), with
     ``SPSRun.advance`` and ``Response.next_phase``.  ``R``: phase, has_run, sequential,
     g, d, t0, cap, next_idx, live, run_len, pool_done."""
@@ -145,7 +164,7 @@ def _response_call(t, end, M, stagger, S, R, pool, npool, order, inrun, done, po
                     R[7] += 1
                     inrun[j] = True
                     R[8] += 1
-                    _start(j, R[6], t, end, S, ah, prompts, responses, rstart)
+                    _start(j, R[6], t, end, S, ah, ch, prompts, responses, rstart)
             else:
                 g, d = R[3], R[4]
                 while R[7] < R[9]:
@@ -158,7 +177,7 @@ def _response_call(t, end, M, stagger, S, R, pool, npool, order, inrun, done, po
                         j = order[i]
                         inrun[j] = True
                         R[8] += 1
-                        _start(j, R[6], t, end, S, ah, prompts, responses, rstart)
+                        _start(j, R[6], t, end, S, ah, ch, prompts, responses, rstart)
                     R[7] = hi
             if not (R[7] >= R[9] and R[8] == 0):
                 return
@@ -212,7 +231,7 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
     entered = np.zeros(n, np.bool_)
     certified = np.zeros(n, np.bool_)
     inrun = np.zeros(n, np.bool_)
-    rstart = np.zeros(n, np.int64)
+    rstart = np.zeros((2, n), np.int64)  # start, and end as the host expects it
     rlv = np.zeros(n, np.int64)
     alv = np.zeros(n, np.int64)
     pool = np.empty(n, np.int64)
@@ -226,6 +245,8 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
     a_comp = np.empty(cap0, np.bool_)
     ah = [(0, 0, 0)]  # the engine's heap of attempt ends: (round, kind, job)
     ah.pop()
+    ch = [(0, 0)]  # the host's expected ends (SlotHost.ends): (round, job)
+    ch.pop()
     wh = [0]  # the engine's wake-ups
     wh.pop()
     vh = [0]  # the slot host's wake-ups (Response's), slot rounds as rounds
@@ -248,7 +269,8 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
         nc, ne = 0, 0
         while len(ah) > 0 and ah[0][0] == t:
             _, kind, j = heapq.heappop(ah)
-            st = rstart[j]
+            st = rstart[0, j]
+            rstart[1, j] = -1
             S[_C] -= prompts[j] + 1 - st
             S[_K] -= 1
             na_ = S[_NATT]
@@ -310,7 +332,7 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
                     capped = host == _RECT_CAPPED
                     for i in range(nc):
                         S[_USED] -= w[cj[i]]
-                        _rect_scan(t, slot_end, capped, M, S, rheap, w, rlv, alv, pows, ah,
+                        _rect_scan(t, slot_end, capped, M, S, rheap, w, rlv, alv, pows, ah, ch,
                                    prompts, responses, rstart)  # fmt: skip
                     for i in range(ne):
                         j = ej[i]
@@ -322,8 +344,10 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
                                 break
                             rlv[j] = lv
                             heapq.heappush(rheap, (w[j] * pows[lv], j))
-                        _rect_scan(t, slot_end, capped, M, S, rheap, w, rlv, alv, pows, ah,
+                        _rect_scan(t, slot_end, capped, M, S, rheap, w, rlv, alv, pows, ah, ch,
                                    prompts, responses, rstart)  # fmt: skip
+                    if nc + ne > 0:
+                        _overflow_wake(t, slot_end, M, S, ch, rstart, wh, woken)
                 elif host == _RESPONSE:
                     wake = False
                     while len(vh) > 0 and vh[0] <= t:
@@ -342,8 +366,9 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
                                 inrun[j] = False
                                 R[8] -= 1
                         _response_call(t, slot_end, M, stagger, S, R, pool, npool, order, inrun,
-                                       done, pows, maxphase, wh, vh, woken, ah, prompts,
+                                       done, pows, maxphase, wh, vh, woken, ah, ch, prompts,
                                        responses, rstart)  # fmt: skip
+                        _overflow_wake(t, slot_end, M, S, ch, rstart, wh, woken)
                 if host != _NONE and n_live[part] == 0:
                     host = _NONE
             else:  # --- SlotMeta._next_slot (literal slots) ------------------------
@@ -358,6 +383,8 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
                     heapq.heappush(wh, slot_end)
                     host = _NONE
                     if n_live[part] > 0:
+                        woken[0] = -1
+                        ch.clear()
                         npool = 0
                         for j in range(n):
                             if entered[j] and not done[j]:
@@ -372,9 +399,8 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
                             for i in range(npool):
                                 inrun[pool[i]] = False
                             vh.clear()
-                            woken[0] = -1
                             _response_call(t, slot_end, M, stagger, S, R, pool, npool, order,
-                                           inrun, done, pows, maxphase, wh, vh, woken, ah,
+                                           inrun, done, pows, maxphase, wh, vh, woken, ah, ch,
                                            prompts, responses, rstart)  # fmt: skip
                         else:
                             host = _RECT_CAPPED if part == _P else _RECT
@@ -386,7 +412,8 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
                             heapq.heapify(rheap)
                             S[_USED] = 0
                             _rect_scan(t, slot_end, part == _P, M, S, rheap, w, rlv, alv, pows,
-                                       ah, prompts, responses, rstart)  # fmt: skip
+                                       ah, ch, prompts, responses, rstart)  # fmt: skip
+                        _overflow_wake(t, slot_end, M, S, ch, rstart, wh, woken)
             if S[_STATUS] != OK:
                 break
             n_times += 1
@@ -449,6 +476,7 @@ if _numba is not None:
     _start = _jit(_start)
     _rect_scan = _jit(_rect_scan)
     _wake = _jit(_wake)
+    _overflow_wake = _jit(_overflow_wake)
     _response_call = _jit(_response_call)
     _kernel = _jit(_kernel)
 
