@@ -44,11 +44,13 @@ OK, OVERFLOW, STALL, IDLE, RANGE = 0, 1, 2, 3, 4
 #: the branches (``kvopt.policy.route``)
 _P, _R, _L = 0, 1, 2
 #: slots of the scalar state array ``S``
-_C, _K, _USED, _NATT, _STATUS = 0, 1, 2, 3, 4
+_C, _K, _USED, _NATT, _STATUS, _NS, _HN = 0, 1, 2, 3, 4, 5, 6
 #: the sub-policy of the current slot
 _NONE, _RECT, _RECT_CAPPED, _RESPONSE = 0, 1, 2, 3
 #: a limit on every product the kernel forms (budgets, times); past it: RANGE
 _BIG = 1 << 62
+#: sentinels at the bottom of each list heap
+_PAD = 16
 
 
 def _peak_one(p, tau, d):
@@ -93,7 +95,7 @@ def _grow(a, need):
     return b
 
 
-def _start(j, cap, t, end, S, ah, ch, prompts, responses, rstart):
+def _start(j, cap, t, end, S, ah, ch, prompts, responses, rstart, sbuf):
     """``SlotHost._start`` (the cap clipped to the slot's end) then the engine's ``_apply``."""
     left = end - t
     c = left if cap > left else cap
@@ -105,25 +107,76 @@ def _start(j, cap, t, end, S, ah, ch, prompts, responses, rstart):
     rstart[0, j] = t
     rstart[1, j] = t + c  # where the host expects it to end (it knows no response length)
     heapq.heappush(ch, (t + c, j))
+    sbuf[S[_NS]] = j  # the starts of this call, written out after it by job
+    S[_NS] += 1
     S[_C] += prompts[j] + 1 - t
     S[_K] += 1
 
 
-def _rect_scan(t, end, capped, M, S, rheap, w, rlv, alv, pows, ah, ch, prompts, responses, rstart):
+def _hpush(hk, hj, S, k, j):
+    """Push ``(k, j)`` on the 4-ary heap ``hk, hj`` of ``S[_HN]`` entries."""
+    i = S[_HN]
+    S[_HN] = i + 1
+    while i > 0:
+        p = (i - 1) >> 2
+        pk = hk[p]
+        pj = hj[p]
+        if k < pk or (k == pk and j < pj):
+            hk[i] = pk
+            hj[i] = pj
+            i = p
+        else:
+            break
+    hk[i] = k
+    hj[i] = j
+
+
+def _hpop(hk, hj, S):
+    """Remove the smallest ``(k, j)`` of the 4-ary heap (the keys are distinct: one entry a job)."""
+    m = S[_HN] - 1
+    S[_HN] = m
+    if m == 0:
+        return
+    k = hk[m]
+    j = hj[m]
+    i = 0
+    while True:
+        c = 4 * i + 1
+        if c >= m:
+            break
+        b, bk, bj = c, hk[c], hj[c]
+        e = min(c + 4, m)
+        for q in range(c + 1, e):
+            qk = hk[q]
+            if qk < bk or (qk == bk and hj[q] < bj):
+                b, bk, bj = q, qk, hj[q]
+        if bk < k or (bk == k and bj < j):
+            hk[i] = bk
+            hj[i] = bj
+            i = b
+        else:
+            break
+    hk[i] = k
+    hj[i] = j
+
+
+def _rect_scan(
+    t, end, capped, M, S, hk, hj, w, rlv, alv, pows, ah, ch, prompts, responses, rstart, sbuf
+):
     """``Rect._scan``: start the smallest budgets while they fit, stop at the first that does not."""
-    while len(rheap) > 0:
-        j = rheap[0][1]
+    while S[_HN] > 0:
+        j = hj[0]
         wj = w[j]
         if S[_USED] + wj > M:
             break
-        heapq.heappop(rheap)
+        _hpop(hk, hj, S)
         S[_USED] += wj
         lv = rlv[j]
         alv[j] = lv
         cap = pows[lv]
         if capped and cap > prompts[j]:
             cap = prompts[j]
-        _start(j, cap, t, end, S, ah, ch, prompts, responses, rstart)
+        _start(j, cap, t, end, S, ah, ch, prompts, responses, rstart, sbuf)
 
 
 def _wake(due, t, end, wh, vh, woken):
@@ -142,17 +195,17 @@ def _overflow_wake(t, end, M, S, ch, rstart, wh, woken):
     K = S[_K]
     if K == 0:
         return
-    while len(ch) > 0 and (ch[0][0] <= t or rstart[1, ch[0][1]] != ch[0][0]):
+    while ch[0][0] < _BIG and (ch[0][0] <= t or rstart[1, ch[0][1]] != ch[0][0]):
         heapq.heappop(ch)
     t_over = (M - S[_C]) // K + 1
-    if len(ch) == 0 or t_over < ch[0][0]:
+    if t_over < ch[0][0]:  # (no expected end: the sentinel _BIG)
         if t_over < end and t_over > t and t_over != woken[0]:
             woken[0] = t_over
             heapq.heappush(wh, t_over)
 
 
 def _response_call(t, end, M, stagger, S, R, pool, npool, order, inrun, done, pows, maxphase,
-                   wh, vh, woken, ah, ch, prompts, responses, rstart):  # fmt: skip
+                   wh, vh, woken, ah, ch, prompts, responses, rstart, sbuf):  # fmt: skip
     """``PhasedSPS.on_events`` after the ends were recorded (``SPSRun.ended``), with
     ``SPSRun.advance`` and ``Response.next_phase``.  ``R``: phase, has_run, sequential,
     g, d, t0, cap, next_idx, live, run_len, pool_done."""
@@ -164,7 +217,7 @@ def _response_call(t, end, M, stagger, S, R, pool, npool, order, inrun, done, po
                     R[7] += 1
                     inrun[j] = True
                     R[8] += 1
-                    _start(j, R[6], t, end, S, ah, ch, prompts, responses, rstart)
+                    _start(j, R[6], t, end, S, ah, ch, prompts, responses, rstart, sbuf)
             else:
                 g, d = R[3], R[4]
                 while R[7] < R[9]:
@@ -177,7 +230,7 @@ def _response_call(t, end, M, stagger, S, R, pool, npool, order, inrun, done, po
                         j = order[i]
                         inrun[j] = True
                         R[8] += 1
-                        _start(j, R[6], t, end, S, ah, ch, prompts, responses, rstart)
+                        _start(j, R[6], t, end, S, ah, ch, prompts, responses, rstart, sbuf)
                     R[7] = hi
             if not (R[7] >= R[9] and R[8] == 0):
                 return
@@ -211,10 +264,11 @@ def _response_call(t, end, M, stagger, S, R, pool, npool, order, inrun, done, po
             R[1] = 1
 
 
-def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_calls, cap0):
+def _kernel(n, M, prompts, responses, large, worder, arr_a, arr_j, base, stagger, idle_calls, cap0):
     """The run; see the module docstring.  Returns ``(status, job, start, rounds, completed,
     n_events, n_times, busy_seconds, memory_seconds, last round)``."""
-    S = np.zeros(5, np.int64)
+    S = np.zeros(7, np.int64)
+    sbuf = np.empty(n, np.int64)
     # base^k below _BIG: Rect's caps and budgets, Response's phases, slot lengths
     npow = 1
     while npow < 63 and (base ** (npow - 1)) < _BIG // base:
@@ -243,16 +297,15 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
     a_start = np.empty(cap0, np.int64)
     a_rounds = np.empty(cap0, np.int64)
     a_comp = np.empty(cap0, np.bool_)
-    ah = [(0, 0, 0)]  # the engine's heap of attempt ends: (round, kind, job)
-    ah.pop()
-    ch = [(0, 0)]  # the host's expected ends (SlotHost.ends): (round, job)
-    ch.pop()
-    wh = [0]  # the engine's wake-ups
-    wh.pop()
-    vh = [0]  # the slot host's wake-ups (Response's), slot rounds as rounds
-    vh.pop()
-    rheap = [(0, 0)]  # Rect's pending attempts: (budget, job)
-    rheap.pop()
+    # heaps as lists, each with _PAD sentinels (_BIG, never reached) at the bottom: a Numba
+    # list reallocates whenever it shrinks below a quarter of its room, so a heap of one
+    # or two entries would reallocate at every push and pop
+    ah = [(_BIG, 0, 0)] * _PAD  # the engine's heap of attempt ends: (round, kind, job)
+    ch = [(_BIG, 0)] * _PAD  # the host's expected ends (SlotHost.ends): (round, job)
+    wh = [_BIG] * _PAD  # the engine's wake-ups
+    vh = [_BIG] * _PAD  # the slot host's wake-ups (Response's), slot rounds as rounds
+    hk = np.empty(n, np.int64)  # Rect's pending attempts, a 4-ary heap of (budget, job)
+    hj = np.empty(n, np.int64)
     woken = np.zeros(1, np.int64)
     R = np.zeros(11, np.int64)
     n_live = np.zeros(3, np.int64)
@@ -267,39 +320,26 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
     while True:
         # --- the engine: ends at t (completions by job, then expiries by job) ---------
         nc, ne = 0, 0
-        while len(ah) > 0 and ah[0][0] == t:
+        while ah[0][0] == t:
             _, kind, j = heapq.heappop(ah)
             st = rstart[0, j]
             rstart[1, j] = -1
             S[_C] -= prompts[j] + 1 - st
             S[_K] -= 1
-            na_ = S[_NATT]
-            if na_ >= a_job.shape[0]:
-                a_job = _grow(a_job, na_ + 1)
-                a_start = _grow(a_start, na_ + 1)
-                a_rounds = _grow(a_rounds, na_ + 1)
-                a_comp = _grow(a_comp, na_ + 1)
-            a_job[na_] = j
-            a_start[na_] = st
             if kind == 0:
                 done[j] = True
                 ndone += 1
-                a_rounds[na_] = responses[j]
-                a_comp[na_] = True
                 cj[nc] = j
                 nc += 1
             else:
-                a_rounds[na_] = t - st
-                a_comp[na_] = False
                 ej[ne] = j
                 einfo[ne] = t - st
                 ne += 1
-            S[_NATT] = na_ + 1
         a0 = ai
         while ai < na and arr_a[ai] == t:
             ai += 1
         has_wake = False
-        while len(wh) > 0 and wh[0] == t:
+        while wh[0] == t:
             heapq.heappop(wh)
             has_wake = True
         nev = nc + ne + (ai - a0) + (1 if has_wake else 0)
@@ -307,7 +347,7 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
             S[_STATUS] = OVERFLOW
             break
         called = first or nev > 0
-        started = S[_NATT] + S[_K]  # attempts ended or running: grows iff something starts
+        S[_NS] = 0
         if called:
             first = False
             # --- Route.on_real_event -------------------------------------------
@@ -332,8 +372,8 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
                     capped = host == _RECT_CAPPED
                     for i in range(nc):
                         S[_USED] -= w[cj[i]]
-                        _rect_scan(t, slot_end, capped, M, S, rheap, w, rlv, alv, pows, ah, ch,
-                                   prompts, responses, rstart)  # fmt: skip
+                        _rect_scan(t, slot_end, capped, M, S, hk, hj, w, rlv, alv, pows, ah, ch,
+                                   prompts, responses, rstart, sbuf)  # fmt: skip
                     for i in range(ne):
                         j = ej[i]
                         S[_USED] -= w[j]
@@ -343,14 +383,14 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
                                 S[_STATUS] = RANGE
                                 break
                             rlv[j] = lv
-                            heapq.heappush(rheap, (w[j] * pows[lv], j))
-                        _rect_scan(t, slot_end, capped, M, S, rheap, w, rlv, alv, pows, ah, ch,
-                                   prompts, responses, rstart)  # fmt: skip
+                            _hpush(hk, hj, S, w[j] * pows[lv], j)
+                        _rect_scan(t, slot_end, capped, M, S, hk, hj, w, rlv, alv, pows, ah, ch,
+                                   prompts, responses, rstart, sbuf)  # fmt: skip
                     if nc + ne > 0:
                         _overflow_wake(t, slot_end, M, S, ch, rstart, wh, woken)
                 elif host == _RESPONSE:
                     wake = False
-                    while len(vh) > 0 and vh[0] <= t:
+                    while vh[0] <= t:
                         heapq.heappop(vh)
                         wake = True
                     if nc + ne > 0 or wake:
@@ -367,7 +407,7 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
                                 R[8] -= 1
                         _response_call(t, slot_end, M, stagger, S, R, pool, npool, order, inrun,
                                        done, pows, maxphase, wh, vh, woken, ah, ch, prompts,
-                                       responses, rstart)  # fmt: skip
+                                       responses, rstart, sbuf)  # fmt: skip
                         _overflow_wake(t, slot_end, M, S, ch, rstart, wh, woken)
                 if host != _NONE and n_live[part] == 0:
                     host = _NONE
@@ -384,39 +424,77 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
                     host = _NONE
                     if n_live[part] > 0:
                         woken[0] = -1
-                        ch.clear()
-                        npool = 0
-                        for j in range(n):
-                            if entered[j] and not done[j]:
-                                b = _L if large[j] else (_R if certified[j] else _P)
-                                if b == part:
+                        while ch[0][0] < _BIG:
+                            heapq.heappop(ch)
+                        if part == _R:  # Response's pool, by job
+                            npool = 0
+                            for j in range(n):
+                                if entered[j] and not done[j] and certified[j]:
                                     pool[npool] = j
                                     npool += 1
-                        if part == _R:
                             host = _RESPONSE
                             R[:] = 0
                             R[0] = -1
                             for i in range(npool):
                                 inrun[pool[i]] = False
-                            vh.clear()
+                            while vh[0] < _BIG:
+                                heapq.heappop(vh)
                             _response_call(t, slot_end, M, stagger, S, R, pool, npool, order,
                                            inrun, done, pows, maxphase, wh, vh, woken, ah, ch,
-                                           prompts, responses, rstart)  # fmt: skip
+                                           prompts, responses, rstart, sbuf)  # fmt: skip
                         else:
+                            # Rect's heap: the pool by (width, job) = (level-0 budget, job),
+                            # sorted, hence a heap (the order of heapq.heapify's pops)
                             host = _RECT_CAPPED if part == _P else _RECT
-                            rheap.clear()
-                            for i in range(npool):
-                                j = pool[i]
-                                rlv[j] = 0
-                                rheap.append((w[j], j))
-                            heapq.heapify(rheap)
+                            h = 0
+                            for i in range(n):
+                                j = worder[i]
+                                if entered[j] and not done[j]:
+                                    if (part == _L) == large[j] and not certified[j]:
+                                        hk[h] = w[j]
+                                        hj[h] = j
+                                        rlv[j] = 0
+                                        h += 1
+                            S[_HN] = h
                             S[_USED] = 0
-                            _rect_scan(t, slot_end, part == _P, M, S, rheap, w, rlv, alv, pows,
-                                       ah, ch, prompts, responses, rstart)  # fmt: skip
+                            _rect_scan(t, slot_end, part == _P, M, S, hk, hj, w, rlv, alv, pows,
+                                       ah, ch, prompts, responses, rstart, sbuf)  # fmt: skip
                         _overflow_wake(t, slot_end, M, S, ch, rstart, wh, woken)
             if S[_STATUS] != OK:
                 break
             n_times += 1
+            # the attempts started in this call, by job: the schedule's order (start, job),
+            # each known in full at its start (the engine records it at its end)
+            k = S[_NS]
+            if k:
+                if k > 16:
+                    sbuf[:k].sort()
+                else:  # insertion sort, no allocation
+                    for i in range(1, k):
+                        x = sbuf[i]
+                        h = i - 1
+                        while h >= 0 and sbuf[h] > x:
+                            sbuf[h + 1] = sbuf[h]
+                            h -= 1
+                        sbuf[h + 1] = x
+                m = S[_NATT]
+                if m + k > a_job.shape[0]:
+                    a_job = _grow(a_job, m + k)
+                    a_start = _grow(a_start, m + k)
+                    a_rounds = _grow(a_rounds, m + k)
+                    a_comp = _grow(a_comp, m + k)
+                for i in range(k):
+                    j = sbuf[i]
+                    c = rstart[1, j] - t
+                    a_job[m + i] = j
+                    a_start[m + i] = t
+                    if responses[j] <= c:
+                        a_rounds[m + i] = responses[j]
+                        a_comp[m + i] = True
+                    else:
+                        a_rounds[m + i] = c
+                        a_comp[m + i] = False
+                S[_NATT] = m + k
         n_events += nev
         C, K = S[_C], S[_K]
         if K and C + K * t > M:
@@ -425,7 +503,7 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
         if ndone == n:
             break
         if called:
-            if S[_NATT] + K > started or K or ai < na or nc + ne + (ai - a0) > 0:
+            if S[_NS] or K or ai < na or nc + ne + (ai - a0) > 0:
                 idle = 0
             else:
                 idle += 1
@@ -433,9 +511,9 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
                     S[_STATUS] = IDLE
                     break
         nxt = -1
-        if len(ah) > 0:
+        if ah[0][0] < _BIG:
             nxt = ah[0][0]
-        if len(wh) > 0 and (nxt < 0 or wh[0] < nxt):
+        if wh[0] < _BIG and (nxt < 0 or wh[0] < nxt):
             nxt = wh[0]
         if ai < na and (nxt < 0 or arr_a[ai] < nxt):
             nxt = arr_a[ai]
@@ -470,13 +548,18 @@ def _kernel(n, M, prompts, responses, large, arr_a, arr_j, base, stagger, idle_c
 
 if _numba is not None:
     _jit = _numba.njit(cache=True)
+    # the helpers of the hot path inlined in Numba's IR: a call passes its arrays and lists
+    # with an atomic reference count each, a fifth of the run before (issue 54)
+    _inline = _numba.njit(cache=True, inline="always")
     _peak_one = _jit(_peak_one)
     _sps_plan = _jit(_sps_plan)
     _grow = _jit(_grow)
-    _start = _jit(_start)
-    _rect_scan = _jit(_rect_scan)
-    _wake = _jit(_wake)
-    _overflow_wake = _jit(_overflow_wake)
+    _start = _inline(_start)
+    _hpush = _inline(_hpush)
+    _hpop = _inline(_hpop)
+    _rect_scan = _inline(_rect_scan)
+    _wake = _inline(_wake)
+    _overflow_wake = _inline(_overflow_wake)
     _response_call = _jit(_response_call)
     _kernel = _jit(_kernel)
 
@@ -491,10 +574,13 @@ def run_kernel(n, memory, prompts, responses, large, arrivals, base, stagger, id
     order = np.argsort(arrivals, kind="stable")
     arr_a = np.ascontiguousarray(arrivals[order], np.int64)
     arr_j = np.ascontiguousarray(order, np.int64)
+    prompts = np.ascontiguousarray(prompts, np.int64)
+    large = np.ascontiguousarray(large, np.bool_)
+    width = np.where(large, np.int64(memory), 2 * prompts)
+    worder = np.lexsort((np.arange(n), width)).astype(np.int64)  # by (width, job)
     return _kernel(
-        int(n), int(memory), np.ascontiguousarray(prompts, np.int64),
-        np.ascontiguousarray(responses, np.int64), np.ascontiguousarray(large, np.bool_),
-        arr_a, arr_j, int(base), bool(stagger), int(idle_calls), int(40 * n + 1024),
+        int(n), int(memory), prompts, np.ascontiguousarray(responses, np.int64), large,
+        worder, arr_a, arr_j, int(base), bool(stagger), int(idle_calls), int(40 * n + 1024),
     )  # fmt: skip
 
 
@@ -506,13 +592,9 @@ def run_compiled(n, memory, prompts, responses, large, arrivals, base, stagger, 
     status, job, start, rounds, completed, n_events, n_times, busy, memsec, last = out
     if status != OK:
         return None
-    if len(start) and int(start.max()) < (1 << 62) // max(n, 1):
-        perm = np.argsort(start * n + job)  # the keys are distinct: one attempt per (start, job)
-    else:  # pragma: no cover - starts past 2^62 / n
-        perm = np.lexsort((job, start))
     return {
-        "job": job[perm], "start": start[perm], "rounds": rounds[perm],
-        "completed": completed[perm], "n_events": int(n_events), "n_times": int(n_times),
+        "job": job, "start": start, "rounds": rounds, "completed": completed,
+        "n_events": int(n_events), "n_times": int(n_times),
         "busy_seconds": float(busy), "memory_seconds": float(memsec), "now": int(last),
     }  # fmt: skip
 
