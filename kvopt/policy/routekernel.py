@@ -44,7 +44,9 @@ OK, OVERFLOW, STALL, IDLE, RANGE = 0, 1, 2, 3, 4
 #: the branches (``kvopt.policy.route``)
 _P, _R, _L = 0, 1, 2
 #: slots of the scalar state array ``S``
-_C, _K, _USED, _NATT, _STATUS, _NS, _HN = 0, 1, 2, 3, 4, 5, 6
+_C, _K, _USED, _NATT, _STATUS, _NS, _HN, _AN, _CN = 0, 1, 2, 3, 4, 5, 6, 7, 8
+#: an expiry's second key in the engine's heap (after every completion's: the job index)
+_EXPIRY = 1 << 40
 #: the sub-policy of the current slot
 _NONE, _RECT, _RECT_CAPPED, _RESPONSE = 0, 1, 2, 3
 #: a limit on every product the kernel forms (budgets, times); past it: RANGE
@@ -95,18 +97,69 @@ def _grow(a, need):
     return b
 
 
+def _isift(H, P, row, i, a, b, j, m):
+    """Put ``(a, b)`` of job ``j`` in the hole ``i`` of the 4-ary heap ``H`` (rows: key,
+    second key, job) of ``m`` entries, moving it up or down; ``P[row, job]`` is each job's
+    place (one entry a job: the running attempts)."""
+    while i > 0:
+        p = (i - 1) >> 2
+        if a < H[0, p] or (a == H[0, p] and b < H[1, p]):
+            H[0, i] = H[0, p]
+            H[1, i] = H[1, p]
+            H[2, i] = H[2, p]
+            P[row, H[2, i]] = i
+            i = p
+        else:
+            break
+    while True:
+        c = 4 * i + 1
+        if c >= m:
+            break
+        bc, bk, bb = c, H[0, c], H[1, c]
+        e = min(c + 4, m)
+        for q in range(c + 1, e):
+            if H[0, q] < bk or (H[0, q] == bk and H[1, q] < bb):
+                bc, bk, bb = q, H[0, q], H[1, q]
+        if bk < a or (bk == a and bb < b):
+            H[0, i] = bk
+            H[1, i] = bb
+            H[2, i] = H[2, bc]
+            P[row, H[2, i]] = i
+            i = bc
+        else:
+            break
+    H[0, i] = a
+    H[1, i] = b
+    H[2, i] = j
+    P[row, j] = i
+
+
+def _ipush(H, P, row, S, size, a, b, j):
+    i = S[size]
+    S[size] = i + 1
+    _isift(H, P, row, i, a, b, j, i + 1)
+
+
+def _iremove(H, P, row, S, size, j):
+    i = P[row, j]
+    m = S[size] - 1
+    S[size] = m
+    if i != m:
+        _isift(H, P, row, i, H[0, m], H[1, m], H[2, m], m)
+
+
 def _start(j, cap, t, end, S, ah, ch, prompts, responses, rstart, sbuf):
     """``SlotHost._start`` (the cap clipped to the slot's end) then the engine's ``_apply``."""
     left = end - t
     c = left if cap > left else cap
     o = responses[j]
     if o <= c:
-        heapq.heappush(ah, (t + o, 0, j))
+        _ipush(ah, rstart, 2, S, _AN, t + o, j, j)
     else:
-        heapq.heappush(ah, (t + c, 1, j))
+        _ipush(ah, rstart, 2, S, _AN, t + c, _EXPIRY + j, j)
     rstart[0, j] = t
     rstart[1, j] = t + c  # where the host expects it to end (it knows no response length)
-    heapq.heappush(ch, (t + c, j))
+    _ipush(ch, rstart, 3, S, _CN, t + c, j, j)
     sbuf[S[_NS]] = j  # the starts of this call, written out after it by job
     S[_NS] += 1
     S[_C] += prompts[j] + 1 - t
@@ -195,10 +248,8 @@ def _overflow_wake(t, end, M, S, ch, rstart, wh, woken):
     K = S[_K]
     if K == 0:
         return
-    while ch[0][0] < _BIG and (ch[0][0] <= t or rstart[1, ch[0][1]] != ch[0][0]):
-        heapq.heappop(ch)
     t_over = (M - S[_C]) // K + 1
-    if t_over < ch[0][0]:  # (no expected end: the sentinel _BIG)
+    if t_over < ch[0, 0]:  # ch holds the running attempts (K > 0)
         if t_over < end and t_over > t and t_over != woken[0]:
             woken[0] = t_over
             heapq.heappush(wh, t_over)
@@ -267,7 +318,7 @@ def _response_call(t, end, M, stagger, S, R, pool, npool, order, inrun, done, po
 def _kernel(n, M, prompts, responses, large, worder, arr_a, arr_j, base, stagger, idle_calls, cap0):
     """The run; see the module docstring.  Returns ``(status, job, start, rounds, completed,
     n_events, n_times, busy_seconds, memory_seconds, last round)``."""
-    S = np.zeros(7, np.int64)
+    S = np.zeros(9, np.int64)
     sbuf = np.empty(n, np.int64)
     # base^k below _BIG: Rect's caps and budgets, Response's phases, slot lengths
     npow = 1
@@ -285,7 +336,8 @@ def _kernel(n, M, prompts, responses, large, worder, arr_a, arr_j, base, stagger
     entered = np.zeros(n, np.bool_)
     certified = np.zeros(n, np.bool_)
     inrun = np.zeros(n, np.bool_)
-    rstart = np.zeros((2, n), np.int64)  # start, and end as the host expects it
+    # start, end as the host expects it, places in the heaps ah and ch
+    rstart = np.zeros((4, n), np.int64)
     rlv = np.zeros(n, np.int64)
     alv = np.zeros(n, np.int64)
     pool = np.empty(n, np.int64)
@@ -297,11 +349,11 @@ def _kernel(n, M, prompts, responses, large, worder, arr_a, arr_j, base, stagger
     a_start = np.empty(cap0, np.int64)
     a_rounds = np.empty(cap0, np.int64)
     a_comp = np.empty(cap0, np.bool_)
-    # heaps as lists, each with _PAD sentinels (_BIG, never reached) at the bottom: a Numba
-    # list reallocates whenever it shrinks below a quarter of its room, so a heap of one
-    # or two entries would reallocate at every push and pop
-    ah = [(_BIG, 0, 0)] * _PAD  # the engine's heap of attempt ends: (round, kind, job)
-    ch = [(_BIG, 0)] * _PAD  # the host's expected ends (SlotHost.ends): (round, job)
+    # the wake-up heaps as lists, each with _PAD sentinels (_BIG, never reached) at the
+    # bottom: a Numba list reallocates whenever it shrinks below a quarter of its room, so a
+    # heap of one or two entries would reallocate at every push and pop
+    ah = np.empty((3, n), np.int64)  # the engine's heap of attempt ends: (round, kind, job)
+    ch = np.empty((3, n), np.int64)  # the host's expected ends (SlotHost.ends): (round, job)
     wh = [_BIG] * _PAD  # the engine's wake-ups
     vh = [_BIG] * _PAD  # the slot host's wake-ups (Response's), slot rounds as rounds
     hk = np.empty(n, np.int64)  # Rect's pending attempts, a 4-ary heap of (budget, job)
@@ -320,8 +372,11 @@ def _kernel(n, M, prompts, responses, large, worder, arr_a, arr_j, base, stagger
     while True:
         # --- the engine: ends at t (completions by job, then expiries by job) ---------
         nc, ne = 0, 0
-        while ah[0][0] == t:
-            _, kind, j = heapq.heappop(ah)
+        while S[_AN] > 0 and ah[0, 0] == t:
+            j = ah[2, 0]
+            kind = 0 if ah[1, 0] < _EXPIRY else 1
+            _iremove(ah, rstart, 2, S, _AN, j)
+            _iremove(ch, rstart, 3, S, _CN, j)
             st = rstart[0, j]
             rstart[1, j] = -1
             S[_C] -= prompts[j] + 1 - st
@@ -424,8 +479,6 @@ def _kernel(n, M, prompts, responses, large, worder, arr_a, arr_j, base, stagger
                     host = _NONE
                     if n_live[part] > 0:
                         woken[0] = -1
-                        while ch[0][0] < _BIG:
-                            heapq.heappop(ch)
                         if part == _R:  # Response's pool, by job
                             npool = 0
                             for j in range(n):
@@ -511,8 +564,8 @@ def _kernel(n, M, prompts, responses, large, worder, arr_a, arr_j, base, stagger
                     S[_STATUS] = IDLE
                     break
         nxt = -1
-        if ah[0][0] < _BIG:
-            nxt = ah[0][0]
+        if S[_AN] > 0:
+            nxt = ah[0, 0]
         if wh[0] < _BIG and (nxt < 0 or wh[0] < nxt):
             nxt = wh[0]
         if ai < na and (nxt < 0 or arr_a[ai] < nxt):
@@ -521,7 +574,7 @@ def _kernel(n, M, prompts, responses, large, worder, arr_a, arr_j, base, stagger
             S[_STATUS] = STALL
             break
         if K:  # the engine's overflow wake-up: a running set that overflows before any end
-            if (M - C) // K + 1 < ah[0][0]:
+            if (M - C) // K + 1 < ah[0, 0]:
                 S[_STATUS] = OVERFLOW
                 break
         # Clock.advance under ``unit``, term for term
@@ -554,6 +607,9 @@ if _numba is not None:
     _peak_one = _jit(_peak_one)
     _sps_plan = _jit(_sps_plan)
     _grow = _jit(_grow)
+    _isift = _inline(_isift)
+    _ipush = _inline(_ipush)
+    _iremove = _inline(_iremove)
     _start = _inline(_start)
     _hpush = _inline(_hpush)
     _hpop = _inline(_hpop)
