@@ -53,6 +53,10 @@ is found inside that stretch (the first round whose start ``τ_t`` reaches its a
 time) and becomes the next event; everywhere else the clock only reads the run, so under
 ``unit`` every schedule is the one of the round model.
 
+**Compiled loops.**  A plain run (no trace, instrumentation, adversary or ``max_attempts``;
+the ``unit`` model) of a built-in policy with a ``compiled_run`` method goes through
+:mod:`kvopt.engine.fastpath` when that method returns a result; this loop is the reference.
+
 **Adversaries.**  ``run(..., adversary=A)`` runs an adaptive adversary
 (:class:`~kvopt.engine.contract.Adversary`) beside the policy: after every
 policy call it sees the decisions of that call and may release new jobs at

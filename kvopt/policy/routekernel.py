@@ -3,7 +3,7 @@ of a plain run as one loop (issue 54).
 
 :func:`run_kernel` computes what :func:`kvopt.engine.core.run` computes for a
 :class:`~kvopt.policy.route.RouteOnline` object with literal slots (``compact=False``): the
-same attempts (ended in the same order), the same engine statistics (events and event
+same attempts (in the schedule's order), the same engine statistics (events and event
 times) and the same unit-model clock sums, from flat arrays instead of the engine's view,
 :class:`~kvopt.policy.blackbox.SlotHost`, :class:`~kvopt.policy.rect.Rect` and
 :class:`~kvopt.policy.response.Response`.  The pure-Python classes stay **the reference**:
@@ -11,10 +11,8 @@ every step below names the step of theirs it copies, ``tests/test_route_kernel.p
 both on random, generated and bundled instances, and any run the kernel is not sure to copy
 (a memory overflow, a stall, an idle run, a number past int64) stops it with a status other
 than :data:`OK`, after which the reference runs and raises or decides as it always did.
-
 Only :meth:`RouteOnline.compiled_run <kvopt.policy.route.RouteOnline.compiled_run>`
-imports this module, lazily: Numba is allowed here and under :mod:`kvopt.exact` only
-(``kvopt.layers.SOLVER_PACKAGES``).
+imports this module, lazily (``kvopt.layers.NUMBA_MODULES``).
 
 What the loop copies, per event time ``t`` (``kvopt.engine.core``): the attempts ending at
 ``t`` in the engine heap's order (completions by job, then expiries by job), the arrivals
@@ -22,10 +20,12 @@ at ``t`` by job, one wake; the meta-policy's bookkeeping (``Route.on_real_event`
 slot host's delivery of the completions and expiries to the slot's sub-policy (Rect walks
 them one at a time, Response ends them in its SPS run and advances); a new slot when
 ``t`` reaches the slot's end (``SlotMeta._next_slot``: its pool is the unfinished members
-of the part, by job index; the sub-policy starts afresh at once).  Every start is clipped
-to the slot's end (``SlotHost._start``).  Wake-ups the host asks for reach the engine only
-inside the slot, as in ``SlotHost._outer_wake``; the host's own overflow wake-ups are never
-needed in a run without an overflow, and a run with one stops the kernel.
+of the part; the sub-policy starts afresh at once).  Every start is clipped to the slot's
+end (``SlotHost._start``).  Wake-ups the host asks for (Response's groups, and its overflow
+watch: the first round the running set would overflow if no attempt ended before its
+cap) reach the engine only inside the slot, as in ``SlotHost._outer_wake``.  An attempt is
+written out when it starts (its end is known then: its cap or its response length), the
+starts of one call by job: the schedule's order, with no sort afterwards.
 """
 
 from __future__ import annotations
@@ -585,39 +585,34 @@ def _kernel(n, M, prompts, responses, large, worder, arr_a, arr_j, base, stagger
             memsec += r * k0 * 1.0 + K * 1.0 * (r * (r - 1) / 2)
         t = nxt
     m = S[_NATT]
-    return (
-        S[_STATUS],
-        a_job[:m],
-        a_start[:m],
-        a_rounds[:m],
-        a_comp[:m],
-        n_events,
-        n_times,
-        busy,
-        memsec,
-        t,
-    )
+    return (S[_STATUS], a_job[:m], a_start[:m], a_rounds[:m], a_comp[:m], n_events, n_times,
+            busy, memsec, t)  # fmt: skip
+
+
+# the helpers of the hot path are inlined in Numba's IR: a call passes its arrays and lists
+# with an atomic reference count each, a fifth of the run before (issue 54)
+_INLINE = ("_isift", "_ipush", "_iremove", "_start", "_hpush", "_hpop", "_rect_scan", "_wake",
+           "_overflow_wake")  # fmt: skip
+_CALLED = ("_peak_one", "_sps_plan", "_grow", "_response_call", "_kernel")
+_PY = {name: globals()[name] for name in _INLINE + _CALLED}
+
+
+def _compile(cache: bool) -> None:
+    assert _numba is not None
+    g = globals()
+    for name in _INLINE:
+        g[name] = _numba.njit(cache=cache, inline="always")(_PY[name])
+    for name in _CALLED:
+        g[name] = _numba.njit(cache=cache)(_PY[name])
 
 
 if _numba is not None:
-    _jit = _numba.njit(cache=True)
-    # the helpers of the hot path inlined in Numba's IR: a call passes its arrays and lists
-    # with an atomic reference count each, a fifth of the run before (issue 54)
-    _inline = _numba.njit(cache=True, inline="always")
-    _peak_one = _jit(_peak_one)
-    _sps_plan = _jit(_sps_plan)
-    _grow = _jit(_grow)
-    _isift = _inline(_isift)
-    _ipush = _inline(_ipush)
-    _iremove = _inline(_iremove)
-    _start = _inline(_start)
-    _hpush = _inline(_hpush)
-    _hpop = _inline(_hpop)
-    _rect_scan = _inline(_rect_scan)
-    _wake = _inline(_wake)
-    _overflow_wake = _inline(_overflow_wake)
-    _response_call = _jit(_response_call)
-    _kernel = _jit(_kernel)
+    # compiled at the first run (about 30-60 s) and cached next to this file, or in Numba's
+    # user-wide cache; without any writable cache, once per process (as kvopt.exact.bnb)
+    try:
+        _compile(cache=True)
+    except RuntimeError:  # pragma: no cover - "no locator available": nowhere to cache
+        _compile(cache=False)
 
 
 def available() -> bool:
