@@ -20,7 +20,6 @@ from kvopt.engine import fastpath  # noqa: E402
 from kvopt.engine.core import run  # noqa: E402
 from kvopt.generators import generate  # noqa: E402
 from kvopt.instance import Instance  # noqa: E402
-from kvopt.policy import route as route_mod  # noqa: E402
 from kvopt.policy import routekernel  # noqa: E402
 from kvopt.policy.route import RouteOnline  # noqa: E402
 from kvopt.simulation import simulate  # noqa: E402
@@ -215,10 +214,13 @@ def test_time_model_not_unit_runs_the_reference(monkeypatch):
 
 
 def test_without_numba_runs_the_reference(monkeypatch):
-    monkeypatch.setattr(routekernel, "_numba", None)
     inst = generate("arrivals", 1)
+    want = _summary(run(inst, RouteOnline()))
+    monkeypatch.setattr(routekernel, "_numba", None)
     assert RouteOnline().compiled_run(inst, 10) is None
-    assert route_mod.RouteOnline is RouteOnline
+    spy = _Spy(monkeypatch)
+    assert _summary(run(inst, RouteOnline())) == want
+    assert spy.used == 0
 
 
 def test_sps_plan_matches_the_reference():
