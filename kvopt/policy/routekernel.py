@@ -607,7 +607,7 @@ def _compile(cache: bool) -> None:
 
 
 if _numba is not None:
-    # compiled at the first run (about 30-60 s) and cached next to this file, or in Numba's
+    # compiled at the first run (about 45 s of CPU) and cached next to this file, or in Numba's
     # user-wide cache; without any writable cache, once per process (as kvopt.exact.bnb)
     try:
         _compile(cache=True)
