@@ -422,27 +422,12 @@ def _kernel(n, M, prompts, responses, large, worder, arr_a, arr_j, base, stagger
                     entered[j] = True
                     n_live[_L if large[j] else _P] += 1
             # --- SlotMeta._meta_events: deliver inside the slot -------------------
+            # Rect's steps of this call (below, one place: the kernel compiles Rect once):
+            # -1 its first scan in a new slot, 0 … nc+ne-1 the ends it is delivered
+            rlo, rhi, rcapped = 0, 0, host == _RECT_CAPPED
             if t < slot_end:
                 if host == _RECT or host == _RECT_CAPPED:
-                    capped = host == _RECT_CAPPED
-                    for i in range(nc):
-                        S[_USED] -= w[cj[i]]
-                        _rect_scan(t, slot_end, capped, M, S, hk, hj, w, rlv, alv, pows, ah, ch,
-                                   prompts, responses, rstart, sbuf)  # fmt: skip
-                    for i in range(ne):
-                        j = ej[i]
-                        S[_USED] -= w[j]
-                        if not (capped and einfo[i] >= prompts[j]):
-                            lv = alv[j] + 1
-                            if lv >= npow or w[j] > _BIG // pows[lv]:
-                                S[_STATUS] = RANGE
-                                break
-                            rlv[j] = lv
-                            _hpush(hk, hj, S, w[j] * pows[lv], j)
-                        _rect_scan(t, slot_end, capped, M, S, hk, hj, w, rlv, alv, pows, ah, ch,
-                                   prompts, responses, rstart, sbuf)  # fmt: skip
-                    if nc + ne > 0:
-                        _overflow_wake(t, slot_end, M, S, ch, rstart, wh, woken)
+                    rhi = nc + ne
                 elif host == _RESPONSE:
                     wake = False
                     while vh[0] <= t:
@@ -510,9 +495,27 @@ def _kernel(n, M, prompts, responses, large, worder, arr_a, arr_j, base, stagger
                                         h += 1
                             S[_HN] = h
                             S[_USED] = 0
-                            _rect_scan(t, slot_end, part == _P, M, S, hk, hj, w, rlv, alv, pows,
-                                       ah, ch, prompts, responses, rstart, sbuf)  # fmt: skip
-                        _overflow_wake(t, slot_end, M, S, ch, rstart, wh, woken)
+                            rlo, rhi, rcapped = -1, 0, part == _P
+                        if host == _RESPONSE:
+                            _overflow_wake(t, slot_end, M, S, ch, rstart, wh, woken)
+            for idx in range(rlo, rhi):  # Rect.on_events: each end, then the scan
+                if 0 <= idx < nc:
+                    S[_USED] -= w[cj[idx]]
+                elif idx >= nc:
+                    i = idx - nc
+                    j = ej[i]
+                    S[_USED] -= w[j]
+                    if not (rcapped and einfo[i] >= prompts[j]):
+                        lv = alv[j] + 1
+                        if lv >= npow or w[j] > _BIG // pows[lv]:
+                            S[_STATUS] = RANGE
+                            break
+                        rlv[j] = lv
+                        _hpush(hk, hj, S, w[j] * pows[lv], j)
+                _rect_scan(t, slot_end, rcapped, M, S, hk, hj, w, rlv, alv, pows, ah, ch, prompts,
+                           responses, rstart, sbuf)  # fmt: skip
+            if rhi > rlo:
+                _overflow_wake(t, slot_end, M, S, ch, rstart, wh, woken)
             if S[_STATUS] != OK:
                 break
             n_times += 1
@@ -607,7 +610,7 @@ def _compile(cache: bool) -> None:
 
 
 if _numba is not None:
-    # compiled at the first run (about 45 s of CPU) and cached next to this file, or in Numba's
+    # compiled at the first run (about 35 s of CPU) and cached next to this file, or in Numba's
     # user-wide cache; without any writable cache, once per process (as kvopt.exact.bnb)
     try:
         _compile(cache=True)
