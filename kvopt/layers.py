@@ -83,5 +83,9 @@ def layer_of(module: str) -> int:
 
 
 #: Third-party solver packages (numba: the compiled branch and bound), importable only inside
-#: ``kvopt.exact``.
+#: ``kvopt.exact`` and, for numba, in :data:`NUMBA_MODULES` outside it.
 SOLVER_PACKAGES = ("pyomo", "highspy", "ortools", "numba")
+
+#: Modules outside ``kvopt.exact`` that may import numba (lazily imported by their one user):
+#: the compiled route-online loop (issue 54; ``kvopt.policy.route`` imports it on demand).
+NUMBA_MODULES = ("kvopt.policy.routekernel",)

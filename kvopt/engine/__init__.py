@@ -14,6 +14,8 @@ Three modules, in the direction of their imports:
 * :mod:`kvopt.engine.clock` — the clock in seconds (SPEC §10): ``τ_t`` of a run under a
   time model, one record per stretch of rounds with the same running set; the event loop
   advances it at every step and releases the jobs of a timed instance by it.
+* :mod:`kvopt.engine.fastpath` — a plain run of a built-in policy that has a compiled loop
+  (today ``route-online``): :func:`run` asks it first; the event loop is the reference.
 
 Running a policy by its registry name is :func:`kvopt.simulation.simulate`
 (above the engine and the policies).

@@ -53,6 +53,10 @@ is found inside that stretch (the first round whose start ``τ_t`` reaches its a
 time) and becomes the next event; everywhere else the clock only reads the run, so under
 ``unit`` every schedule is the one of the round model.
 
+**Compiled loops.**  A plain run (no trace, instrumentation, adversary or ``max_attempts``;
+the ``unit`` model) of a built-in policy with a ``compiled_run`` method goes through
+:mod:`kvopt.engine.fastpath` when that method returns a result; this loop is the reference.
+
 **Adversaries.**  ``run(..., adversary=A)`` runs an adaptive adversary
 (:class:`~kvopt.engine.contract.Adversary`) beside the policy: after every
 policy call it sees the decisions of that call and may release new jobs at
@@ -94,6 +98,7 @@ from .contract import (
     View,
     contract_hint,
 )
+from .fastpath import compiled_result
 from .results import SimulationResult, Stats
 
 #: More consecutive *idle* calls (events at most a wake-up, no start, nothing running,
@@ -565,6 +570,12 @@ def run(
         name = getattr(policy, "name", type(policy).__name__)
     used = dict(getattr(policy, "params", {}) or {}) if params is None else dict(params)
     policy.instrument = bool(instrument)
+    fast = compiled_result(instance, policy, trace=trace, instrument=instrument,
+                           adversary=adversary, max_attempts=max_attempts, time_model=time_model,
+                           user=is_user_policy(policy), name=name, params=used,
+                           idle_calls=IDLE_CALLS)  # fmt: skip
+    if fast is not None:  # a built-in policy's compiled loop (kvopt.engine.fastpath)
+        return fast
     t0 = _time.perf_counter()
     eng = _Engine(instance, policy, trace, adversary, max_attempts, time_model)
     if adversary is not None:

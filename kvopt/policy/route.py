@@ -34,6 +34,7 @@ completion time of Response alone on all small response-heavy jobs — and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -162,10 +163,33 @@ class Route(SlotMeta, BlindPolicy):
 
 
 class RouteOnline(Route):
-    """Route-online (Theorem 9): pools fill on arrival; finished jobs leave; no dummies."""
+    """Route-online (Theorem 9): pools fill on arrival; finished jobs leave; no dummies.
+
+    The classes above are the reference.  A plain run (:mod:`kvopt.engine.fastpath`) of an
+    object of exactly this class with literal slots (``compact=False``) goes through
+    :meth:`compiled_run`, the same run compiled (:mod:`kvopt.policy.routekernel`).
+    """
 
     name = "route-online"
     online = True
+
+    def compiled_run(self, instance: Instance, idle_calls: int) -> dict[str, Any] | None:
+        """The plain run of this object on ``instance`` by the compiled loop, or ``None``
+        (Numba missing, a subclass, ``compact=True``, or a run the loop leaves to the
+        reference: an overflow, a stall, an idle run, numbers past int64)."""
+        if type(self) is not RouteOnline or self.compact or self.base < 2:
+            return None
+        from . import routekernel  # numba, lazily (kvopt.layers.SOLVER_PACKAGES)
+
+        if not routekernel.available():
+            return None
+        M = instance.memory
+        threshold = math.floor(self.lamf * M)  # s > lam·M  <=>  s > floor(lam·M) for integer s
+        prompts = instance.prompts
+        return routekernel.run_compiled(
+            instance.n, M, prompts, instance.responses, prompts > threshold,
+            instance.arrivals, self.base, self.stagger, idle_calls,
+        )  # fmt: skip
 
 
 def route_bounds(
