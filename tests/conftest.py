@@ -53,6 +53,28 @@ def _compiled_search_ready():
         bnbfast.prepare()
 
 
+@pytest.fixture(autouse=True)
+def _ctrl_c_reaches_python():
+    """Python's own Ctrl-C handler for every test, restored afterwards.  A process started in
+    the background by a non-interactive shell (``cmd &`` in a script) inherits SIGINT
+    *ignored*, and Python then installs no handler: a test that raises a real SIGINT would
+    wait for a ``KeyboardInterrupt`` that never comes (seen: the local search ran on its
+    one-hour clock), and a ``kvopt`` child process would inherit the ignore too.  Setting the
+    handler here makes those tests independent of how pytest was started."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before if before is not None else signal.SIG_DFL)
+
+
 @pytest.fixture
 def cli(capsys):
     """``cli("bound", path, "--json")`` → CliResult(code, out, err), in-process."""
