@@ -34,6 +34,9 @@ import heapq
 
 import numpy as np
 
+from . import kernelheaps
+from .kernelheaps import HN, _grow, _hpop, _hpush, _ipush, _iremove
+
 try:  # the optional ``fast`` extra
     import numba as _numba
 except ImportError:  # pragma: no cover - exercised where numba is not installed
@@ -44,7 +47,7 @@ OK, OVERFLOW, STALL, IDLE, RANGE = 0, 1, 2, 3, 4
 #: the branches (``kvopt.policy.route``)
 _P, _R, _L = 0, 1, 2
 #: slots of the scalar state array ``S``
-_C, _K, _USED, _NATT, _STATUS, _NS, _HN, _AN, _CN = 0, 1, 2, 3, 4, 5, 6, 7, 8
+_C, _K, _USED, _NATT, _STATUS, _NS, _HN, _AN, _CN = 0, 1, 2, 3, 4, 5, HN, 7, 8
 #: an expiry's second key in the engine's heap (after every completion's: the job index)
 _EXPIRY = 1 << 40
 #: the sub-policy of the current slot
@@ -89,65 +92,6 @@ def _sps_plan(p, tau, k, memory, stagger):
     return best_g, best_d
 
 
-def _grow(a, need):
-    if need <= a.shape[0]:
-        return a
-    b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
-    b[: a.shape[0]] = a
-    return b
-
-
-def _isift(H, P, row, i, a, b, j, m):
-    """Put ``(a, b)`` of job ``j`` in the hole ``i`` of the 4-ary heap ``H`` (rows: key,
-    second key, job) of ``m`` entries, moving it up or down; ``P[row, job]`` is each job's
-    place (one entry a job: the running attempts)."""
-    while i > 0:
-        p = (i - 1) >> 2
-        if a < H[0, p] or (a == H[0, p] and b < H[1, p]):
-            H[0, i] = H[0, p]
-            H[1, i] = H[1, p]
-            H[2, i] = H[2, p]
-            P[row, H[2, i]] = i
-            i = p
-        else:
-            break
-    while True:
-        c = 4 * i + 1
-        if c >= m:
-            break
-        bc, bk, bb = c, H[0, c], H[1, c]
-        e = min(c + 4, m)
-        for q in range(c + 1, e):
-            if H[0, q] < bk or (H[0, q] == bk and H[1, q] < bb):
-                bc, bk, bb = q, H[0, q], H[1, q]
-        if bk < a or (bk == a and bb < b):
-            H[0, i] = bk
-            H[1, i] = bb
-            H[2, i] = H[2, bc]
-            P[row, H[2, i]] = i
-            i = bc
-        else:
-            break
-    H[0, i] = a
-    H[1, i] = b
-    H[2, i] = j
-    P[row, j] = i
-
-
-def _ipush(H, P, row, S, size, a, b, j):
-    i = S[size]
-    S[size] = i + 1
-    _isift(H, P, row, i, a, b, j, i + 1)
-
-
-def _iremove(H, P, row, S, size, j):
-    i = P[row, j]
-    m = S[size] - 1
-    S[size] = m
-    if i != m:
-        _isift(H, P, row, i, H[0, m], H[1, m], H[2, m], m)
-
-
 def _start(j, cap, t, end, S, ah, ch, prompts, responses, rstart, sbuf):
     """``SlotHost._start`` (the cap clipped to the slot's end) then the engine's ``_apply``."""
     left = end - t
@@ -164,53 +108,6 @@ def _start(j, cap, t, end, S, ah, ch, prompts, responses, rstart, sbuf):
     S[_NS] += 1
     S[_C] += prompts[j] + 1 - t
     S[_K] += 1
-
-
-def _hpush(hk, hj, S, k, j):
-    """Push ``(k, j)`` on the 4-ary heap ``hk, hj`` of ``S[_HN]`` entries."""
-    i = S[_HN]
-    S[_HN] = i + 1
-    while i > 0:
-        p = (i - 1) >> 2
-        pk = hk[p]
-        pj = hj[p]
-        if k < pk or (k == pk and j < pj):
-            hk[i] = pk
-            hj[i] = pj
-            i = p
-        else:
-            break
-    hk[i] = k
-    hj[i] = j
-
-
-def _hpop(hk, hj, S):
-    """Remove the smallest ``(k, j)`` of the 4-ary heap (the keys are distinct: one entry a job)."""
-    m = S[_HN] - 1
-    S[_HN] = m
-    if m == 0:
-        return
-    k = hk[m]
-    j = hj[m]
-    i = 0
-    while True:
-        c = 4 * i + 1
-        if c >= m:
-            break
-        b, bk, bj = c, hk[c], hj[c]
-        e = min(c + 4, m)
-        for q in range(c + 1, e):
-            qk = hk[q]
-            if qk < bk or (qk == bk and hj[q] < bj):
-                b, bk, bj = q, qk, hj[q]
-        if bk < k or (bk == k and bj < j):
-            hk[i] = bk
-            hj[i] = bj
-            i = b
-        else:
-            break
-    hk[i] = k
-    hj[i] = j
 
 
 def _rect_scan(
@@ -597,7 +494,13 @@ def _kernel(n, M, prompts, responses, large, worder, arr_a, arr_j, base, stagger
 _INLINE = ("_isift", "_ipush", "_iremove", "_start", "_hpush", "_hpop", "_rect_scan", "_wake",
            "_overflow_wake")  # fmt: skip
 _CALLED = ("_peak_one", "_sps_plan", "_grow", "_response_call", "_kernel")
-_PY = {name: globals()[name] for name in _INLINE + _CALLED}
+#: the helpers that live in :mod:`kvopt.policy.kernelheaps` (their calls to each other
+#: resolve in that module's namespace, so they are compiled there too)
+_HEAPS = ("_isift", "_ipush", "_iremove", "_hpush", "_hpop", "_grow")
+_PY = {
+    name: getattr(kernelheaps, name) if name in _HEAPS else globals()[name]
+    for name in _INLINE + _CALLED
+}
 
 
 def _compile(cache: bool) -> None:
@@ -607,6 +510,8 @@ def _compile(cache: bool) -> None:
         g[name] = _numba.njit(cache=cache, inline="always")(_PY[name])
     for name in _CALLED:
         g[name] = _numba.njit(cache=cache)(_PY[name])
+    for name in _HEAPS:
+        setattr(kernelheaps, name, g[name])
 
 
 if _numba is not None:
