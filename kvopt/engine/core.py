@@ -171,8 +171,8 @@ class _Engine:
         self.heap: list[tuple[int, int, int, int]] = []
         self.seq: dict[int, int] = {}
         self.counter = 0
-        # the ended attempts, flat: start, job, rounds, completed (0/1) of each (a tuple is
-        # cheaper than an Attempt; the schedule is built from columns, issue 54)
+        # the ended attempts, flat: start, job, rounds, completed (0/1) of each, _PER_ATTEMPT
+        # integers (cheaper than an Attempt; the schedule is built from columns, issue 54)
         self.attempts: list[int] = []
         self.trace: list[tuple[int, str, int, int]] | None = [] if trace else None
         self.n_events = 0
@@ -344,7 +344,7 @@ class _Engine:
         first = True
         budget = self.max_attempts
         while True:
-            if budget is not None and len(self.attempts) > 4 * budget:
+            if budget is not None and len(self.attempts) > _PER_ATTEMPT * budget:
                 self.over_budget(t)
             events: list[Event] = []
             has_wake = False
@@ -499,12 +499,16 @@ class _Engine:
         return n_times
 
 
+#: integers the engine records per ended attempt (start, job, rounds, completed)
+_PER_ATTEMPT = 4
+
+
 def _schedule(flat: list[int], final: Instance, name: str) -> Schedule:
     """The schedule of the engine's ended attempts (``flat``: start, job, rounds, completed
     of each), ordered by start, then job."""
-    rows = np.array(flat, dtype=np.int64).reshape(-1, 4)
+    rows = np.array(flat, dtype=np.int64).reshape(-1, _PER_ATTEMPT)
     order = np.lexsort((rows[:, 1], rows[:, 0]))
-    start, job, rounds, done = (rows[order, c] for c in range(4))
+    start, job, rounds, done = (rows[order, c] for c in range(_PER_ATTEMPT))
     return Schedule.from_columns(
         job, start, rounds, done.astype(bool), memory=final.memory, instance=final.name,
         producer=name,
@@ -586,7 +590,7 @@ def run(
     gc.disable()
     try:
         n_times = eng.run() if instance.n else 0
-        if max_attempts is not None and len(eng.attempts) > 4 * max_attempts:
+        if max_attempts is not None and len(eng.attempts) > _PER_ATTEMPT * max_attempts:
             eng.over_budget(eng.now)
     except PolicyError as err:  # the engine's refusal of a user's decision (overflow, stall)
         if eng.user and not isinstance(err, UserCodeError):
