@@ -58,11 +58,13 @@ Usage::
         [--n-min 5] [--n-max 10] [--o-max 10] [--solver cpsat] [--out results.json]
     python benchmarks/mcsf_jaillet.py --setting summaries --model 1|2 [--n-min 8 --n-max 12]
         [--instances 200] [--time-limit 60] [--threads 2] [--policies mcsf,alpha-protect,...]
-        [--bounds] [--out results.json]
+        [--bounds] [--variant FILE] [--out results.json]
 
 Prints the average ratio, the count of exactly optimal instances, the worst
 ratio and the note comparing with the paper; ``--out`` saves every instance's
-numbers (JSON).
+numbers (JSON).  In the summaries' setting each instance's line ends with the route ``auto``
+took; ``--variant FILE`` solves with a variant of the routes
+(:func:`kvopt.exact.portfolio.load_variant`, ``benchmarks/variants/``) to measure it.
 """
 
 from __future__ import annotations
@@ -73,7 +75,9 @@ import time
 
 import numpy as np
 
+from kvopt.errors import InputError
 from kvopt.exact import solve
+from kvopt.exact.portfolio import Portfolio, load_variant
 from kvopt.fileio import write_json_atomic
 from kvopt.instance import Instance
 from kvopt.simulation import simulate
@@ -140,7 +144,7 @@ def summaries_instance(seed: int, model: int, n_min: int, n_max: int) -> Instanc
     )
 
 
-def run_summaries(args) -> int:
+def run_summaries(args, portfolio: Portfolio | None = None) -> int:
     """The summaries' setting (module doc): Opt per instance, each policy against it."""
     policies = [p for p in args.policies.split(",") if p]
     rows = []
@@ -154,7 +158,7 @@ def run_summaries(args) -> int:
         t0 = time.monotonic()
         res = solve(
             inst, objective="total", solver=args.solver, time_limit=args.time_limit,
-            threads=args.threads,
+            threads=args.threads, portfolio=portfolio,
         )  # fmt: skip
         secs = time.monotonic() - t0
         proved = res.status.value == "optimal"
@@ -184,7 +188,7 @@ def run_summaries(args) -> int:
         extra = f" lp {row['lp']:.1f} cliques {row['cliques']:.1f}" if args.bounds else ""
         print(
             f"seed {seed} n {inst.n} M {inst.memory}: {res.status.value} {res.objective} "
-            f"bound {res.bound} {secs:.1f}s{gap}{extra}",
+            f"bound {res.bound} {secs:.1f}s{gap}{extra} ({row['route']})",
             flush=True,
         )
     done = [r for r in rows if r["status"] == "optimal"]
@@ -262,7 +266,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=int, default=1, choices=(1, 2))
     ap.add_argument("--policies", default=",".join(PAPER_POLICIES))
     ap.add_argument("--bounds", action="store_true", help="LP and LP with cliques per instance")
+    ap.add_argument(
+        "--variant",
+        metavar="FILE",
+        help="summaries: a variant of auto's routes (kvopt.exact.portfolio.load_variant), e.g. "
+        "benchmarks/variants/cliques-arrivals-bnb.json, to measure it",
+    )
     args = ap.parse_args(argv)
+    portfolio = None
+    if args.variant:
+        try:
+            portfolio = Portfolio(routes=load_variant(args.variant))
+        except InputError as e:
+            ap.error(f"--variant: {e}")
     summaries = args.setting == "summaries"
     for key, plain, other in (
         ("time_limit", 20.0, 60.0),
@@ -274,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, key) is None:
             setattr(args, key, other if summaries else plain)
     if summaries:
-        return run_summaries(args)
+        return run_summaries(args, portfolio)
 
     rows = []
     t_start = time.monotonic()

@@ -379,3 +379,70 @@ def test_lemma_c1_is_a_case_of_the_look_ahead_test(memory, pairs):
         for theta in range(1, memory + 1):
             q = [1 for h, p in running if h >= theta and (k + 1) * p - k * h > memory - k * theta]
             assert len(q) <= k
+
+
+def _model2_like(seed: int, n: int) -> Instance:
+    """Jaillet et al.'s model 2 as the summaries give it, with ``n`` jobs: the setting's
+    lengths, arrivals spread over the first rounds (at least one after round 0)."""
+    inst = _summaries_like(seed, n)
+    rng = np.random.default_rng(seed + 1)
+    arrivals = np.sort(rng.integers(0, max(2, (2 * n) // 3), n))
+    arrivals[-1] = max(int(arrivals[-1]), 1)
+    return Instance.from_arrays(inst.memory, inst.prompts, inst.responses, arrivals)
+
+
+def test_the_route_cliques_arrivals_serves_model_2():
+    """With arrivals (Jaillet et al.'s model 2) the draws of the setting in the route's range
+    take ``cliques-arrivals`` (issue 52 round 4, ``models/cliques.md`` §11): the local search,
+    then the event model with the clique prices; one thread, a short limit, all jobs at round
+    0, short responses or n outside the range do not."""
+    from kvopt.exact.portfolio import case_of
+    from kvopt.exact.portfolio.routes import CLIQUES_ARRIVALS_N, route_for
+
+    def route(inst, threads=2, limit=60.0):
+        return route_for(case_of(inst, "total", limit, threads, compiled=True))
+
+    lo, hi = CLIQUES_ARRIVALS_N
+    for n in (lo, (lo + hi) // 2, hi):
+        inst = _model2_like(5, n)
+        assert 4 * int((2 * inst.responses > inst.memory).sum()) >= n  # long share ≥ 0.25
+        r = route(inst)
+        assert r.name == "cliques-arrivals"
+        assert [p.backend for p in r.phases] == ["ils", "events-cliques"]
+        assert route(inst, threads=1).name != "cliques-arrivals"
+        assert route(inst, limit=10.0).name != "cliques-arrivals"
+        at0 = Instance.from_arrays(inst.memory, inst.prompts, inst.responses)
+        assert route(at0).name != "cliques-arrivals"
+        short = Instance.from_arrays(
+            inst.memory, inst.prompts, np.minimum(inst.responses, 3), inst.arrivals
+        )
+        assert route(short).name != "cliques-arrivals"
+    assert route(_model2_like(5, lo - 1)).name != "cliques-arrivals"
+    assert route(_model2_like(5, hi + 1)).name != "cliques-arrivals"
+
+
+@pytest.mark.slow
+def test_auto_takes_the_route_cliques_arrivals_and_keeps_its_bound():
+    """A model-2 draw solved by ``auto`` takes ``cliques-arrivals``: a checked schedule, a bound
+    at most its value, and at least the LP with the cliques over the textbook windows (which
+    contain the route's) less one, the prices' bound being in the stats."""
+    import time
+
+    from kvopt.exact import solve
+    from kvopt.exact.backends.highs_glue import to_highs
+    from kvopt.exact.bounds.cliques import add_cliques
+    from kvopt.exact.portfolio.routes import CLIQUES_ARRIVALS_N
+    from kvopt.schedule import check_schedule
+
+    inst = _model2_like(8, CLIQUES_ARRIVALS_N[0] + 2)
+    res = solve(inst, time_limit=40, threads=2)
+    assert res.route is not None and res.route.name == "cliques-arrivals"
+    assert check_schedule(inst, res.schedule).valid
+    assert res.bound <= res.objective
+    lo, hi = start_windows(inst, "total")
+    model = build_matrix(inst, "total", lo, hi)
+    h = to_highs(model, relax=True)
+    nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
+    ref = add_cliques(h, inst, nodes, deadline=time.monotonic() + 30)
+    assert ref.converged
+    assert res.bound >= np.ceil(ref.value - 1e-6) - 1

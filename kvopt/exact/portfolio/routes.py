@@ -18,6 +18,11 @@ module.  The rows of ``auto`` in order (``models/bnb.md``, ``models/time-indexed
 ====================  =====================================================================
 events-large          time-indexed model > 3e7 nonzeros (Case.cells), n ≤ 60: the event model
 no-model              … n > 60: the heuristic and the local search, the cheap bounds only
+cliques               n = 15-30, responses as long as the memory (a quarter above M/2), all at
+                      round 0, 2+ threads: the LP with the completion cliques, the branch and
+                      bound over the windows its prices cut ½, then the event model
+cliques-arrivals      … with arrivals, n = 21-60: the local search 0.2, then the event model with
+                      those prices (bound workers)
 small-race            n ≤ 16, Σo ≤ 400, total, 2+ threads: branch and bound, CP-SAT joins
 small-one-thread      … one thread: branch and bound ½ the limit, then CP-SAT
 small-makespan        n ≤ 16, Σo ≤ 400, makespan: CP-SAT
@@ -174,6 +179,24 @@ _CLIQUES = Source(
     "schedules equal or 0.2-1.6 % worse (load 3-6)",
 )
 
+#: the route 'cliques-arrivals' (Jaillet et al.'s model 2: Poisson arrivals): n in this range,
+#: two threads, mixed, the same long share, responses adding up to at most
+#: ``CLIQUES_ARRIVALS_ROUNDS`` and a limit of at least ``CLIQUES_TIME_LIMIT``; the local search
+#: for the schedule, then the event model with the clique prices for the bound (no branch and
+#: bound: with arrivals it lost proofs and schedules, models/cliques.md §7, §11)
+CLIQUES_ARRIVALS_N = (21, 60)
+CLIQUES_ARRIVALS_ROUNDS = 1500
+_CLIQUES_ARRIVALS = Source(
+    "models/cliques.md §11",
+    "the summaries' generator of Jaillet et al.'s setting, model 2 (Poisson arrivals), "
+    "n = 19-59 (15 draws)",
+    60.0,
+    "n = 29-40: gaps 6.8-10.5 % against 21.5-32.1 % (ils-cpsat, ladder), schedules 0.2 % "
+    "worse to 0.9 % better; n = 45-59: 14.8-29.7 % against 27.8-33.8 %; n = 21-22: better on four "
+    "of five draws (1.5-9.4 % against 8.5-13.7 %; one 10.0 against 9.8 %); n = 19: worse "
+    "(6.6 against 4.7 %, compiled-split), so it starts at 21",
+)
+
 #: a time-indexed model with more memory-row nonzeros than this (``Case.cells``) is not built
 #: (the typed race on n = 6,224 copies of fcfs.json's jobs x4, 1.7e7 nonzeros, peaked at 2.9 GB
 #: and overran a 10 s limit by 11 s; certifying a x128 growth point, 6e8, died at 24 GB)
@@ -231,6 +254,26 @@ ROUTES: tuple[Route, ...] = (
         "bound over the cut windows for half the limit, then the event model with the same "
         "prices and CP-SAT's bound workers",
         _CLIQUES,
+        lp_windows=False,
+    ),
+    Route(
+        "cliques-arrivals",
+        When(
+            n_min=CLIQUES_ARRIVALS_N[0],
+            n_max=CLIQUES_ARRIVALS_N[1],
+            objective="total",
+            threads_min=2,
+            typed=False,
+            rounds_max=CLIQUES_ARRIVALS_ROUNDS,
+            long_share_min=CLIQUES_LONG_SHARE,
+            time_limit_min=CLIQUES_TIME_LIMIT,
+            arrivals=True,
+        ),
+        (Phase("ils", 0.2), Phase("events-cliques", bound_focus=True, windows="value")),
+        "responses as long as the memory, with arrivals (Jaillet et al.'s model 2): the local "
+        "search's schedule, then the event model with the prices of the time-indexed LP with "
+        "the completion cliques (models/cliques.md) and CP-SAT's bound workers",
+        _CLIQUES_ARRIVALS,
         lp_windows=False,
     ),
     Route(
