@@ -213,8 +213,6 @@ def test_auto_takes_the_route_cliques_on_long_responses():
     value and at least the LP's with the cliques over the textbook windows (which contain the
     route's) less one."""
     from kvopt.exact import solve
-    from kvopt.exact.backends.highs_glue import to_highs
-    from kvopt.exact.bounds.cliques import add_cliques
     from kvopt.schedule import check_schedule
 
     rng = np.random.default_rng(3)
@@ -233,14 +231,23 @@ def test_auto_takes_the_route_cliques_on_long_responses():
     assert [p.backend for p in res.route.phases][0] == "bnb-cliques"
     assert check_schedule(inst, res.schedule).valid
     assert res.bound <= res.objective
+    ref = _textbook_cliques_lp(inst, 20.0)
+    assert res.bound >= np.ceil(ref.value - 1e-6) - 1
+
+
+def _textbook_cliques_lp(inst: Instance, seconds: float):
+    """The LP with the completion cliques over the textbook windows (which contain every
+    route's windows), separated for at most ``seconds``."""
     import time
+
+    from kvopt.exact.backends.highs_glue import to_highs
+    from kvopt.exact.bounds.cliques import add_cliques
 
     lo, hi = start_windows(inst, "total")
     model = build_matrix(inst, "total", lo, hi)
     h = to_highs(model, relax=True)
     nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
-    ref = add_cliques(h, inst, nodes, deadline=time.monotonic() + 20)
-    assert res.bound >= np.ceil(ref.value - 1e-6) - 1
+    return add_cliques(h, inst, nodes, deadline=time.monotonic() + seconds)
 
 
 def _summaries_like(seed: int, n: int) -> Instance:
@@ -425,12 +432,8 @@ def test_the_route_cliques_arrivals_serves_model_2():
 def test_auto_takes_the_route_cliques_arrivals_and_keeps_its_bound():
     """A model-2 draw solved by ``auto`` takes ``cliques-arrivals``: a checked schedule, a bound
     at most its value, and at least the LP with the cliques over the textbook windows (which
-    contain the route's) less one, the prices' bound being in the stats."""
-    import time
-
+    contain the route's) less one."""
     from kvopt.exact import solve
-    from kvopt.exact.backends.highs_glue import to_highs
-    from kvopt.exact.bounds.cliques import add_cliques
     from kvopt.exact.portfolio.routes import CLIQUES_ARRIVALS_N
     from kvopt.schedule import check_schedule
 
@@ -439,10 +442,6 @@ def test_auto_takes_the_route_cliques_arrivals_and_keeps_its_bound():
     assert res.route is not None and res.route.name == "cliques-arrivals"
     assert check_schedule(inst, res.schedule).valid
     assert res.bound <= res.objective
-    lo, hi = start_windows(inst, "total")
-    model = build_matrix(inst, "total", lo, hi)
-    h = to_highs(model, relax=True)
-    nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
-    ref = add_cliques(h, inst, nodes, deadline=time.monotonic() + 30)
+    ref = _textbook_cliques_lp(inst, 30.0)
     assert ref.converged
     assert res.bound >= np.ceil(ref.value - 1e-6) - 1

@@ -179,6 +179,16 @@ _CLIQUES = Source(
     "schedules equal or 0.2-1.6 % worse (load 3-6)",
 )
 
+#: what the two routes of the completion cliques ask besides n, the rounds and the arrivals:
+#: total completion, two threads, mixed jobs, the long share and a limit of at least 30 s
+_LONG_RESPONSES = When(
+    objective="total",
+    threads_min=2,
+    typed=False,
+    long_share_min=CLIQUES_LONG_SHARE,
+    time_limit_min=CLIQUES_TIME_LIMIT,
+)
+
 #: the route 'cliques-arrivals' (Jaillet et al.'s model 2: Poisson arrivals): n in this range,
 #: two threads, mixed, the same long share, responses adding up to at most
 #: ``CLIQUES_ARRIVALS_ROUNDS`` and a limit of at least ``CLIQUES_TIME_LIMIT``; the local search
@@ -234,15 +244,11 @@ ROUTES: tuple[Route, ...] = (
     ),
     Route(
         "cliques",
-        When(
+        replace(
+            _LONG_RESPONSES,
             n_min=CLIQUES_N[0],
             n_max=CLIQUES_N[1],
-            objective="total",
-            threads_min=2,
-            typed=False,
             rounds_max=CLIQUES_ROUNDS,
-            long_share_min=CLIQUES_LONG_SHARE,
-            time_limit_min=CLIQUES_TIME_LIMIT,
             arrivals=False,
         ),
         (
@@ -258,15 +264,11 @@ ROUTES: tuple[Route, ...] = (
     ),
     Route(
         "cliques-arrivals",
-        When(
+        replace(
+            _LONG_RESPONSES,
             n_min=CLIQUES_ARRIVALS_N[0],
             n_max=CLIQUES_ARRIVALS_N[1],
-            objective="total",
-            threads_min=2,
-            typed=False,
             rounds_max=CLIQUES_ARRIVALS_ROUNDS,
-            long_share_min=CLIQUES_LONG_SHARE,
-            time_limit_min=CLIQUES_TIME_LIMIT,
             arrivals=True,
         ),
         (Phase("ils", 0.2), Phase("events-cliques", bound_focus=True, windows="value")),
