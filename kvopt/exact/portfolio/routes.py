@@ -52,14 +52,12 @@ race on one thread: §7; the three serial phases: ``models/time-indexed.md`` §9
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import fields, replace
-from pathlib import Path
-from typing import Any
+from dataclasses import replace
 
 from ...errors import InputError
 from .rows import THREADS, WINDOWS, Case, Phase, Race, Route, Source, When
+from .variantfile import load_variant
 
 # the row types live in .rows and are re-exported here, beside the table
 __all__ = [
@@ -642,52 +640,3 @@ def route_for(case: Case, routes: tuple[Route, ...] = ROUTES) -> Route:
         if route.when.holds(case):
             return route
     raise InputError(f"no route serves {case.to_dict()}", source="routes")
-
-
-def load_variant(path: str | Path, routes: tuple[Route, ...] = ROUTES) -> tuple[Route, ...]:
-    """``routes`` with the edits of a variant file: a JSON list of objects, each naming a row
-    (``"route"``) and giving its new ``"plan"`` — a list of phases (objects with the fields
-    of :class:`Phase`, ``"share": null`` for the rest) or a race (``{"lead": phase,
-    "others": [phase, …], "join_after", "join_share", "lead_ends"}``).  Every row of that
-    name changes.  ``benchmarks/variants/`` holds the rejected variants."""
-    try:
-        edits = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise InputError(f"cannot read the variant: {e}", source=str(path)) from e
-    if not isinstance(edits, list):
-        raise InputError("must be a list of {route, plan} objects", source=str(path))
-    names = {r.name for r in routes}
-    out = list(routes)
-    for k, edit in enumerate(edits):
-        where = f"{path}[{k}]"
-        if not isinstance(edit, dict) or set(edit) - {"route", "plan", "note"}:
-            raise InputError("must be an object with route, plan (and note)", source=where)
-        if edit.get("route") not in names:
-            raise InputError(f"no route named {edit.get('route')!r}", source=where)
-        plan = _plan(edit.get("plan"), where)
-        out = [replace(r, plan=plan) if r.name == edit["route"] else r for r in out]
-    return tuple(out)
-
-
-def _phase(d: Any, where: str) -> Phase:
-    if not isinstance(d, dict) or "backend" not in d:
-        raise InputError("a phase must be an object with a backend", source=where)
-    known = {f.name for f in fields(Phase)}
-    if set(d) - known:
-        raise InputError(f"unknown phase fields {sorted(set(d) - known)}", source=where)
-    d = dict(d)
-    if d.get("share", 0) is None:
-        d["share"] = math.inf
-    return Phase(**d)
-
-
-def _plan(d: Any, where: str) -> tuple[Phase, ...] | Race:
-    if isinstance(d, list) and d:
-        return tuple(_phase(p, where) for p in d)
-    if isinstance(d, dict) and "lead" in d:
-        rest = {k: v for k, v in d.items() if k not in ("lead", "others")}
-        if set(rest) - {"join_after", "join_share", "lead_ends"}:
-            raise InputError(f"unknown race fields {sorted(rest)}", source=where)
-        others = tuple(_phase(p, where) for p in d.get("others", ()))
-        return Race(_phase(d["lead"], where), others, **rest)
-    raise InputError("plan must be a list of phases or a race object", source=where)
