@@ -289,26 +289,30 @@ def test_dropping_slack_rows_keeps_the_value_and_the_row_order():
     assert out[False].rows == len(out[False].added)
 
 
-def test_the_route_cliques_serves_21_to_30_jobs_at_round_0():
-    """The route ``cliques`` reaches n = 30 (issue 52 round 2, ``models/cliques.md`` §10):
-    the setting's draws at n = 15, 25 and 30 take it; n = 31, arrivals, or one thread do not."""
+def test_the_routes_cliques_serve_15_to_30_jobs_at_round_0():
+    """The completion cliques reach n = 30 (issue 52 round 2, ``models/cliques.md`` §10): the
+    setting's draws at n = 15 and 19 take ``cliques`` (the branch and bound over the cut
+    windows for half the limit), at n = 20, 25 and 30 ``cliques-ils`` (the local search first,
+    round 4, §11); n = 31, arrivals, or one thread take neither."""
     from kvopt.exact.portfolio import case_of
     from kvopt.exact.portfolio.routes import route_for
 
     def route(inst, threads=2):
         return route_for(case_of(inst, "total", 60.0, threads, compiled=True)).name
 
-    for n in (15, 25, 30):
+    clique_routes = ("cliques", "cliques-ils")
+    for n, name in ((15, "cliques"), (19, "cliques"), (20, "cliques-ils"), (25, "cliques-ils"),
+                    (30, "cliques-ils")):  # fmt: skip
         inst = _summaries_like(11, n)
         assert 4 * int((2 * inst.responses > inst.memory).sum()) >= n  # long share ≥ 0.25
-        assert route(inst) == "cliques"
-        assert route(inst, threads=1) != "cliques"
-    assert route(_summaries_like(11, 31)) != "cliques"
+        assert route(inst) == name
+        assert route(inst, threads=1) not in clique_routes
+    assert route(_summaries_like(11, 31)) not in clique_routes
     late = _summaries_like(11, 25)
     late = Instance.from_arrays(
         late.memory, late.prompts, late.responses, np.arange(late.n, dtype=np.int64)
     )
-    assert route(late) != "cliques"
+    assert route(late) not in clique_routes
 
 
 @settings(max_examples=10, deadline=None)

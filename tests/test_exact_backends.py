@@ -190,10 +190,12 @@ TABLE = [
     (case(14, long=14), "small-race"),
     (case(15, long=4, time_limit=29), "small-race"),
     (case(15, long=4, arrivals=True), "small-race"),
-    (case(20, long=20, rounds=1000), "cliques"),
+    (case(19, long=19, rounds=1000), "cliques"),
+    # n = 20-30: the local search first since issue 52 round 4 (models/cliques.md §11)
+    (case(20, long=20, rounds=1000), "cliques-ils"),
     (case(20, long=20, rounds=1001), "cpsat"),
-    (case(21, long=21), "cliques"),  # n = 21-30 since issue 52 round 2 (models/cliques.md §10)
-    (case(30, long=8), "cliques"),
+    (case(21, long=21), "cliques-ils"),  # n = 21-30 since issue 52 round 2 (cliques.md §10)
+    (case(30, long=8), "cliques-ils"),
     (case(30, long=7), "ladder"),
     (case(12, long=12), "small-race"),
     (case(31, long=31), "ils-cpsat"),

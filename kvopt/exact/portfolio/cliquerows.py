@@ -1,0 +1,140 @@
+"""The rows of ``auto``'s route table that use the completion cliques (issue 52,
+``models/cliques.md``): Jaillet et al.'s setting, responses as long as the memory.
+:data:`kvopt.exact.portfolio.routes.ROUTES` takes them in place, after ``no-model``; their
+constants and the measurements that chose them live here, beside the rows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .rows import Phase, Route, Source, When
+
+#: the route 'cliques': n in this range (at n = 13-14 it lost a proof and was slower on two of
+#: six draws, faster on three; at n = 15-16 better on all six: models/cliques.md §5; at n = 25
+#: and 30 gaps of 11.9-18.5 % against 26.4-27.6 % for the routes before, load 5-6: §10), two
+#: threads, mixed, and at least this share of the
+#: jobs with a response above M/2 (Jaillet et al.'s setting has about 45 %; the benchmark's
+#: mixed instances and the Azure samples none: models/cliques.md §5)
+CLIQUES_N = (15, 30)
+CLIQUES_LONG_SHARE = 0.25
+#: from this n on (route 'cliques-ils') the local search runs first, for 0.2 of the limit, and
+#: the branch and bound gets 0.4: at n = 20, 25 and 30 (eleven draws, load 1.9-2.4) the same
+#: bounds and schedules equal or 0.1-0.9 % better on every draw; below, the branch and bound
+#: keeps half the limit, which proves draws at n = 15-16 (models/cliques.md §11)
+CLIQUES_ILS_N = 20
+#: … and responses adding up to at most this many rounds (the branch and bound is for small
+#: numbers; the setting's n = 20 has up to about 500; n = 30 a median of 570 and at most 841
+#: in 200 draws)
+CLIQUES_ROUNDS = 1000
+#: … and a time limit of at least this many seconds (measured at 60 s; with 8 s at load 10
+#: the LP with the rows was not ready within the first phase, n = 14, and the bound stayed
+#: below the LP's)
+CLIQUES_TIME_LIMIT = 30.0
+#: (and all jobs at round 0: with Poisson arrivals, n = 13-14, 30 s, the route proved none of
+#: six draws that the routes before proved three of, in 8.4-20.1 s; models/cliques.md §7)
+_CLIQUES = Source(
+    "models/cliques.md §5, §8, §10",
+    "the summaries' generator of Jaillet et al.'s setting, model 1, n = 13-20 (14 draws), "
+    "n = 25 and 30 (3 draws each)",
+    60.0,
+    "n = 15-16: better on all five draws measured (n16 s1 proved in 25.4 s where the routes "
+    "before proved none; gaps left 5.5-11.4 % against 17.7-27.7 %); n = 20: gaps 7.3-11.5 % "
+    "against 18.9-26.4 %, schedules 1.6-6.1 % better; n = 13-14 mixed (load 6-9, two threads); "
+    "n = 25: gaps 4.8-11.6 % against 19.7-27.0 %, n = 30: 11.9-18.5 % against 26.4-27.6 %, "
+    "schedules equal or 0.2-1.6 % worse (load 3-6)",
+)
+
+#: what the two routes of the completion cliques ask besides n, the rounds and the arrivals:
+#: total completion, two threads, mixed jobs, the long share and a limit of at least 30 s
+_LONG_RESPONSES = When(
+    objective="total",
+    threads_min=2,
+    typed=False,
+    long_share_min=CLIQUES_LONG_SHARE,
+    time_limit_min=CLIQUES_TIME_LIMIT,
+)
+
+#: the route 'cliques-arrivals' (Jaillet et al.'s model 2: Poisson arrivals): n in this range,
+#: two threads, mixed, the same long share, responses adding up to at most
+#: ``CLIQUES_ARRIVALS_ROUNDS`` and a limit of at least ``CLIQUES_TIME_LIMIT``; the local search
+#: for the schedule, then the event model with the clique prices for the bound (no branch and
+#: bound: with arrivals it lost proofs and schedules, models/cliques.md §7, §11)
+CLIQUES_ARRIVALS_N = (21, 60)
+CLIQUES_ARRIVALS_ROUNDS = 1500
+_CLIQUES_ARRIVALS = Source(
+    "models/cliques.md §11",
+    "the summaries' generator of Jaillet et al.'s setting, model 2 (Poisson arrivals), "
+    "n = 19-59 (15 draws)",
+    60.0,
+    "n = 29-40: gaps 6.8-10.5 % against 21.5-32.1 % (ils-cpsat, ladder), schedules 0.2 % "
+    "worse to 0.9 % better; n = 45-59: 14.8-29.7 % against 27.8-33.8 %; n = 21-22: better on four "
+    "of five draws (1.5-9.4 % against 8.5-13.7 %; one 10.0 against 9.8 %); n = 19: worse "
+    "(6.6 against 4.7 %, compiled-split), so it starts at 21",
+)
+
+#: the rows of the completion cliques, in ``auto``'s order (after ``no-model``)
+CLIQUE_ROUTES: tuple[Route, ...] = (
+    Route(
+        "cliques",
+        replace(
+            _LONG_RESPONSES,
+            n_min=CLIQUES_N[0],
+            n_max=CLIQUES_ILS_N - 1,
+            rounds_max=CLIQUES_ROUNDS,
+            arrivals=False,
+        ),
+        (
+            Phase("bnb-cliques", 0.5, windows="value"),
+            Phase("events-cliques", bound_focus=True, windows="value"),
+        ),
+        "responses as long as the memory (Jaillet et al.'s setting): the time-indexed LP with "
+        "the completion cliques (models/cliques.md), its reduced-cost fixing, the branch and "
+        "bound over the cut windows for half the limit, then the event model with the same "
+        "prices and CP-SAT's bound workers",
+        _CLIQUES,
+        lp_windows=False,
+    ),
+    Route(
+        "cliques-ils",
+        replace(
+            _LONG_RESPONSES,
+            n_min=CLIQUES_ILS_N,
+            n_max=CLIQUES_N[1],
+            rounds_max=CLIQUES_ROUNDS,
+            arrivals=False,
+        ),
+        (
+            Phase("ils", 0.2),
+            Phase("bnb-cliques", 0.4, windows="value"),
+            Phase("events-cliques", bound_focus=True, windows="value"),
+        ),
+        "as 'cliques', with the local search's schedule first (0.2 of the limit) and the "
+        "branch and bound over the cut windows for 0.4",
+        Source(
+            "models/cliques.md §11",
+            "the summaries' generator of Jaillet et al.'s setting, model 1, n = 20 (seeds "
+            "200-204), 25 (450-452), 30 (400-402)",
+            60.0,
+            "against the route 'cliques' beside it: the same bounds on all eleven draws, "
+            "schedules equal on four and 0.1-0.9 % better on seven (gaps 4.5-13.6 % against "
+            "4.8-13.9 %); nothing proved either way",
+        ),
+        lp_windows=False,
+    ),
+    Route(
+        "cliques-arrivals",
+        replace(
+            _LONG_RESPONSES,
+            n_min=CLIQUES_ARRIVALS_N[0],
+            n_max=CLIQUES_ARRIVALS_N[1],
+            rounds_max=CLIQUES_ARRIVALS_ROUNDS,
+            arrivals=True,
+        ),
+        (Phase("ils", 0.2), Phase("events-cliques", bound_focus=True, windows="value")),
+        "responses as long as the memory, with arrivals (Jaillet et al.'s model 2): the local "
+        "search's schedule, then the event model with the prices of the time-indexed LP with "
+        "the completion cliques (models/cliques.md) and CP-SAT's bound workers",
+        _CLIQUES_ARRIVALS,
+        lp_windows=False,
+    ),
+)
