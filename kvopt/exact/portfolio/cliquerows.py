@@ -18,7 +18,7 @@ from .rows import Phase, Route, Source, When
 CLIQUES_N = (15, 30)
 CLIQUES_LONG_SHARE = 0.25
 #: from this n on (route 'cliques-ils') the local search runs first, for 0.2 of the limit, and
-#: the branch and bound gets 0.4: at n = 20, 25 and 30 (eleven draws, load 1.9-2.4) the same
+#: the branch and bound gets 0.4: at n = 20, 25 and 30 (eleven draws, load 1.8-2.4) the same
 #: bounds and schedules equal or 0.1-0.9 % better on every draw; below, the branch and bound
 #: keeps half the limit, which proves draws at n = 15-16 (models/cliques.md §11)
 CLIQUES_ILS_N = 20
@@ -44,7 +44,7 @@ _CLIQUES = Source(
     "schedules equal or 0.2-1.6 % worse (load 3-6)",
 )
 
-#: what the two routes of the completion cliques ask besides n, the rounds and the arrivals:
+#: what the rows of the completion cliques ask besides n, the rounds and the arrivals:
 #: total completion, two threads, mixed jobs, the long share and a limit of at least 30 s
 _LONG_RESPONSES = When(
     objective="total",
