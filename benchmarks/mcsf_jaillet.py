@@ -47,7 +47,11 @@ Opt from Gurobi on the time-indexed IP.  ``--setting summaries`` draws that sett
 reconstruction: the summaries do not say how n was bounded in model 2.  Opt comes from
 ``kvopt.exact.solve`` (``--solver auto``, two threads); the policies of ``--policies`` (the
 paper's: MC-SF and its benchmarks alpha-protect, beta-clear, mc-benchmark) are measured against
-the proved optima only; instances not proved are counted and their gaps printed; ``--bounds``
+the proved optima; instances not proved are counted and their gaps printed, and then every
+policy's figures over *all* instances are printed as certified brackets (:func:`brackets`,
+SPEC §8: the mean and worst ratio between policy / best schedule known and policy / proven
+bound, the exactly optimal count between the sure and the possible) — what the paper's
+n = 40–60 allows where Opt is out of reach; ``--bounds``
 adds per instance the time-indexed LP and the LP with the completion cliques
 (``models/cliques.md``) beside Opt or the solver's bound.  See ``models/cliques.md`` §5–7 for the
 runs and their figures.
@@ -65,11 +69,16 @@ ratio and the note comparing with the paper; ``--out`` saves every instance's
 numbers (JSON).  In the summaries' setting each instance's line ends with the route ``auto``
 took; ``--variant FILE`` solves with a variant of the routes
 (:func:`kvopt.exact.portfolio.load_variant`, ``benchmarks/variants/``) to measure it.
+With ``--out`` the summaries' run saves every instance as it is solved, and a rerun with the
+same settings (``--instances`` may grow) resumes: only the instances not saved are solved.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
 import sys
 import time
 
@@ -144,13 +153,61 @@ def summaries_instance(seed: int, model: int, n_min: int, n_max: int) -> Instanc
     )
 
 
+def brackets(rows: list[dict], policy: str) -> dict:
+    """A policy's figures over every instance, proved or not, as certified brackets (SPEC §8).
+
+    Per instance, ``ub`` is the best schedule known (the solver's, or the policy schedules'
+    if better: every one passed the checker, so ``Opt ≤ ub``) and ``lb = ⌈bound⌉`` the proven
+    bound (``Opt ≥ lb``; objectives are integers). ``alg / ub ≤ alg / Opt ≤ alg / lb``, so the
+    mean and the worst ratio lie between the certified figure (``/ ub``) and the optimistic
+    one (``/ lb``), and the policy is exactly optimal on at least the instances where
+    ``alg ≤ lb`` and at most those where ``alg ≤ ub``. Rows without a bound count as ``lb``
+    = 0 and make the optimistic figures infinite."""
+    cert, opti = [], []
+    surely = possibly = 0
+    for r in rows:
+        alg = r["policies"][policy]
+        ub = r["ub"]
+        lb = math.ceil(r["bound"] - 1e-6) if r["bound"] is not None else 0
+        cert.append(alg / ub)
+        opti.append(alg / lb if lb > 0 else math.inf)
+        surely += alg <= lb
+        possibly += alg <= ub
+    k = len(rows)
+    return {
+        "instances": k,
+        "mean_ratio": [sum(cert) / k, sum(opti) / k] if k else None,
+        "optimal": [surely, possibly],
+        "worst_ratio": [max(cert), max(opti)] if k else None,
+    }
+
+
+def _resume(path: str | None, settings: dict) -> dict[int, dict]:
+    """The rows an earlier run with the same settings saved to ``--out`` (by seed)."""
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    keep = {k: v for k, v in data.get("settings", {}).items() if k not in ("instances", "out")}
+    if keep != {k: v for k, v in settings.items() if k not in ("instances", "out")}:
+        raise SystemExit(f"{path}: written with other settings; give another --out")
+    return {r["seed"]: r for r in data.get("rows", [])}
+
+
 def run_summaries(args, portfolio: Portfolio | None = None) -> int:
     """The summaries' setting (module doc): Opt per instance, each policy against it."""
     policies = [p for p in args.policies.split(",") if p]
+    settings = vars(args)
+    saved = _resume(args.out, settings)
+    if saved:
+        print(f"[mcsf_jaillet] resuming {args.out}: {len(saved)} instances saved", file=sys.stderr)
     rows = []
     t_start = time.monotonic()
     for k in range(args.instances):
         seed = args.seed + k
+        if seed in saved:
+            rows.append(saved[seed])
+            continue
         inst = summaries_instance(seed, args.model, args.n_min, args.n_max)
         values = {
             p: int(simulate(inst, p, seed=seed).objective["total_completion"]) for p in policies
@@ -162,12 +219,14 @@ def run_summaries(args, portfolio: Portfolio | None = None) -> int:
         )  # fmt: skip
         secs = time.monotonic() - t0
         proved = res.status.value == "optimal"
+        known = [v for v in (res.objective, *values.values()) if v is not None]
         row = {
             "seed": seed,
             "n": inst.n,
             "memory": inst.memory,
             "status": res.status.value,
             "objective": res.objective,
+            "ub": min(known),
             "bound": res.bound,
             "seconds": round(secs, 2),
             "route": getattr(res.route, "name", None),
@@ -181,9 +240,7 @@ def run_summaries(args, portfolio: Portfolio | None = None) -> int:
             row["cliques"] = clique_bound(inst, time_limit=args.time_limit).value
         rows.append(row)
         gap = (
-            ""
-            if proved or res.objective is None or res.bound is None
-            else f" gap {(res.objective - res.bound) / res.objective:.1%}"
+            "" if proved or res.bound is None else f" gap {(row['ub'] - res.bound) / row['ub']:.1%}"
         )
         extra = f" lp {row['lp']:.1f} cliques {row['cliques']:.1f}" if args.bounds else ""
         print(
@@ -191,12 +248,18 @@ def run_summaries(args, portfolio: Portfolio | None = None) -> int:
             f"bound {res.bound} {secs:.1f}s{gap}{extra} ({row['route']})",
             flush=True,
         )
+        if args.out:  # after every instance: a rerun resumes where this one stopped
+            write_json_atomic(args.out, {"settings": settings, "rows": rows})
+        print(
+            f"[mcsf_jaillet] {k + 1}/{args.instances} ({time.monotonic() - t_start:.0f}s)",
+            file=sys.stderr,
+            flush=True,
+        )
     done = [r for r in rows if r["status"] == "optimal"]
     paper = SUMMARIES[args.model]
     print(
         f"\nmodel {args.model}, n {args.n_min}-{args.n_max}, {len(rows)} instances, Opt proved "
-        f"on {len(done)} ({args.solver}, {args.time_limit:g} s, {args.threads} threads, "
-        f"{time.monotonic() - t_start:.0f} s)"
+        f"on {len(done)} ({args.solver}, {args.time_limit:g} s, {args.threads} threads)"
     )
     print(f"{'policy':15} {'mean/Opt':>9} {'=Opt':>9} {'worst':>7}   summaries (paper)")
     summary = {}
@@ -209,6 +272,7 @@ def run_summaries(args, portfolio: Portfolio | None = None) -> int:
             "mean_ratio": mean if ratios else None,
             "optimal": same,
             "worst_ratio": worst if ratios else None,
+            "brackets": brackets(rows, p),
         }
         ref = (
             f"{paper['mean_ratio']} / {paper['optimal'] or '-'} / {paper['worst'] or '-'}"
@@ -217,15 +281,26 @@ def run_summaries(args, portfolio: Portfolio | None = None) -> int:
         )
         print(f"{p:15} {mean:9.4f} {same:>4}/{len(done):<4} {worst:7.4f}   {ref}")
     open_ = [
-        (r["objective"] - r["bound"]) / r["objective"]
+        (r["ub"] - r["bound"]) / r["ub"]
         for r in rows
-        if r["status"] != "optimal" and r["objective"] and r["bound"] is not None
+        if r["status"] != "optimal" and r["bound"] is not None
     ]
     if open_:
         print(
             f"not proved: {len(open_)}, gap (schedule - bound) / schedule at the limit "
             f"{min(open_):.1%}-{max(open_):.1%}, median {float(np.median(open_)):.1%}"
         )
+        print(
+            f"\nover all {len(rows)} instances, certified (policy / best schedule known) to "
+            f"optimistic (policy / proven bound), SPEC §8:"
+        )
+        print(f"{'policy':15} {'mean/Opt':>17} {'=Opt':>11} {'worst':>17}")
+        for p in policies:
+            b = summary[p]["brackets"]
+            (m0, m1), (o0, o1), (w0, w1) = b["mean_ratio"], b["optimal"], b["worst_ratio"]
+            print(
+                f"{p:15} {m0:7.4f}-{m1:<9.4f} {o0:>4}-{o1:<4}/{len(rows):<4} {w0:7.4f}-{w1:<9.4f}"
+            )
     if args.bounds and rows:
         closed = [
             (r["cliques"] - r["lp"]) / (r["objective"] - r["lp"])
@@ -239,7 +314,7 @@ def run_summaries(args, portfolio: Portfolio | None = None) -> int:
             )
     if args.out:
         write_json_atomic(
-            args.out, {"summary": summary, "settings": vars(args), "paper": paper, "rows": rows}
+            args.out, {"summary": summary, "settings": settings, "paper": paper, "rows": rows}
         )
     return 0
 

@@ -206,8 +206,10 @@ class CpSatEvents(CpSat):
             LAGRANGE_SHARE * limits.time_limit,
             self.cliques,
         )
-        if prices is None:
-            return super().solve(problem, limits, hooks)
+        if prices is None:  # the plain model, for what is left of the limit (the LP's time
+            # counts: given the whole limit, a phase overran it by the LP's 12 s, issue 52)
+            left = max(limits.time_limit - (time.monotonic() - t0), 0.01)
+            return super().solve(problem, replace(limits, time_limit=left), hooks)
         lo, hi = problem.lo, problem.hi
         if problem.ub is not None:
             cut = prices.windows(lo, hi, problem.ub)
