@@ -289,30 +289,35 @@ def test_dropping_slack_rows_keeps_the_value_and_the_row_order():
     assert out[False].rows == len(out[False].added)
 
 
-def test_the_routes_cliques_serve_15_to_30_jobs_at_round_0():
-    """The completion cliques reach n = 30 (issue 52 round 2, ``models/cliques.md`` §10): the
-    setting's draws at n = 15 and 19 take ``cliques`` (the branch and bound over the cut
+def test_the_routes_cliques_serve_15_to_60_jobs_at_round_0():
+    """The completion cliques reach n = 60 at round 0 (issue 52, ``models/cliques.md`` §10–12):
+    the setting's draws at n = 15 and 19 take ``cliques`` (the branch and bound over the cut
     windows for half the limit), at n = 20, 25 and 30 ``cliques-ils`` (the local search first,
-    round 4, §11); n = 31, arrivals, or one thread take neither."""
+    round 4, §11), at n = 31–60 ``cliques-events`` (the local search, then the event model with
+    the prices, round 5, §12); n = 61, arrivals, a short limit or one thread take none."""
     from kvopt.exact.portfolio import case_of
-    from kvopt.exact.portfolio.routes import route_for
+    from kvopt.exact.portfolio.routes import CLIQUES_EVENTS_N, route_for
 
-    def route(inst, threads=2):
-        return route_for(case_of(inst, "total", 60.0, threads, compiled=True)).name
+    def route(inst, threads=2, limit=60.0):
+        return route_for(case_of(inst, "total", limit, threads, compiled=True)).name
 
-    clique_routes = ("cliques", "cliques-ils")
+    clique_routes = ("cliques", "cliques-ils", "cliques-events")
+    lo, hi = CLIQUES_EVENTS_N
     for n, name in ((15, "cliques"), (19, "cliques"), (20, "cliques-ils"), (25, "cliques-ils"),
-                    (30, "cliques-ils")):  # fmt: skip
+                    (30, "cliques-ils"), (lo, "cliques-events"), (45, "cliques-events"),
+                    (hi, "cliques-events")):  # fmt: skip
         inst = _summaries_like(11, n)
         assert 4 * int((2 * inst.responses > inst.memory).sum()) >= n  # long share ≥ 0.25
         assert route(inst) == name
         assert route(inst, threads=1) not in clique_routes
-    assert route(_summaries_like(11, 31)) not in clique_routes
-    late = _summaries_like(11, 25)
-    late = Instance.from_arrays(
-        late.memory, late.prompts, late.responses, np.arange(late.n, dtype=np.int64)
-    )
-    assert route(late) not in clique_routes
+        assert route(inst, limit=10.0) not in clique_routes
+    assert route(_summaries_like(11, hi + 1)) not in clique_routes
+    for n in (25, 45):
+        late = _summaries_like(11, n)
+        late = Instance.from_arrays(
+            late.memory, late.prompts, late.responses, np.arange(late.n, dtype=np.int64)
+        )
+        assert route(late) not in clique_routes
 
 
 @settings(max_examples=10, deadline=None)

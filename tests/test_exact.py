@@ -187,6 +187,37 @@ def test_pyomo_and_matrix_same_lp():
         assert r.incumbent_objective == pytest.approx(h.getInfo().objective_function_value)
 
 
+def test_a_re_solve_gets_its_own_time_limit():
+    """HiGHS compares its time limit with the run time of every run of one model so far
+    (HiGHS 1.16): ``run_highs`` sets the limit past it, so a re-solve after a row is added gets
+    the time it is given (issue 52: the LP with the completion cliques stopped at about half
+    its deadline, each re-solve reporting "Time limit reached" after 0 iterations)."""
+    import highspy
+
+    from kvopt.exact.backends.highs_glue import lp_solved, run_highs
+
+    rng = np.random.default_rng(0)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    n = 1500
+    h.addVars(n, np.zeros(n), np.ones(n))
+    h.changeColsCost(n, np.arange(n, dtype=np.int32), -rng.random(n))
+    for _ in range(700):
+        idx = rng.choice(n, 40, replace=False).astype(np.int32)
+        h.addRow(-highspy.kHighsInf, 3.0, len(idx), idx, rng.random(40))
+    run_highs(h, time_limit=60, threads=1, seed=0, gap=0)
+    first = h.getRunTime()
+    x = np.asarray(h.getSolution().col_value)
+    # a row the optimum breaks, which a few dual simplex steps repair (well within the limit
+    # below, half of what the first run took, which the re-solve alone does not need)
+    top = np.argsort(-x)[:3].astype(np.int32)
+    assert x[top].sum() > 2.5
+    h.addRow(-highspy.kHighsInf, 2.0, 3, top, np.ones(3))
+    native, cancelled, _ = run_highs(h, time_limit=first / 2, threads=1, seed=0, gap=0)
+    assert lp_solved(native) and not cancelled, native
+    assert np.asarray(h.getSolution().col_value)[top].sum() <= 2.0 + 1e-6
+
+
 def test_identical_jobs_aggregate():
     inst = Instance.from_arrays(10, [3] * 5 + [1], [3] * 5 + [2])
     a = solve(inst, solver="highs", threads=1)

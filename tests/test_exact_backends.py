@@ -198,7 +198,14 @@ TABLE = [
     (case(30, long=8), "cliques-ils"),
     (case(30, long=7), "ladder"),
     (case(12, long=12), "small-race"),
-    (case(31, long=31), "ils-cpsat"),
+    # n = 31-60, all at round 0, since issue 52 round 5 (models/cliques.md §12)
+    (case(31, long=31), "cliques-events"),
+    (case(60, long=15, rounds=1500), "cliques-events"),
+    (case(61, long=61, rounds=1000), "cpsat"),
+    (case(40, long=40, rounds=1501), "ils-cpsat"),
+    (case(40, long=9), "ils-cpsat"),
+    (case(40, long=40, time_limit=20.0), "ils-cpsat"),
+    (case(40, long=40, threads=1), "cpsat"),
     # with arrivals, n = 21-60 since issue 52 round 4 (models/cliques.md §11)
     (case(31, long=31, arrivals=True, rounds=700), "cliques-arrivals"),
     (case(21, long=6, arrivals=True, rounds=300), "cliques-arrivals"),

@@ -144,7 +144,11 @@ def run_highs(
     cancels the solve and waits for HiGHS to stop; the caller reports what was
     found and marks the result interrupted.
     """
-    h.setOptionValue("time_limit", max(float(time_limit), 0.01))
+    # HiGHS compares its time limit with the run time of every run of ``h`` so far, not of
+    # this one (HiGHS 1.16, ``getRunTime``): a re-solve after rows were added, given the 47 s
+    # left, stopped at once after 47 s of earlier runs (issue 52: the LP with the completion
+    # cliques stopped at about half its deadline). So the limit is set past what ``h`` has run.
+    h.setOptionValue("time_limit", max(float(time_limit), 0.01) + float(h.getRunTime()))
     h.setOptionValue("threads", int(threads))
     h.setOptionValue("random_seed", int(seed))
     if not defaults:  # the objective is integral: an absolute gap below 1 proves optimality

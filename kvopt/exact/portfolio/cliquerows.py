@@ -72,6 +72,19 @@ _CLIQUES_ARRIVALS = Source(
     "(6.6 against 4.7 %, compiled-split), so it starts at 21",
 )
 
+#: the route 'cliques-events' (Jaillet et al.'s model 1 beyond the branch and bound's reach:
+#: every job at round 0): n in this range, the other conditions of 'cliques-arrivals', the same
+#: plan; at n = 40-53 (six draws) gaps of 14.6-30.9 % against 29.9-33.5 % for 'ils-cpsat'
+CLIQUES_EVENTS_N = (CLIQUES_N[1] + 1, 60)
+_CLIQUES_EVENTS = Source(
+    "models/cliques.md §12",
+    "the summaries' generator of Jaillet et al.'s setting, model 1, n = 31-60",
+    60.0,
+    "n = 32-53 (six draws, load 1.4-2.7): gaps 9.1-30.9 % against 29.9-36.1 % for "
+    "'ils-cpsat' (n = 32, 33, 40: 9.1, 9.5, 14.6 % against 32.8, 36.1, 29.9 %), schedules "
+    "0.3 % worse to 0.9 % better",
+)
+
 #: the rows of the completion cliques, in ``auto``'s order (after ``no-model``)
 CLIQUE_ROUTES: tuple[Route, ...] = (
     Route(
@@ -135,6 +148,21 @@ CLIQUE_ROUTES: tuple[Route, ...] = (
         "search's schedule, then the event model with the prices of the time-indexed LP with "
         "the completion cliques (models/cliques.md) and CP-SAT's bound workers",
         _CLIQUES_ARRIVALS,
+        lp_windows=False,
+    ),
+    Route(
+        "cliques-events",
+        replace(
+            _LONG_RESPONSES,
+            n_min=CLIQUES_EVENTS_N[0],
+            n_max=CLIQUES_EVENTS_N[1],
+            rounds_max=CLIQUES_ARRIVALS_ROUNDS,
+            arrivals=False,
+        ),
+        (Phase("ils", 0.2), Phase("events-cliques", bound_focus=True, windows="value")),
+        "responses as long as the memory, more jobs than the branch and bound's rows take, all "
+        "at round 0 (Jaillet et al.'s model 1 at n = 40-60): the plan of 'cliques-arrivals'",
+        _CLIQUES_EVENTS,
         lp_windows=False,
     ),
 )

@@ -60,6 +60,7 @@ from ...errors import InputError
 from .cliquerows import (
     CLIQUE_ROUTES,
     CLIQUES_ARRIVALS_N,
+    CLIQUES_EVENTS_N,
     CLIQUES_ILS_N,
     CLIQUES_N,
     CLIQUES_ROUNDS,
@@ -70,6 +71,7 @@ from .variantfile import load_variant
 # the row types live in .rows and are re-exported here, beside the table
 __all__ = [
     "CLIQUES_ARRIVALS_N",
+    "CLIQUES_EVENTS_N",
     "CLIQUES_ILS_N",
     "CLIQUES_N",
     "CLIQUES_ROUNDS",
