@@ -153,6 +153,13 @@ def summaries_instance(seed: int, model: int, n_min: int, n_max: int) -> Instanc
     )
 
 
+def _paper(paper: dict, policy: str) -> str:
+    """The paper's figures (mean / exactly optimal / worst) beside MC-SF's, ``-`` otherwise."""
+    if policy != "mcsf":
+        return "-"
+    return f"{paper['mean_ratio']} / {paper['optimal'] or '-'} / {paper['worst'] or '-'}"
+
+
 def brackets(rows: list[dict], policy: str) -> dict:
     """A policy's figures over every instance, proved or not, as certified brackets (SPEC §8).
 
@@ -261,25 +268,23 @@ def run_summaries(args, portfolio: Portfolio | None = None) -> int:
         f"\nmodel {args.model}, n {args.n_min}-{args.n_max}, {len(rows)} instances, Opt proved "
         f"on {len(done)} ({args.solver}, {args.time_limit:g} s, {args.threads} threads)"
     )
-    print(f"{'policy':15} {'mean/Opt':>9} {'=Opt':>9} {'worst':>7}   summaries (paper)")
+    if done:
+        print(f"{'policy':15} {'mean/Opt':>9} {'=Opt':>9} {'worst':>7}   summaries (paper)")
+    else:
+        print("no instance proved: each policy's figures are the brackets below")
     summary = {}
     for p in policies:
         ratios = [r["policies"][p] / r["objective"] for r in done]
         same = sum(1 for r in done if r["policies"][p] == r["objective"])
-        mean = sum(ratios) / len(ratios) if ratios else float("nan")
-        worst = max(ratios) if ratios else float("nan")
         summary[p] = {
-            "mean_ratio": mean if ratios else None,
+            "mean_ratio": sum(ratios) / len(ratios) if ratios else None,
             "optimal": same,
-            "worst_ratio": worst if ratios else None,
+            "worst_ratio": max(ratios) if ratios else None,
             "brackets": brackets(rows, p),
         }
-        ref = (
-            f"{paper['mean_ratio']} / {paper['optimal'] or '-'} / {paper['worst'] or '-'}"
-            if p == "mcsf"
-            else "-"
-        )
-        print(f"{p:15} {mean:9.4f} {same:>4}/{len(done):<4} {worst:7.4f}   {ref}")
+        if done:
+            mean, worst = summary[p]["mean_ratio"], summary[p]["worst_ratio"]
+            print(f"{p:15} {mean:9.4f} {same:>4}/{len(done):<4} {worst:7.4f}   {_paper(paper, p)}")
     open_ = [
         (r["ub"] - r["bound"]) / r["ub"]
         for r in rows
@@ -294,12 +299,13 @@ def run_summaries(args, portfolio: Portfolio | None = None) -> int:
             f"\nover all {len(rows)} instances, certified (policy / best schedule known) to "
             f"optimistic (policy / proven bound), SPEC §8:"
         )
-        print(f"{'policy':15} {'mean/Opt':>17} {'=Opt':>11} {'worst':>17}")
+        print(f"{'policy':15} {'mean/Opt':>17} {'=Opt':>11} {'worst':>17}   summaries (paper)")
         for p in policies:
             b = summary[p]["brackets"]
             (m0, m1), (o0, o1), (w0, w1) = b["mean_ratio"], b["optimal"], b["worst_ratio"]
             print(
-                f"{p:15} {m0:7.4f}-{m1:<9.4f} {o0:>4}-{o1:<4}/{len(rows):<4} {w0:7.4f}-{w1:<9.4f}"
+                f"{p:15} {m0:7.4f}-{m1:<9.4f} {o0:>4}-{o1:<4}/{len(rows):<4}"
+                f" {w0:7.4f}-{w1:<9.4f} {_paper(paper, p)}"
             )
     if args.bounds and rows:
         closed = [

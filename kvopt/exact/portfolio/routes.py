@@ -24,6 +24,7 @@ cliques               n = 15-19, responses as long as the memory (a quarter abov
 cliques-ils           … n = 20-30: the local search 0.2 first, the branch and bound 0.4
 cliques-arrivals      … with arrivals, n = 21-60: the local search 0.2, then the event model with
                       those prices (bound workers)
+cliques-events        … all at round 0, n = 31-60: as cliques-arrivals
 small-race            n ≤ 16, Σo ≤ 400, total, 2+ threads: branch and bound, CP-SAT joins
 small-one-thread      … one thread: branch and bound ½ the limit, then CP-SAT
 small-makespan        n ≤ 16, Σo ≤ 400, makespan: CP-SAT
