@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -131,3 +133,19 @@ def feasible_start_vectors(inst: Instance, lo, hi):
     for starts in itertools.product(*ranges):
         if fits_by_rounds(inst, starts):
             yield starts
+
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def load_benchmark(name: str):
+    """The script ``benchmarks/<name>.py`` as a module (its own imports of the other scripts,
+    such as ``exact``, resolved from ``benchmarks/``)."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return mod

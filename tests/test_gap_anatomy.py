@@ -5,31 +5,18 @@ the LP's duals it is at least the LP's value."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-from conftest import feasible_start_vectors
+from conftest import feasible_start_vectors, load_benchmark
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kvopt.instance import Instance, Job
 
-_DIR = Path(__file__).resolve().parent.parent / "benchmarks"
-
 
 @pytest.fixture(scope="module")
 def anatomy():
-    sys.path.insert(0, str(_DIR))  # the script imports benchmarks/exact.py as ``exact``
-    try:
-        spec = importlib.util.spec_from_file_location("gap_anatomy", _DIR / "gap_anatomy.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(_DIR))
-    return mod
+    return load_benchmark("gap_anatomy")  # it imports benchmarks/exact.py as ``exact``
 
 
 _jobs = st.lists(st.tuples(st.integers(1, 9), st.integers(1, 3)), min_size=1, max_size=3)

@@ -3,24 +3,18 @@ every instance, proved or not (SPEC §8), and a run that resumes from its ``--ou
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-from pathlib import Path
 
 import pytest
+from conftest import load_benchmark
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-_PATH = Path(__file__).resolve().parent.parent / "benchmarks" / "mcsf_jaillet.py"
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("mcsf_jaillet", _PATH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("mcsf_jaillet")
 
 
 # one instance: (Opt, how far the bound is below it, how far the best schedule is above it,

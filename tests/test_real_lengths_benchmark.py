@@ -4,21 +4,15 @@ instance, built by the documented rule."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
 import pytest
-
-_PATH = Path(__file__).resolve().parent.parent / "benchmarks" / "real_lengths.py"
+from conftest import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("real_lengths", _PATH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("real_lengths")
 
 
 def _memory_rule(inst) -> int:

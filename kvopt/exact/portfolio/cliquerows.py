@@ -85,42 +85,39 @@ _CLIQUES_EVENTS = Source(
     "0.3 % worse to 0.9 % better",
 )
 
+
+def _row(name: str, n: tuple[int, int], rounds: int, arrivals: bool, plan, text, source) -> Route:
+    """A row of the completion cliques: ``_LONG_RESPONSES`` with ``n``, the rounds and the
+    arrivals; the LP over the windows of the best value, not the LP's own (``lp_windows``)."""
+    when = replace(_LONG_RESPONSES, n_min=n[0], n_max=n[1], rounds_max=rounds, arrivals=arrivals)
+    return Route(name, when, plan, text, source, lp_windows=False)
+
+
+#: the event model with the clique prices, the bound workers, the windows of the best value
+_EVENTS = Phase("events-cliques", bound_focus=True, windows="value")
+#: the local search's schedule first, then ``_EVENTS`` (no branch and bound)
+_ILS_EVENTS = (Phase("ils", 0.2), _EVENTS)
+
 #: the rows of the completion cliques, in ``auto``'s order (after ``no-model``)
 CLIQUE_ROUTES: tuple[Route, ...] = (
-    Route(
+    _row(
         "cliques",
-        replace(
-            _LONG_RESPONSES,
-            n_min=CLIQUES_N[0],
-            n_max=CLIQUES_ILS_N - 1,
-            rounds_max=CLIQUES_ROUNDS,
-            arrivals=False,
-        ),
-        (
-            Phase("bnb-cliques", 0.5, windows="value"),
-            Phase("events-cliques", bound_focus=True, windows="value"),
-        ),
+        (CLIQUES_N[0], CLIQUES_ILS_N - 1),
+        CLIQUES_ROUNDS,
+        False,
+        (Phase("bnb-cliques", 0.5, windows="value"), _EVENTS),
         "responses as long as the memory (Jaillet et al.'s setting): the time-indexed LP with "
         "the completion cliques (models/cliques.md), its reduced-cost fixing, the branch and "
         "bound over the cut windows for half the limit, then the event model with the same "
         "prices and CP-SAT's bound workers",
         _CLIQUES,
-        lp_windows=False,
     ),
-    Route(
+    _row(
         "cliques-ils",
-        replace(
-            _LONG_RESPONSES,
-            n_min=CLIQUES_ILS_N,
-            n_max=CLIQUES_N[1],
-            rounds_max=CLIQUES_ROUNDS,
-            arrivals=False,
-        ),
-        (
-            Phase("ils", 0.2),
-            Phase("bnb-cliques", 0.4, windows="value"),
-            Phase("events-cliques", bound_focus=True, windows="value"),
-        ),
+        (CLIQUES_ILS_N, CLIQUES_N[1]),
+        CLIQUES_ROUNDS,
+        False,
+        (Phase("ils", 0.2), Phase("bnb-cliques", 0.4, windows="value"), _EVENTS),
         "as 'cliques', with the local search's schedule first (0.2 of the limit) and the "
         "branch and bound over the cut windows for 0.4",
         Source(
@@ -132,37 +129,26 @@ CLIQUE_ROUTES: tuple[Route, ...] = (
             "schedules equal on four and 0.1-0.9 % better on seven (gaps 4.5-13.6 % against "
             "4.8-13.9 %); nothing proved either way",
         ),
-        lp_windows=False,
     ),
-    Route(
+    _row(
         "cliques-arrivals",
-        replace(
-            _LONG_RESPONSES,
-            n_min=CLIQUES_ARRIVALS_N[0],
-            n_max=CLIQUES_ARRIVALS_N[1],
-            rounds_max=CLIQUES_ARRIVALS_ROUNDS,
-            arrivals=True,
-        ),
-        (Phase("ils", 0.2), Phase("events-cliques", bound_focus=True, windows="value")),
+        CLIQUES_ARRIVALS_N,
+        CLIQUES_ARRIVALS_ROUNDS,
+        True,
+        _ILS_EVENTS,
         "responses as long as the memory, with arrivals (Jaillet et al.'s model 2): the local "
         "search's schedule, then the event model with the prices of the time-indexed LP with "
         "the completion cliques (models/cliques.md) and CP-SAT's bound workers",
         _CLIQUES_ARRIVALS,
-        lp_windows=False,
     ),
-    Route(
+    _row(
         "cliques-events",
-        replace(
-            _LONG_RESPONSES,
-            n_min=CLIQUES_EVENTS_N[0],
-            n_max=CLIQUES_EVENTS_N[1],
-            rounds_max=CLIQUES_ARRIVALS_ROUNDS,
-            arrivals=False,
-        ),
-        (Phase("ils", 0.2), Phase("events-cliques", bound_focus=True, windows="value")),
+        CLIQUES_EVENTS_N,
+        CLIQUES_ARRIVALS_ROUNDS,
+        False,
+        _ILS_EVENTS,
         "responses as long as the memory, more jobs than the branch and bound's rows take, all "
         "at round 0 (Jaillet et al.'s model 1 at n = 40-60): the plan of 'cliques-arrivals'",
         _CLIQUES_EVENTS,
-        lp_windows=False,
     ),
 )
