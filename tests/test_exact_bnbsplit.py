@@ -168,3 +168,36 @@ def test_no_worker_to_be_had_means_one_process_does_it_all(monkeypatch):
     one = BranchAndBound(compiled=False).solve(_problem(inst), Limits(time_limit=60, threads=1))
     assert raw.native_status == "optimal" and raw.bound == one.bound
     assert raw.stats["split"]["worker_nodes"] == 0
+
+
+def test_a_worker_killed_holding_the_lock_does_not_hang_the_other():
+    """A process killed while it holds the shared lock never releases it: the other one must
+    not wait for it forever (``split._Guard``: CI hung once in the test above, the worker
+    killed inside its lock).  Here the worker takes the lock and is killed holding it."""
+    import signal
+
+    from kvopt.exact.bnb.split import _Guard
+
+    ctx = multiprocessing.get_context("fork")
+    lock, taken = ctx.Lock(), ctx.Event()
+
+    def hold():
+        lock.acquire()
+        taken.set()
+        time.sleep(60)
+
+    proc = ctx.Process(target=hold, daemon=True)
+    proc.start()
+    assert taken.wait(30)
+    guard = _Guard(lock, proc.is_alive)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.join(30)
+    with guard:  # returns once the worker is seen dead, and does not take the lock
+        assert guard.alone and not guard.held
+    with guard:  # from then on without waiting
+        pass
+    # a live peer's lock is taken and released as usual
+    free = _Guard(ctx.Lock())
+    with free:
+        assert free.held and not free.alone
+    assert not free.held

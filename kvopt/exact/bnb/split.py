@@ -26,9 +26,11 @@ leaves the result unproven.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import time
 import warnings
+from collections.abc import Callable
 
 from .search import SPLIT, _Search, _Stopped
 
@@ -45,6 +47,33 @@ def can_split() -> bool:
         "fork" in multiprocessing.get_all_start_methods()
         and not multiprocessing.current_process().daemon
     )
+
+
+class _Guard:
+    """The shared lock, which a dead peer cannot leave held forever.  A process killed while
+    holding it (the test kills the worker with SIGKILL as soon as it exists) never releases
+    it, and the other one hung on it for good (seen once in CI).  So the lock is taken with a
+    timeout; when the other process is gone, nobody else can touch the shared slots, and this
+    one goes on without the lock from then on."""
+
+    WAIT = 0.05  # seconds between checks that the other process is alive
+
+    def __init__(self, lock, peer_alive: Callable[[], bool] = lambda: True):
+        self.lock, self.peer_alive, self.alone, self.held = lock, peer_alive, False, False
+
+    def __enter__(self) -> _Guard:
+        self.held = False
+        while not self.alone:
+            if self.lock.acquire(timeout=self.WAIT):
+                self.held = True
+                break
+            self.alone = not self.peer_alive()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.held:
+            self.held = False
+            self.lock.release()
 
 
 class _Flag:
@@ -79,7 +108,7 @@ def _collect(search: _Search, depth: int) -> list[tuple]:
     return tasks
 
 
-def _publisher(search: _Search, arr, lock, outside):
+def _publisher(search: _Search, arr, lock: _Guard, outside):
     """The ``outside`` hook of a worker's search: publish its incumbent, read the best."""
     n = search.n
     seen = [search.best]
@@ -103,7 +132,7 @@ def _publisher(search: _Search, arr, lock, outside):
     return hook
 
 
-def _work(search: _Search, tasks: list[tuple], arr, lock) -> None:
+def _work(search: _Search, tasks: list[tuple], arr, lock: _Guard) -> None:
     """Take tasks from the shared counter until none is left (``_Stopped`` propagates)."""
     while True:
         with lock:
@@ -125,9 +154,11 @@ def _work(search: _Search, tasks: list[tuple], arr, lock) -> None:
         search.outside()  # publish at once what this subtree found
 
 
-def _child(search: _Search, tasks, arr, lock) -> None:
+def _child(search: _Search, tasks, arr, shared_lock) -> None:
     """The forked worker: its own copy of the search, stopped through the shared flag."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    parent = os.getppid()
+    lock = _Guard(shared_lock, lambda: os.getppid() == parent)
     search.stop = _Flag(arr)
     search.outside = _publisher(search, arr, lock, None)
     search.nodes = 0
@@ -153,7 +184,8 @@ def search_split(search: _Search, stop, outside, depth: int | None = None) -> bo
     if not tasks:
         return True  # the whole tree lay above the split depth
     ctx = multiprocessing.get_context("fork")
-    lock = ctx.Lock()
+    shared_lock = ctx.Lock()
+    lock = _Guard(shared_lock)  # the worker's liveness is set once it exists
     arr = ctx.RawArray("q", _SLOTS + n)
     arr[_BEST] = search.best
     arr[_OUT] = search.best
@@ -166,9 +198,10 @@ def search_split(search: _Search, stop, outside, depth: int | None = None) -> bo
         # Python ≥ 3.12 warns about fork() in a process with threads (a racing solver's);
         # the worker runs only this pure-Python search and leaves with os._exit
         warnings.simplefilter("ignore", DeprecationWarning)
-        proc = ctx.Process(target=_child, args=(search, tasks, arr, lock), daemon=True)
+        proc = ctx.Process(target=_child, args=(search, tasks, arr, shared_lock), daemon=True)
         try:
             proc.start()
+            lock.peer_alive = proc.is_alive
         except OSError:  # no process to be had (limits): this one takes every task
             proc = None
     finished = False
