@@ -193,19 +193,26 @@ def _resume(path: str | None, settings: dict) -> dict[int, dict]:
     """The rows an earlier run with the same settings saved to ``--out`` (by seed)."""
     if not path or not os.path.exists(path):
         return {}
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    keep = {k: v for k, v in data.get("settings", {}).items() if k not in ("instances", "out")}
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        saved, rows = data["settings"], data["rows"]
+    except (OSError, ValueError, TypeError, KeyError) as e:
+        raise InputError(f"not a run of this script ({e})", source=path) from e
+    keep = {k: v for k, v in saved.items() if k not in ("instances", "out")}
     if keep != {k: v for k, v in settings.items() if k not in ("instances", "out")}:
-        raise SystemExit(f"{path}: written with other settings; give another --out")
-    return {r["seed"]: r for r in data.get("rows", [])}
+        raise InputError("written with other settings; give another --out", source=path)
+    return {r["seed"]: r for r in rows}
 
 
-def run_summaries(args, portfolio: Portfolio | None = None) -> int:
-    """The summaries' setting (module doc): Opt per instance, each policy against it."""
+def run_summaries(
+    args, portfolio: Portfolio | None = None, saved: dict[int, dict] | None = None
+) -> int:
+    """The summaries' setting (module doc): Opt per instance, each policy against it;
+    ``saved``: the rows of an earlier run (:func:`_resume`), not solved again."""
     policies = [p for p in args.policies.split(",") if p]
     settings = vars(args)
-    saved = _resume(args.out, settings)
+    saved = saved or {}
     if saved:
         print(f"[mcsf_jaillet] resuming {args.out}: {len(saved)} instances saved", file=sys.stderr)
     rows = []
@@ -371,7 +378,11 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, key) is None:
             setattr(args, key, other if summaries else plain)
     if summaries:
-        return run_summaries(args, portfolio)
+        try:
+            saved = _resume(args.out, vars(args))
+        except InputError as e:  # a --out that cannot be resumed: one line, exit 2
+            ap.error(f"--out: {e}")
+        return run_summaries(args, portfolio, saved)
 
     rows = []
     t_start = time.monotonic()

@@ -72,5 +72,12 @@ def test_a_run_resumes_from_its_out_file(bench, tmp_path, monkeypatch, capsys):
     assert [r["seed"] for r in again["rows"]] == [0, 1, 2]
     assert again["rows"][:2] == first["rows"]
     assert "brackets" in again["summary"]["mcsf"]
-    with pytest.raises(SystemExit, match="other settings"):
+    with pytest.raises(SystemExit) as exit_:
         bench.main([*args[:-2], "--policies", "mcsf,fcfs", "--out", str(out)])
+    assert exit_.value.code == 2
+    assert "written with other settings" in capsys.readouterr().err.splitlines()[-1]
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(SystemExit) as exit_:
+        bench.main([*args[:-2], "--out", str(bad)])
+    assert exit_.value.code == 2 and bad.read_text() == "{not json"  # nothing overwritten

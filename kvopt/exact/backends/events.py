@@ -206,19 +206,17 @@ class CpSatEvents(CpSat):
             LAGRANGE_SHARE * limits.time_limit,
             self.cliques,
         )
-        if prices is None:  # the plain model, for what is left of the limit (the LP's time
-            # counts: given the whole limit, a phase overran it by the LP's 12 s, issue 52)
-            left = max(limits.time_limit - (time.monotonic() - t0), 0.01)
-            return super().solve(problem, replace(limits, time_limit=left), hooks)
+        # what is left of the limit, with prices or without (the LP's time counts: given the
+        # whole limit, the plain model overran it by the LP's 12 s, issue 52)
+        rest = replace(limits, time_limit=max(limits.time_limit - (time.monotonic() - t0), 0.01))
+        if prices is None:
+            return super().solve(problem, rest, hooks)
         lo, hi = problem.lo, problem.hi
         if problem.ub is not None:
             cut = prices.windows(lo, hi, problem.ub)
             if cut is not None:  # None: no schedule of value ≤ ub in these windows at all
                 lo, hi = cut
-        left = max(limits.time_limit - (time.monotonic() - t0), 0.01)
-        r = replace(self, prices=prices).solve(
-            replace(problem, lo=lo, hi=hi), replace(limits, time_limit=left), hooks
-        )
+        r = replace(self, prices=prices).solve(replace(problem, lo=lo, hi=hi), rest, hooks)
         stats = dict(
             r.stats,
             lagrange=prices.bound,

@@ -153,17 +153,15 @@ class CliqueWindows:
         prices = cached_prices(
             problem.instance, problem.lo, problem.hi, self.share * limits.time_limit, self.ks
         )
-        if prices is None:  # what is left of the limit: the LP's time counts
-            left = max(limits.time_limit - (time.monotonic() - t0), 0.01)
-            return self.inner.solve(problem, replace(limits, time_limit=left), hooks)
+        # what is left of the limit, with prices or without: the LP's time counts
+        rest = replace(limits, time_limit=max(limits.time_limit - (time.monotonic() - t0), 0.01))
+        if prices is None:
+            return self.inner.solve(problem, rest, hooks)
         lo, hi = problem.lo, problem.hi
         cut = prices.windows(lo, hi, problem.ub)
         if cut is not None:  # None: no schedule of value ≤ ub in these windows at all
             lo, hi = cut
-        left = max(limits.time_limit - (time.monotonic() - t0), 0.01)
-        r = self.inner.solve(
-            replace(problem, lo=lo, hi=hi), replace(limits, time_limit=left), hooks
-        )
+        r = self.inner.solve(replace(problem, lo=lo, hi=hi), rest, hooks)
         stats = dict(
             r.stats,
             cliques=prices.bound,
