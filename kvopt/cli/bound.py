@@ -66,7 +66,13 @@ def run(args) -> int:
     if cliques is not None:
         print(
             f"cliques    {cliques.value:.6g}   (the LP with {cliques.rows} completion cliques, "
-            f"{'converged' if cliques.converged else 'stopped'}, {cliques.seconds:.1f} s)"
+            f"{'converged' if cliques.converged else 'stopped'}, {cliques.seconds:.1f} s"
+            + (
+                ""
+                if cliques.columns is None
+                else f"; column generation, {cliques.columns} start columns priced in"
+            )
+            + ")"
         )
     print(f"best       {b.best}   ({b.best_name})")
     print(

@@ -186,12 +186,15 @@ class CpSatEvents(CpSat):
     #: with ``lagrange``: the ``k`` of the completion cliques separated into the LP before its
     #: prices are read (``kvopt.exact.bounds.cliques``, ``models/cliques.md``; () none)
     cliques: tuple[int, ...] = ()
+    #: with ``lagrange``: the share of the limit the LP may take (it stops sooner when it
+    #: converges)
+    share: float = LAGRANGE_SHARE
     #: set by solve() when lagrange: the LP's prices for this problem (not part of equality)
     prices: object = field(default=None, compare=False, repr=False)
 
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
-        """With ``lagrange`` (total completion): the LP's prices first (at most
-        ``LAGRANGE_SHARE`` of the limit), the windows cut by them for the problem's ``ub``,
+        """With ``lagrange`` (total completion): the LP's prices first (at most ``share``
+        of the limit), the windows cut by them for the problem's ``ub``,
         then the model with the Lagrangian rows for the rest; the LP's bound is reported at
         least.  Without prices (too large, not solved in time) the plain model."""
         if not self.lagrange or self.prices is not None or problem.objective != "total":
@@ -203,8 +206,9 @@ class CpSatEvents(CpSat):
             problem.instance,
             problem.lo,
             problem.hi,
-            LAGRANGE_SHARE * limits.time_limit,
+            self.share * limits.time_limit,
             self.cliques,
+            problem.warm,
         )
         # what is left of the limit, with prices or without (the LP's time counts: given the
         # whole limit, the plain model overran it by the LP's 12 s, issue 52)

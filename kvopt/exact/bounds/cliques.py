@@ -44,6 +44,10 @@ from ...instance import Instance
 #: with a known Opt, ``k = 1`` closed 35–68 % of the LP's gap to Opt and ``k = 1, 2, 3``
 #: 44–71 %, for 1.2–1.6 × the rows (``models/cliques.md`` §4)
 DEFAULT_KS: tuple[int, ...] = (1, 2, 3)
+#: start columns from which the LP with the rows is solved by column generation
+#: (:mod:`kvopt.exact.bounds.colgen`; ``models/cliques.md`` §13: at n = 30 it converges in
+#: 5–12 s where the full LP takes 8–20 s, at n = 20 (5,000 columns) both take 1.5 s)
+COLGEN_COLUMNS = 10_000
 #: separation rounds at most (each adds at most one row per round of time and ``k``)
 MAX_ROUNDS = 60
 #: a row is violated when the LP's left-hand side exceeds ``k`` by more than this
@@ -141,6 +145,11 @@ class CliqueLP:
     #: whether the solution HiGHS holds (its row duals) is of the model with these rows: false
     #: only when rows were dropped and the deadline came before the next solve
     aligned: bool = field(default=True, compare=False, repr=False)
+    #: the duals to price with (the model's rows, then ``added``'s), when they are not the
+    #: solution HiGHS holds (:mod:`kvopt.exact.bounds.colgen`: those of its best round)
+    duals: np.ndarray | None = field(default=None, compare=False, repr=False)
+    #: the start columns HiGHS held at the end (column generation), or ``None`` (all of them)
+    columns: int | None = field(default=None, compare=False, repr=False)
 
 
 def add_cliques(
@@ -230,7 +239,9 @@ def clique_bound(
     """The time-indexed LP of ``models/time-indexed.md`` §3 (with its ``k = 1`` rounded rows)
     plus the completion cliques of Lemma C1, over the start windows of the heuristic's
     schedule (they keep an optimal schedule, which satisfies every row: the value is
-    ``≤ Opt``).  ``kvopt bound --cliques``.  Total completion time."""
+    ``≤ Opt``), by column generation from :data:`COLGEN_COLUMNS` start columns on (``value``
+    is then its best Lagrangian bound, ``lp`` not computed: ``nan``).  ``kvopt bound
+    --cliques``.  Total completion time."""
     from ..backends.highs_glue import to_highs
     from ..backends.highs_matrix import build_matrix
     from ..common import start_windows, value_of
@@ -241,8 +252,26 @@ def clique_bound(
     t0 = time.monotonic()
     st = heuristic_starts(instance, "total", seconds=min(0.2, 0.05 * time_limit))
     lo, hi = start_windows(instance, "total", value_of(instance, st, "total"))
-    model = build_matrix(instance, "total", lo, hi)
-    h = to_highs(model, relax=True)
+    model = build_matrix(instance, "total", lo, hi, aggregate=False)
     nodes = Nodes.of(instance, model.col_group, model.col_start, model.groups)
-    res = add_cliques(h, instance, nodes, ks=ks, deadline=t0 + time_limit)
-    return CliqueLP(res.value, res.lp, res.rows, res.rounds, res.converged, time.monotonic() - t0)
+    if model.n_cols >= COLGEN_COLUMNS:
+        from .colgen import add_cliques_colgen
+
+        res = add_cliques_colgen(instance, model, nodes, ks=ks, deadline=t0 + time_limit, hint=st)
+    else:
+        res = add_cliques(
+            h=to_highs(model, relax=True),
+            inst=instance,
+            nodes=nodes,
+            ks=ks,
+            deadline=t0 + time_limit,
+        )
+    return CliqueLP(
+        res.value,
+        res.lp,
+        res.rows,
+        res.rounds,
+        res.converged,
+        time.monotonic() - t0,
+        columns=res.columns,
+    )

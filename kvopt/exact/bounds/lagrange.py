@@ -110,7 +110,7 @@ def _lower_hull(values: np.ndarray) -> list[tuple[int, int]]:
 
 
 def time_indexed_prices(
-    inst: Instance, lo, hi, time_limit: float, cliques: tuple[int, ...] = ()
+    inst: Instance, lo, hi, time_limit: float, cliques: tuple[int, ...] = (), hint=None
 ) -> Prices | None:
     """The LP of the module doc over ``[lo, hi]`` (total completion), solved by HiGHS's
     simplex on one thread within ``time_limit``, and its prices.  ``None`` when the LP has
@@ -121,7 +121,10 @@ def time_indexed_prices(
     them, so their duals are priced like the memory rows' and the inequality stays exact;
     ``lp`` is then the value of the LP with the rows.  The rows are kept only while tight
     (``drop_slack``, ``models/cliques.md`` §10): the duals are those of the rows in the last
-    LP, every one of them valid."""
+    LP, every one of them valid.  With :data:`COLGEN_COLUMNS` start columns or more, that LP
+    is solved by column generation (:mod:`kvopt.exact.bounds.colgen`, its first master
+    around ``hint``, starts of a schedule in the windows) and the prices are those of its
+    best round."""
     from ..backends.highs_matrix import build_matrix
     from .relax import solve_lp
 
@@ -135,14 +138,24 @@ def time_indexed_prices(
     try:
         if cliques:
             from ..backends.highs_glue import to_highs
-            from .cliques import Nodes, add_cliques
+            from .cliques import COLGEN_COLUMNS, Nodes, add_cliques
 
-            h = to_highs(model, relax=True)
             nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
-            res = add_cliques(h, inst, nodes, ks=cliques, deadline=t0 + time_limit, drop_slack=True)
-            row_dual, value, added = np.asarray(h.getSolution().row_dual), res.value, res.added
-            if not res.aligned:  # stale duals after dropped rows: the memory rows' only
-                row_dual, added = row_dual[: model.n_rows], ()
+            if model.n_cols >= COLGEN_COLUMNS:
+                from .colgen import add_cliques_colgen
+
+                res = add_cliques_colgen(
+                    inst, model, nodes, ks=cliques, deadline=t0 + time_limit, hint=hint
+                )
+                row_dual, value, added = res.duals, res.value, res.added
+            else:
+                h = to_highs(model, relax=True)
+                res = add_cliques(
+                    h, inst, nodes, ks=cliques, deadline=t0 + time_limit, drop_slack=True
+                )
+                row_dual, value, added = np.asarray(h.getSolution().row_dual), res.value, res.added
+                if not res.aligned:  # stale duals after dropped rows: the memory rows' only
+                    row_dual, added = row_dual[: model.n_rows], ()
         else:
             lp = solve_lp(model, time_limit)
             row_dual, value = lp.row_dual, lp.value
@@ -187,7 +200,7 @@ _CACHE: dict[tuple, Prices] = {}
 
 
 def cached_prices(
-    inst: Instance, lo, hi, time_limit: float, cliques: tuple[int, ...] = ()
+    inst: Instance, lo, hi, time_limit: float, cliques: tuple[int, ...] = (), hint=None
 ) -> Prices | None:
     """:func:`time_indexed_prices`, reusing prices computed for the same instance (and the
     same ``cliques``) over windows that contain ``[lo, hi]`` (prices over wider windows hold
@@ -196,7 +209,7 @@ def cached_prices(
     old = _CACHE.get(key)
     if old is not None and old.covers(lo, hi):
         return old
-    new = time_indexed_prices(inst, lo, hi, time_limit, cliques)
+    new = time_indexed_prices(inst, lo, hi, time_limit, cliques, hint)
     if new is not None:
         if len(_CACHE) > 16:
             _CACHE.clear()
