@@ -135,6 +135,22 @@ def feasible_start_vectors(inst: Instance, lo, hi):
             yield starts
 
 
+def lemma_l1_values(inst: Instance, prices, lo, hi) -> list[int]:
+    """Check Lemma L1 of the time-indexed LP's prices (``models/time-indexed.md`` §9.1):
+    ``SCALE·ΣC ≥ base + Σ_i T_i(S_i)`` for every feasible schedule in the windows (not only
+    optimal ones), and ``prices.bound`` at most Opt; returns every schedule's total completion."""
+    from kvopt.exact.bounds.lagrange import SCALE
+
+    values = []
+    for starts in feasible_start_vectors(inst, lo, hi):
+        total = sum(int(t) + int(o) for t, o in zip(starts, inst.responses))
+        rhs = prices.base + sum(int(tab[t - a]) for tab, t, a in zip(prices.tables, starts, lo))
+        assert SCALE * total >= rhs
+        values.append(total)
+    assert prices.bound <= min(values)
+    return values
+
+
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 

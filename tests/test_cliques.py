@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import feasible_start_vectors, instances, job_triples
+from conftest import feasible_start_vectors, instances, job_triples, lemma_l1_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +22,7 @@ from kvopt.exact.bounds.cliques import (
     separate,
     theta_range,
 )
-from kvopt.exact.bounds.lagrange import SCALE, time_indexed_prices
+from kvopt.exact.bounds.lagrange import time_indexed_prices
 from kvopt.exact.common import start_windows, value_of
 from kvopt.exact.heuristic import heuristic_starts
 from kvopt.instance import Instance, save_instance
@@ -155,13 +155,7 @@ def test_the_prices_with_cliques_hold_for_every_schedule_in_the_windows(memory, 
     prices = time_indexed_prices(inst, lo, hi, 10.0, DEFAULT_KS)
     plain = time_indexed_prices(inst, lo, hi, 10.0)
     assert prices is not None and plain is not None
-    values = []
-    for starts in feasible_start_vectors(inst, lo, hi):
-        total = sum(int(t) + int(o) for t, o in zip(starts, inst.responses))
-        rhs = prices.base + sum(int(tab[t - a]) for tab, t, a in zip(prices.tables, starts, lo))
-        assert SCALE * total >= rhs
-        values.append(total)
-    assert prices.bound <= min(values)
+    lemma_l1_values(inst, prices, lo, hi)
     assert prices.bound >= plain.bound - 1
     assert prices.lp >= plain.lp - 1e-6
 
@@ -344,13 +338,7 @@ def test_the_prices_hold_when_the_rows_duals_are_stale(memory, jobs):
     finally:
         cliques_module.add_cliques = real
     assert prices is not None
-    values = []
-    for starts in feasible_start_vectors(inst, lo, hi):
-        total = sum(int(t) + int(o) for t, o in zip(starts, inst.responses))
-        rhs = prices.base + sum(int(tab[t - a]) for tab, t, a in zip(prices.tables, starts, lo))
-        assert SCALE * total >= rhs
-        values.append(total)
-    assert prices.bound <= min(values)
+    lemma_l1_values(inst, prices, lo, hi)
 
 
 def _looks_ahead(running, memory) -> bool:

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import feasible_start_vectors
+from conftest import lemma_l1_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_cliques import _brute, _inst, _jobs, _known_total_optima, _summaries_like
@@ -21,7 +21,7 @@ from kvopt.exact.backends.highs_glue import to_highs
 from kvopt.exact.backends.highs_matrix import build_matrix
 from kvopt.exact.bounds.cliques import DEFAULT_KS, Nodes, add_cliques, clique_bound
 from kvopt.exact.bounds.colgen import add_cliques_colgen
-from kvopt.exact.bounds.lagrange import SCALE, time_indexed_prices
+from kvopt.exact.bounds.lagrange import time_indexed_prices
 from kvopt.exact.common import start_windows, value_of
 from kvopt.exact.heuristic import heuristic_starts
 
@@ -86,13 +86,7 @@ def test_its_prices_hold_for_every_schedule_in_the_windows(memory, jobs, rounds)
         )
         prices = time_indexed_prices(inst, lo, hi, 10.0, DEFAULT_KS)
     assert prices is not None
-    values = []
-    for starts in feasible_start_vectors(inst, lo, hi):
-        total = sum(int(t) + int(o) for t, o in zip(starts, inst.responses))
-        rhs = prices.base + sum(int(tab[t - a]) for tab, t, a in zip(prices.tables, starts, lo))
-        assert SCALE * total >= rhs
-        values.append(total)
-    assert prices.bound <= min(values)
+    lemma_l1_values(inst, prices, lo, hi)
 
 
 def test_the_prices_are_those_of_the_full_lp_once_converged(monkeypatch):

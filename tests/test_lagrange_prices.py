@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import feasible_start_vectors, job_triples
+from conftest import feasible_start_vectors, job_triples, lemma_l1_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,12 +44,7 @@ def test_the_lagrangian_inequality_holds_for_every_schedule_in_the_windows(memor
     lo, hi = start_windows(inst, "total", ub)
     prices = time_indexed_prices(inst, lo, hi, 10.0)
     assert prices is not None
-    values = []
-    for starts in feasible_start_vectors(inst, lo, hi):
-        total = sum(int(t) + int(o) for t, o in zip(starts, inst.responses))
-        rhs = prices.base + sum(int(tab[t - a]) for tab, t, a in zip(prices.tables, starts, lo))
-        assert SCALE * total >= rhs
-        values.append(total)
+    values = lemma_l1_values(inst, prices, lo, hi)
     opt = min(values)
     assert prices.bound <= opt
     assert prices.bound >= int(prices.lp) - 1
