@@ -178,3 +178,15 @@ def test_the_master_holds_every_row_over_every_column_it_has():
         x[rmp.master[0]] == inst.n
         and x[[c for c in range(model.n_cols) if rmp.pos[c] < 0]].sum() == 0
     )
+
+
+def test_an_artificial_too_cheap_is_raised_until_it_leaves(monkeypatch):
+    """With artificials cheaper than any start (cost 0.5) the master first takes them; they are
+    raised tenfold until none is left, and the value is the full LP's (the bound held on the
+    way)."""
+    inst = _summaries_like(7, 10)
+    _, _, model, nodes = _model(inst)
+    monkeypatch.setattr(colgen_module, "ARTIFICIAL", 0.5 - float(model.col_cost.max()))
+    cg = add_cliques_colgen(inst, model, nodes, deadline=time.monotonic() + 60)
+    assert cg.converged
+    assert cg.value == pytest.approx(_full(inst, model, nodes).value, abs=1e-5)

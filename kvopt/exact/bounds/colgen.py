@@ -129,8 +129,14 @@ def add_cliques_colgen(
         sep = not len(neg) or (SEPARATE_EVERY and rounds % SEPARATE_EVERY == 0)
         cuts = separate(nodes, x, inst.memory, ks) if sep else []
         if not len(neg) and not cuts:
-            converged = True
-            break
+            art = np.asarray(sol.col_value[:n])
+            if np.all(art <= TOLERANCE):
+                converged = True
+                break
+            # an artificial still in the optimum: its cost was not high enough to keep it
+            # out (the bound above holds all the same); raise it and go on
+            rmp.raise_artificials(np.flatnonzero(art > TOLERANCE))
+            continue
         if drop_slack and cuts and rmp.rows:
             act = np.asarray(sol.row_value)[nrow:]
             rhs = np.array([k for k, _ in rmp.rows], dtype=np.float64)
@@ -239,6 +245,12 @@ class RestrictedMaster:
             ix[order].astype(np.int32),
             vl[order],
         )
+
+    def raise_artificials(self, jobs) -> None:
+        """Multiply the cost of the artificial columns of ``jobs`` by ten."""
+        jobs = np.asarray(jobs, dtype=np.int32)
+        cost = np.asarray(self.h.getLp().col_cost_)[jobs] * 10.0
+        self.h.changeColsCost(len(jobs), jobs, cost)
 
     def add_rows(self, cuts) -> None:
         """Add the clique rows ``cuts`` (``(k, columns)``: ``Σ x ≤ k``) over the columns of
