@@ -190,3 +190,15 @@ def test_an_artificial_too_cheap_is_raised_until_it_leaves(monkeypatch):
     cg = add_cliques_colgen(inst, model, nodes, deadline=time.monotonic() + 60)
     assert cg.converged
     assert cg.value == pytest.approx(_full(inst, model, nodes).value, abs=1e-5)
+
+
+def test_windows_without_a_schedule_stop_unconverged_with_a_valid_bound():
+    """Windows too narrow for any fractional schedule: the artificials cannot leave, their
+    cost stops rising at the cap, and the result is not converged (its bound, however large,
+    is what the duals prove for these windows)."""
+    inst = _inst(10, [(1, 9, 0)] * 3)  # no two of them may overlap
+    lo = np.zeros(3, dtype=np.int64)
+    model = build_matrix(inst, "total", lo, lo, aggregate=False)  # all three at round 0
+    nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
+    cg = add_cliques_colgen(inst, model, nodes, deadline=time.monotonic() + 30)
+    assert not cg.converged

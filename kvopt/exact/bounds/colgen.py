@@ -35,6 +35,9 @@ from .cliques import DEFAULT_KS, MAX_ROUNDS, SLACK, CliqueLP, Nodes, separate
 
 #: the artificial column's cost above the dearest start column of the windows
 ARTIFICIAL = 1000.0
+#: the artificial columns' cost is raised tenfold while one stays in a converged master, up
+#: to this
+ARTIFICIAL_MAX = 1e12
 #: start columns added per job and round at most (the most negative reduced costs)
 PER_JOB = 8
 #: the starts of each job in the first master: this many on each side of the hint
@@ -135,7 +138,8 @@ def add_cliques_colgen(
                 break
             # an artificial still in the optimum: its cost was not high enough to keep it
             # out (the bound above holds all the same); raise it and go on
-            rmp.raise_artificials(np.flatnonzero(art > TOLERANCE))
+            if not rmp.raise_artificials(np.flatnonzero(art > TOLERANCE)):
+                break  # no fractional schedule in the windows without them: not converged
             continue
         if drop_slack and cuts and rmp.rows:
             act = np.asarray(sol.row_value)[nrow:]
@@ -246,11 +250,15 @@ class RestrictedMaster:
             vl[order],
         )
 
-    def raise_artificials(self, jobs) -> None:
-        """Multiply the cost of the artificial columns of ``jobs`` by ten."""
+    def raise_artificials(self, jobs) -> bool:
+        """Multiply the cost of the artificial columns of ``jobs`` by ten; false (and nothing
+        changed) once one would exceed :data:`ARTIFICIAL_MAX`."""
         jobs = np.asarray(jobs, dtype=np.int32)
         cost = np.asarray(self.h.getLp().col_cost_)[jobs] * 10.0
+        if np.any(cost > ARTIFICIAL_MAX):
+            return False
         self.h.changeColsCost(len(jobs), jobs, cost)
+        return True
 
     def add_rows(self, cuts) -> None:
         """Add the clique rows ``cuts`` (``(k, columns)``: ``Σ x ≤ k``) over the columns of
