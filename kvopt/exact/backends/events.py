@@ -27,7 +27,6 @@ domain leaves the cheap starts, not only at the root.
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -199,27 +198,11 @@ class CpSatEvents(CpSat):
         least.  Without prices (too large, not solved in time) the plain model."""
         if not self.lagrange or self.prices is not None or problem.objective != "total":
             return super().solve(problem, limits, hooks)
-        from ..bounds.lagrange import cached_prices
+        from ..bounds.lagrange import priced_windows
 
-        t0 = time.monotonic()
-        prices = cached_prices(
-            problem.instance,
-            problem.lo,
-            problem.hi,
-            self.share * limits.time_limit,
-            self.cliques,
-            problem.warm,
-        )
-        # what is left of the limit, with prices or without (the LP's time counts: given the
-        # whole limit, the plain model overran it by the LP's 12 s, issue 52)
-        rest = replace(limits, time_limit=max(limits.time_limit - (time.monotonic() - t0), 0.01))
+        prices, rest, lo, hi = priced_windows(problem, limits, self.share, self.cliques)
         if prices is None:
             return super().solve(problem, rest, hooks)
-        lo, hi = problem.lo, problem.hi
-        if problem.ub is not None:
-            cut = prices.windows(lo, hi, problem.ub)
-            if cut is not None:  # None: no schedule of value ≤ ub in these windows at all
-                lo, hi = cut
         r = replace(self, prices=prices).solve(replace(problem, lo=lo, hi=hi), rest, hooks)
         stats = dict(
             r.stats,

@@ -33,7 +33,7 @@ adopted (``models/cliques.md`` §5).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -233,6 +233,36 @@ def add_cliques(
     )
 
 
+def lp_with_cliques(
+    inst: Instance,
+    model,
+    *,
+    ks: tuple[int, ...] = DEFAULT_KS,
+    deadline: float,
+    hint=None,
+    drop_slack: bool = False,
+) -> CliqueLP:
+    """The relaxed ``model`` (total completion, one group per job) with the rows of Lemma C1:
+    by column generation from :data:`COLGEN_COLUMNS` start columns on
+    (:func:`kvopt.exact.bounds.colgen.add_cliques_colgen`, its first master around ``hint``),
+    over every column below (:func:`add_cliques`).  Either way ``duals`` and ``added`` are
+    the duals and the rows to price with: the best round's, or the last LP's (the model's rows
+    only, ``added`` empty, when that LP's duals are stale after dropped rows)."""
+    from ..backends.highs_glue import to_highs
+
+    nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
+    if model.n_cols >= COLGEN_COLUMNS:
+        from .colgen import add_cliques_colgen
+
+        return add_cliques_colgen(inst, model, nodes, ks=ks, deadline=deadline, hint=hint)
+    h = to_highs(model, relax=True)
+    res = add_cliques(h, inst, nodes, ks=ks, deadline=deadline, drop_slack=drop_slack)
+    duals = np.asarray(h.getSolution().row_dual)
+    if not res.aligned:  # stale duals after dropped rows: the model's rows' only
+        return replace(res, duals=duals[: model.n_rows], added=())
+    return replace(res, duals=duals)
+
+
 def clique_bound(
     instance: Instance, time_limit: float = 60.0, ks: tuple[int, ...] = DEFAULT_KS
 ) -> CliqueLP:
@@ -242,7 +272,6 @@ def clique_bound(
     ``≤ Opt``), by column generation from :data:`COLGEN_COLUMNS` start columns on (``value``
     is then its best Lagrangian bound, ``lp`` not computed: ``nan``).  ``kvopt bound
     --cliques``.  Total completion time."""
-    from ..backends.highs_glue import to_highs
     from ..backends.highs_matrix import build_matrix
     from ..common import start_windows, value_of
     from ..heuristic import heuristic_starts
@@ -253,19 +282,7 @@ def clique_bound(
     st = heuristic_starts(instance, "total", seconds=min(0.2, 0.05 * time_limit))
     lo, hi = start_windows(instance, "total", value_of(instance, st, "total"))
     model = build_matrix(instance, "total", lo, hi, aggregate=False)
-    nodes = Nodes.of(instance, model.col_group, model.col_start, model.groups)
-    if model.n_cols >= COLGEN_COLUMNS:
-        from .colgen import add_cliques_colgen
-
-        res = add_cliques_colgen(instance, model, nodes, ks=ks, deadline=t0 + time_limit, hint=st)
-    else:
-        res = add_cliques(
-            h=to_highs(model, relax=True),
-            inst=instance,
-            nodes=nodes,
-            ks=ks,
-            deadline=t0 + time_limit,
-        )
+    res = lp_with_cliques(instance, model, ks=ks, deadline=t0 + time_limit, hint=st)
     return CliqueLP(
         res.value,
         res.lp,

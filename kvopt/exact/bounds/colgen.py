@@ -86,7 +86,7 @@ def add_cliques_colgen(
     rmp = RestrictedMaster(model)
     h = rmp.h
 
-    lo = np.asarray([model.col_start[first_col[i]] for i in range(n)], dtype=np.int64)
+    lo = np.asarray(model.col_start, dtype=np.int64)[first_col[:-1]]
     width = np.diff(first_col)
     centre = lo if hint is None else np.clip(np.asarray(hint, dtype=np.int64), lo, lo + width - 1)
     off = np.arange(-BAND, BAND + 1)

@@ -137,25 +137,12 @@ def time_indexed_prices(
     added: tuple = ()
     try:
         if cliques:
-            from ..backends.highs_glue import to_highs
-            from .cliques import COLGEN_COLUMNS, Nodes, add_cliques
+            from .cliques import lp_with_cliques
 
-            nodes = Nodes.of(inst, model.col_group, model.col_start, model.groups)
-            if model.n_cols >= COLGEN_COLUMNS:
-                from .colgen import add_cliques_colgen
-
-                res = add_cliques_colgen(
-                    inst, model, nodes, ks=cliques, deadline=t0 + time_limit, hint=hint
-                )
-                row_dual, value, added = res.duals, res.value, res.added
-            else:
-                h = to_highs(model, relax=True)
-                res = add_cliques(
-                    h, inst, nodes, ks=cliques, deadline=t0 + time_limit, drop_slack=True
-                )
-                row_dual, value, added = np.asarray(h.getSolution().row_dual), res.value, res.added
-                if not res.aligned:  # stale duals after dropped rows: the memory rows' only
-                    row_dual, added = row_dual[: model.n_rows], ()
+            res = lp_with_cliques(
+                inst, model, ks=cliques, deadline=t0 + time_limit, hint=hint, drop_slack=True
+            )
+            row_dual, value, added = res.duals, res.value, res.added
         else:
             lp = solve_lp(model, time_limit)
             row_dual, value = lp.row_dual, lp.value
@@ -215,3 +202,26 @@ def cached_prices(
             _CACHE.clear()
         _CACHE[key] = new
     return new
+
+
+def priced_windows(problem, limits, share: float, cliques: tuple[int, ...] = ()):
+    """The prices of a phase that starts from them (``events-lagrange``, ``events-cliques``,
+    ``bnb-cliques``): :func:`cached_prices` for ``problem``'s instance and windows within
+    ``share`` of ``limits.time_limit``, then ``(prices, rest, lo, hi)`` — the prices (or
+    ``None``), the limits with what is left of the time (the LP's time counts: given the whole
+    limit, a model after it overran by the LP's 12 s, issue 52), and the windows cut by the
+    prices for ``problem.ub`` (as they are without prices or ``ub``, or when no schedule of
+    value ``≤ ub`` is in them at all)."""
+    from dataclasses import replace
+
+    t0 = time.monotonic()
+    prices = cached_prices(
+        problem.instance, problem.lo, problem.hi, share * limits.time_limit, cliques, problem.warm
+    )
+    rest = replace(limits, time_limit=max(limits.time_limit - (time.monotonic() - t0), 0.01))
+    lo, hi = problem.lo, problem.hi
+    if prices is not None and problem.ub is not None:
+        cut = prices.windows(lo, hi, problem.ub)
+        if cut is not None:
+            lo, hi = cut
+    return prices, rest, lo, hi

@@ -145,27 +145,13 @@ class CliqueWindows:
         return self.label
 
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
-        from ..bounds.lagrange import cached_prices
+        from ..bounds.lagrange import priced_windows
 
         if problem.objective != "total" or problem.ub is None:
             return self.inner.solve(problem, limits, hooks)
-        t0 = time.monotonic()
-        prices = cached_prices(
-            problem.instance,
-            problem.lo,
-            problem.hi,
-            self.share * limits.time_limit,
-            self.ks,
-            problem.warm,
-        )
-        # what is left of the limit, with prices or without: the LP's time counts
-        rest = replace(limits, time_limit=max(limits.time_limit - (time.monotonic() - t0), 0.01))
+        prices, rest, lo, hi = priced_windows(problem, limits, self.share, self.ks)
         if prices is None:
             return self.inner.solve(problem, rest, hooks)
-        lo, hi = problem.lo, problem.hi
-        cut = prices.windows(lo, hi, problem.ub)
-        if cut is not None:  # None: no schedule of value ≤ ub in these windows at all
-            lo, hi = cut
         r = self.inner.solve(replace(problem, lo=lo, hi=hi), rest, hooks)
         stats = dict(
             r.stats,
