@@ -186,7 +186,8 @@ TABLE = [
     (case(8, solver="highs", cells=10**9), "highs"),  # a named solver is the user's choice
     # responses above M/2 for at least a quarter of the jobs (Jaillet et al.'s setting)
     (case(15, long=4), "cliques"),
-    (case(15, long=3), "small-race"),
+    (case(15, long=2), "cliques"),  # a tenth of the jobs since issue 52 round 7 (§14)
+    (case(15, long=1), "small-race"),
     (case(14, long=14), "small-race"),
     (case(15, long=4, time_limit=29), "small-race"),
     (case(15, long=4, arrivals=True), "small-race"),
@@ -195,8 +196,8 @@ TABLE = [
     (case(20, long=20, rounds=1000), "cliques-ils"),
     (case(20, long=20, rounds=1001), "cpsat"),
     (case(21, long=21), "cliques-ils"),  # n = 21-30 since issue 52 round 2 (cliques.md §10)
-    (case(30, long=8), "cliques-ils"),
-    (case(30, long=7), "ladder"),
+    (case(30, long=3), "cliques-ils"),
+    (case(30, long=2), "ladder"),
     (case(12, long=12), "small-race"),
     # n = 31-60, all at round 0, since issue 52 round 5 (models/cliques.md §12)
     (case(31, long=31), "cliques-events"),

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
 import numpy as np
@@ -48,6 +48,10 @@ class Problem:
     hi: np.ndarray
     warm: np.ndarray | None = None  # starts of a kill-free schedule inside the windows
     ub: int | None = None  # value of ``warm`` (an upper bound on Opt)
+    #: Lagrangian duals for the branch and bound's bound (``Prices.duals`` of
+    #: :mod:`kvopt.exact.bounds.lagrange`; valid whatever the windows), or ``None``: it
+    #: solves its own LP
+    duals: tuple | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,9 @@ class BranchAndBound:
         from ..bounds.relax import lp_duals
         from . import split as bnbsplit
 
-        if self.lagrange and objective == "total" and inst.n >= 2:
+        if self.lagrange and objective == "total" and inst.n >= 2 and problem.duals is not None:
+            search.set_duals(*problem.duals)  # the clique LP's (models/cliques.md §14)
+        elif self.lagrange and objective == "total" and inst.n >= 2:
             try:
                 ym, yc = lp_duals(inst, problem.lo, problem.hi, max(0.05, 0.2 * limits.time_limit))
                 search.set_duals(ym, yc)
@@ -264,7 +266,7 @@ class _Climb:
                 first.node_limit,
                 None,
             )
-            s.set_duals(first.ym, first.yc)
+            s.set_duals(first.ym, first.yc, first.cliques)
             t = time.monotonic()
             rung = [v, 0.0, False]
             self.rungs.append(rung)

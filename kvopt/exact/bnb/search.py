@@ -173,19 +173,40 @@ class _Search:
         self.u0 = [max(0, M // 2 - s) for s in self.s]
         self.tail_cap = M - M // 2 - 1  # a tail fits only where the others hold <= this
         self.lag = False  # the Lagrangian bound (set_duals)
+        self.cliques: tuple = ()  # the clique rows priced (set_duals)
         self.lims = [M - s - 1 for s in self.s]  # j fits at t iff max(gm[t:t + o_j]) <= lim + t
         self.plain = type(self).fits_at is _Search.fits_at  # a child at est_j fits
         self.split_stats: dict | None = None  # set by kvopt.exact.bnb.split
         #: set by the compiled split search when it stops: no schedule is below it
         self.task_lower: float | None = None
 
-    def set_duals(self, ym: list[float], yc: list[float]) -> None:
+    def set_duals(self, ym: list[float], yc: list[float], cliques=()) -> None:
         """Price the memory rows with ``ym[τ] ≤ 0`` and the "one job above M/2" rows with
-        ``yc[τ] ≤ 0`` (dyadic values: every sum below is exact in floating point)."""
+        ``yc[τ] ≤ 0`` (dyadic values: every sum below is exact in floating point), and the
+        rows ``Σ x ≤ k`` of ``cliques`` (``(k, μ, jobs, starts)``, ``μ ≤ 0`` dyadic; the rows of
+        Lemma C1, ``models/cliques.md`` §14).  A row is priced like a round's memory row at
+        the latest start ``τ'`` among its nodes in the windows: its term ``μ (k − placed
+        nodes)`` sits in ``dslack[τ']``, so it is dropped with the rounds before the earliest
+        start left (every node of it is then placed or out of reach, and its slack ≥ 0)."""
         H, M, n = self.H, self.M, self.n
         ym = list(ym) + [0.0] * (H + 1 - len(ym))
         yc = list(yc) + [0.0] * (H + 1 - len(yc))
-        self.ym, self.yc = ym, yc
+        self.ym, self.yc, self.cliques = ym, yc, tuple(cliques)
+        # extra[(j, t)][u]: the clique rows' duals priced in round t + u of j started at t
+        extra: dict[tuple[int, int], dict[int, float]] = {}
+        crow = [0.0] * (H + 1)
+        for k, mu, jobs, starts in self.cliques:
+            if not mu < 0.0:
+                continue
+            ok = [(int(j), int(t)) for j, t in zip(jobs, starts) if self.a[j] <= t <= self.hi[j]]
+            if not ok:
+                continue
+            tau = max(t for _, t in ok)
+            placed = sum(1 for j, t in ok if self.start[j] == t)
+            crow[tau] += mu * (k - placed)
+            for j, t in ok:
+                e = extra.setdefault((j, t), {})
+                e[tau - t] = e.get(tau - t, 0.0) + mu
         heavy = [0] * (H + 1)
         for i in range(n):
             if self.start[i] >= 0:
@@ -193,7 +214,9 @@ class _Search:
                     if 2 * (self.s[i] + u + 1) > M:
                         heavy[self.start[i] + u] += 1
         mem = self.mem
-        self.dslack = [ym[k] * (M - mem[k]) + yc[k] * (1 - heavy[k]) for k in range(H + 1)]
+        self.dslack = [
+            ym[k] * (M - mem[k]) + yc[k] * (1 - heavy[k]) + crow[k] for k in range(H + 1)
+        ]
         # bsuf[τ] = Σ_{τ' ≥ τ} dslack[τ'], valid while no job is added in rounds ≥ τ
         self.bsuf = list(accumulate(reversed(self.dslack), initial=0.0))[::-1]
         inf = float("inf")
@@ -211,6 +234,11 @@ class _Search:
                     w = s + u + 1
                     x = ym[t + u] * w + (yc[t + u] if 2 * w > M else 0.0)
                     delta.append(x)
+                e = extra.get((j, t))
+                if e:
+                    for u, mu in e.items():
+                        delta[u] += mu
+                for x in delta:
                     v -= x
                 r[t] = v
                 dj[t] = delta

@@ -22,7 +22,7 @@ bound at every node (:meth:`Prices.lines`, used by
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -56,6 +56,11 @@ class Prices:
     base: int
     lp: float
     seconds: float
+    #: the duals themselves, for the branch and bound's Lagrangian bound
+    #: (``_Search.set_duals``): ``(ym, yc, cliques)`` — the memory rows', the "one job above
+    #: M/2" rows' (by round) and the clique rows' ``(k, μ, jobs, starts)``, all ``≤ 0`` in
+    #: multiples of ``1 / SCALE`` (exact in floating point)
+    duals: tuple | None = field(default=None, compare=False, repr=False)
 
     @property
     def bound(self) -> int:
@@ -163,11 +168,21 @@ def time_indexed_prices(
     np.add.at(col_sum, np.repeat(np.arange(model.n_cols), np.diff(starts)), prod)
     # the clique rows ``Σ_{cols} x ≤ k`` in the last LP (if any), after the model's rows in
     # HiGHS's order
+    group_all = np.asarray(model.col_group)
+    start_all = np.asarray(model.col_start)
+    rows = []
     for r, (k, cols) in enumerate(added):
         v = int(Y[model.n_rows + r]) if model.n_rows + r < len(Y) else 0
         if v:
             base += k * v
             col_sum[cols] += v
+            rows.append((int(k), v / SCALE, group_all[cols].tolist(), start_all[cols].tolist()))
+    H = model.horizon
+    duals = (
+        (Y[n : n + H] / SCALE).tolist(),
+        (Y[n + H : n + 2 * H] / SCALE).tolist() if model.cuts[:1] == (1,) else [0.0] * H,
+        tuple(rows),
+    )
     cost = np.rint(model.col_cost).astype(np.int64)
     R = (SCALE * cost - col_sum)[:nx]
     group = model.col_group[:nx]
@@ -179,7 +194,7 @@ def time_indexed_prices(
         m = int(r.min())
         base += m
         tables.append(r - m)
-    return Prices(lo, hi, tuple(tables), base, float(value), time.monotonic() - t0)
+    return Prices(lo, hi, tuple(tables), base, float(value), time.monotonic() - t0, duals=duals)
 
 
 #: prices already computed, by instance data and windows (the phases of one solve reuse them)

@@ -131,8 +131,9 @@ class CliqueWindows:
     (``models/cliques.md`` §3; total completion): the LP (with the rows of ``ks``, at most
     ``share`` of the limit, cached per instance for the phases after it) and its
     reduced-cost fixing for the problem's ``ub`` (``Prices.windows``: every schedule of value
-    ``≤ ub`` keeps its starts), then ``inner`` for what is left; the bound reported is at least
-    the prices'.  Makespan, no ``ub``, or no prices (too large, not solved in time): ``inner``
+    ``≤ ub`` keeps its starts), then ``inner`` for what is left, given the prices' duals
+    (``Problem.duals``: the branch and bound bounds every node with them, ``models/cliques.md``
+    §14); the bound reported is at least the prices'.  Makespan, no ``ub``, or no prices (too large, not solved in time): ``inner``
     on the windows as they are."""
 
     inner: Backend
@@ -152,7 +153,9 @@ class CliqueWindows:
         prices, rest, lo, hi = priced_windows(problem, limits, self.share, self.ks)
         if prices is None:
             return self.inner.solve(problem, rest, hooks)
-        r = self.inner.solve(replace(problem, lo=lo, hi=hi), rest, hooks)
+        # the inner search prices with the same duals (the branch and bound's node bound:
+        # models/cliques.md §14)
+        r = self.inner.solve(replace(problem, lo=lo, hi=hi, duals=prices.duals), rest, hooks)
         stats = dict(
             r.stats,
             cliques=prices.bound,
