@@ -48,6 +48,7 @@ from operator import add as _add
 from operator import sub as _sub
 
 from ...instance import Instance
+from ..bounds.lagrange import clique_terms
 from ..common import first_fit
 
 #: states remembered at most (then the memo starts afresh)
@@ -187,26 +188,13 @@ class _Search:
         Lemma C1, ``models/cliques.md`` §14).  A row is priced like a round's memory row at
         the latest start ``τ'`` among its nodes in the windows: its term ``μ (k − placed
         nodes)`` sits in ``dslack[τ']``, so it is dropped with the rounds before the earliest
-        start left (every node of it is then placed or out of reach, and its slack ≥ 0)."""
+        start left (every node of it is then placed or out of reach, and its slack ≥ 0;
+        :func:`~kvopt.exact.bounds.lagrange.clique_terms`)."""
         H, M, n = self.H, self.M, self.n
         ym = list(ym) + [0.0] * (H + 1 - len(ym))
         yc = list(yc) + [0.0] * (H + 1 - len(yc))
         self.ym, self.yc, self.cliques = ym, yc, tuple(cliques)
-        # extra[(j, t)][u]: the clique rows' duals priced in round t + u of j started at t
-        extra: dict[tuple[int, int], dict[int, float]] = {}
-        crow = [0.0] * (H + 1)
-        for k, mu, jobs, starts in self.cliques:
-            if not mu < 0.0:
-                continue
-            ok = [(int(j), int(t)) for j, t in zip(jobs, starts) if self.a[j] <= t <= self.hi[j]]
-            if not ok:
-                continue
-            tau = max(t for _, t in ok)
-            placed = sum(1 for j, t in ok if self.start[j] == t)
-            crow[tau] += mu * (k - placed)
-            for j, t in ok:
-                e = extra.setdefault((j, t), {})
-                e[tau - t] = e.get(tau - t, 0.0) + mu
+        crow, extra = clique_terms(self.cliques, self.a, self.hi, self.start, H)
         heavy = [0] * (H + 1)
         for i in range(n):
             if self.start[i] >= 0:

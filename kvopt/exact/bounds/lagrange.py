@@ -240,3 +240,28 @@ def priced_windows(problem, limits, share: float, cliques: tuple[int, ...] = ())
         if cut is not None:
             lo, hi = cut
     return prices, rest, lo, hi
+
+
+def clique_terms(cliques, lo, hi, start, horizon: int):
+    """The rows of Lemma C1 in the branch and bound's Lagrangian (``models/cliques.md`` §14,
+    Lemma B1): ``cliques`` as ``(k, μ, jobs, starts)`` (``Prices.duals``), the windows
+    ``[lo_j, hi_j]`` and the starts placed so far (``−1``: none).  Returns ``(crow, extra)``:
+    ``crow[τ]`` the terms ``μ (k − placed nodes)`` of the rows priced at round ``τ`` — the
+    latest start among the row's nodes in the windows — and ``extra[(j, t)][u]`` the duals
+    added to the price of job ``j`` started at ``t`` in its round ``t + u`` (that round).
+    Rows with ``μ = 0`` or no node in the windows are left out (priced 0)."""
+    extra: dict[tuple[int, int], dict[int, float]] = {}
+    crow = [0.0] * (horizon + 1)
+    for k, mu, jobs, starts in cliques:
+        if not mu < 0.0:
+            continue
+        ok = [(int(j), int(t)) for j, t in zip(jobs, starts) if lo[j] <= t <= hi[j]]
+        if not ok:
+            continue
+        tau = max(t for _, t in ok)
+        placed = sum(1 for j, t in ok if start[j] == t)
+        crow[tau] += mu * (k - placed)
+        for j, t in ok:
+            e = extra.setdefault((j, t), {})
+            e[tau - t] = e.get(tau - t, 0.0) + mu
+    return crow, extra
