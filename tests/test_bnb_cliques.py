@@ -93,3 +93,24 @@ def test_the_clique_duals_are_what_prunes_in_the_setting():
         Limits(time_limit=120, threads=1),
     )
     assert raw.native_status == "optimal" and raw.bound == 793
+
+
+def test_the_ladder_priced_by_the_rows_stays_below_opt():
+    """``bnb-cliques-ladder`` (route ``cliques-ils``'s last phase): the LP with the rows, its
+    windows, then the ladder of proved thresholds priced by the same duals, from the
+    heuristic's schedule — proves n14 s1's Opt (793), or stops with a bound between the
+    rows' and Opt; its schedule is never worse than the warm start."""
+    from kvopt.exact.heuristic import heuristic_starts
+    from kvopt.exact.portfolio.variants import VARIANTS
+
+    inst = _summaries_like(1, 14)
+    warm = heuristic_starts(inst, "total", seconds=0.2)
+    ub = value_of(inst, warm, "total")
+    lo, hi = start_windows(inst, "total", ub)
+    raw = VARIANTS["bnb-cliques-ladder"].solve(
+        Problem(inst, "total", lo, hi, warm, ub), Limits(time_limit=60, threads=1)
+    )
+    assert 734 <= raw.bound <= 793
+    assert value_of(inst, raw.starts, "total") <= ub
+    if raw.native_status == "optimal":
+        assert raw.bound == 793 == value_of(inst, raw.starts, "total")
