@@ -401,44 +401,56 @@ def test_the_route_cliques_arrivals_serves_model_2():
     then the event model with the clique prices; one thread, a short limit, all jobs at round
     0, short responses or n outside the range do not."""
     from kvopt.exact.portfolio import case_of
-    from kvopt.exact.portfolio.routes import CLIQUES_ARRIVALS_N, route_for
+    from kvopt.exact.portfolio.routes import (
+        CLIQUES_ARRIVALS_BNB_N,
+        CLIQUES_ARRIVALS_N,
+        route_for,
+    )
 
     def route(inst, threads=2, limit=60.0):
         return route_for(case_of(inst, "total", limit, threads, compiled=True))
 
     lo, hi = CLIQUES_ARRIVALS_N
-    for n in (lo, (lo + hi) // 2, hi):
+    bnb_hi = CLIQUES_ARRIVALS_BNB_N[1]
+    names = ("cliques-arrivals", "cliques-arrivals-bnb")
+    for n in (lo, bnb_hi, bnb_hi + 1, (lo + hi) // 2, hi):
         inst = _model2_like(5, n)
         assert 4 * int((2 * inst.responses > inst.memory).sum()) >= n  # long share ≥ 0.25
         r = route(inst)
-        assert r.name == "cliques-arrivals"
-        assert [p.backend for p in r.phases] == ["ils", "events-cliques"]
-        assert route(inst, threads=1).name != "cliques-arrivals"
-        assert route(inst, limit=10.0).name != "cliques-arrivals"
+        if n <= bnb_hi:  # the branch and bound priced by the rows (round 7, §14)
+            assert r.name == "cliques-arrivals-bnb"
+            assert [p.backend for p in r.phases] == ["ils", "bnb-cliques", "bnb-cliques-ladder"]
+        else:
+            assert r.name == "cliques-arrivals"
+            assert [p.backend for p in r.phases] == ["ils", "events-cliques"]
+        assert route(inst, threads=1).name not in names
+        assert route(inst, limit=10.0).name not in names
         at0 = Instance.from_arrays(inst.memory, inst.prompts, inst.responses)
-        assert route(at0).name != "cliques-arrivals"
+        assert route(at0).name not in names
         short = Instance.from_arrays(
             inst.memory, inst.prompts, np.minimum(inst.responses, 3), inst.arrivals
         )
-        assert route(short).name != "cliques-arrivals"
-    assert route(_model2_like(5, lo - 1)).name != "cliques-arrivals"
-    assert route(_model2_like(5, hi + 1)).name != "cliques-arrivals"
+        assert route(short).name not in names
+    assert route(_model2_like(5, lo - 1)).name not in names
+    assert route(_model2_like(5, hi + 1)).name not in names
 
 
 @pytest.mark.slow
-def test_auto_takes_the_route_cliques_arrivals_and_keeps_its_bound():
-    """A model-2 draw solved by ``auto`` takes ``cliques-arrivals``: a checked schedule, a bound
+@pytest.mark.parametrize("below, name", [(3, "cliques-arrivals-bnb"), (-2, "cliques-arrivals")])
+def test_auto_takes_the_route_cliques_arrivals_and_keeps_its_bound(below, name):
+    """A model-2 draw solved by ``auto`` takes ``cliques-arrivals`` (``cliques-arrivals-bnb`` up
+    to ``CLIQUES_ARRIVALS_BNB_N[1]`` jobs, issue 52 round 7): a checked schedule, a bound
     at most its value, and at least the time-indexed LP over the textbook windows less one
     (the route's LP is over narrower windows with more rows; on a loaded machine its rows may
     not converge within the limit, so the converged value is not asked for), and the
     converged LP with the cliques is above that LP here."""
     from kvopt.exact import solve
-    from kvopt.exact.portfolio.routes import CLIQUES_ARRIVALS_N
+    from kvopt.exact.portfolio.routes import CLIQUES_ARRIVALS_BNB_N
     from kvopt.schedule import check_schedule
 
-    inst = _model2_like(8, CLIQUES_ARRIVALS_N[0] + 2)
+    inst = _model2_like(8, CLIQUES_ARRIVALS_BNB_N[1] - below)
     res = solve(inst, time_limit=40, threads=2)
-    assert res.route is not None and res.route.name == "cliques-arrivals"
+    assert res.route is not None and res.route.name == name
     assert check_schedule(inst, res.schedule).valid
     assert res.bound <= res.objective
     ref = _textbook_cliques_lp(inst, 60.0)

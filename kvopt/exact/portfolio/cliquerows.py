@@ -81,6 +81,12 @@ _CLIQUES_ARRIVALS = Source(
     "(6.6 against 4.7 %, compiled-split), so it starts at 21",
 )
 
+#: the route 'cliques-arrivals-bnb' (model 2 with few jobs): n in this range, the other
+#: conditions of 'cliques-arrivals' (which serves the n above it); the local search, the
+#: branch and bound priced by the LP with the rows, then its ladder (models/cliques.md §14:
+#: on four draws at n = 22-26 the gaps fell from 6.7-9.1 % to 2.2-4.5 %, nothing proved)
+CLIQUES_ARRIVALS_BNB_N = (CLIQUES_ARRIVALS_N[0], 26)
+
 #: the route 'cliques-events' (Jaillet et al.'s model 1 beyond the branch and bound's reach:
 #: every job at round 0): n in this range, the other conditions of 'cliques-arrivals', the same
 #: plan; at n = 32-53 (six draws) gaps of 6.3-23.5 % against 29.9-36.1 % for 'ils-cpsat'
@@ -123,6 +129,12 @@ def _row(
 _EVENTS = Phase("events-cliques", bound_focus=True, windows="value")
 #: the local search's schedule first, then ``_EVENTS`` (no branch and bound)
 _ILS_EVENTS = (Phase("ils", 0.2), _EVENTS)
+#: the local search, the branch and bound priced by the rows, then its ladder
+_BNB_LADDER = (
+    Phase("ils", 0.1),
+    Phase("bnb-cliques", 0.6, windows="value"),
+    Phase("bnb-cliques-ladder", windows="value"),
+)
 
 #: the rows of the completion cliques, in ``auto``'s order (after ``no-model``)
 CLIQUE_ROUTES: tuple[Route, ...] = (
@@ -163,6 +175,25 @@ CLIQUE_ROUTES: tuple[Route, ...] = (
             "neither plan proved, schedules the same but one 0.7 % worse",
         ),
         CLIQUES_BNB_LONG_SHARE,
+    ),
+    _row(
+        "cliques-arrivals-bnb",
+        CLIQUES_ARRIVALS_BNB_N,
+        CLIQUES_ARRIVALS_ROUNDS,
+        True,
+        _BNB_LADDER,
+        "responses as long as the memory, with arrivals, few jobs: the local search's "
+        "schedule (0.1 of the limit), the branch and bound over the windows cut by the prices "
+        "of the LP with the completion cliques, priced by them (0.6), then its ladder of "
+        "proved thresholds",
+        Source(
+            "models/cliques.md §14",
+            "the summaries' generator of Jaillet et al.'s setting, model 2, n = 22-26 (seeds "
+            "500-503 of --n-min 20 --n-max 26)",
+            60.0,
+            "against 'cliques-arrivals' beside it: gaps 2.2-4.5 % against 6.7-9.1 %, bounds "
+            "3.3-5.6 % higher, schedules 0.7 % better to 0.5 % worse; nothing proved",
+        ),
     ),
     _row(
         "cliques-arrivals",

@@ -60,6 +60,7 @@ from dataclasses import replace
 from ...errors import InputError
 from .cliquerows import (
     CLIQUE_ROUTES,
+    CLIQUES_ARRIVALS_BNB_N,
     CLIQUES_ARRIVALS_N,
     CLIQUES_EVENTS_N,
     CLIQUES_ILS_N,
@@ -71,6 +72,7 @@ from .variantfile import load_variant
 
 # the row types live in .rows and are re-exported here, beside the table
 __all__ = [
+    "CLIQUES_ARRIVALS_BNB_N",
     "CLIQUES_ARRIVALS_N",
     "CLIQUES_EVENTS_N",
     "CLIQUES_ILS_N",
