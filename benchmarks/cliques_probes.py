@@ -20,6 +20,15 @@ marginals (a transportation LP); a pair is inconsistent when it is below 1.
     python benchmarks/cliques_probes.py branch --seed 503 --n-min 14 --n-max 14 --seconds 60
     python benchmarks/cliques_probes.py fix --seed 503 --n-min 14 --n-max 14 --counts 0,4,7
     python benchmarks/cliques_probes.py pairs --seed 1 --n 14 --ub 793
+
+``search``: the branch and bound alone (compiled when Numba is installed, one thread) over
+the windows of the heuristic's value, priced by the plain LP's duals and then by the duals of
+the LP with the rows (§14, Lemma B1): the root bound, whether it finished, the best value,
+the nodes and the seconds of each.  ``--n N`` draws ``_summaries_like(seed, N)`` (§4's n14 s1
+is ``--seed 1 --n 14``); otherwise ``summaries_instance(seed, model, n_min, n_max)``::
+
+    python benchmarks/cliques_probes.py search --seed 1 --n 14 --seconds 60
+    python benchmarks/cliques_probes.py search --seed 200 --n-min 20 --n-max 20 --seconds 60
 """
 
 from __future__ import annotations
@@ -228,6 +237,64 @@ def pairs(inst: Instance, ub: int) -> dict:
     }
 
 
+def search(inst: Instance, seconds: float, which: tuple[str, ...] = ("plain", "cliques")):
+    """``search``'s figures (module doc), one dict per pricing."""
+    from kvopt.exact.bnb.search import (
+        _CHECK_EVERY,
+        MEMO_LIMIT,
+        _Search,
+        _Stopped,
+        numba_installed,
+    )
+    from kvopt.exact.bounds.cliques import DEFAULT_KS
+    from kvopt.exact.bounds.lagrange import time_indexed_prices
+    from kvopt.exact.bounds.relax import lp_duals
+
+    warm = heuristic_starts(inst, "total", seconds=1.0)
+    ub = value_of(inst, warm, "total")
+    lo, hi = start_windows(inst, "total", ub)
+    if numba_installed():
+        from kvopt.exact.bnb import compiled
+
+        compiled.prepare()
+    out = []
+    for kind in which:
+        t0 = time.monotonic()
+        if kind == "plain":
+            duals = (*lp_duals(inst, lo, hi, 60.0), ())
+        else:
+            duals = time_indexed_prices(inst, lo, hi, 60.0, DEFAULT_KS).duals
+        lp_s = time.monotonic() - t0
+        s = _Search(inst, "total", lo, hi, ub + 1, None, time.monotonic() + seconds, *[None] * 3)
+        s.set_duals(*duals)
+        root = s.root_bound()
+        t1 = time.monotonic()
+        try:
+            if numba_installed():
+                done = compiled.run_compiled(s, MEMO_LIMIT, _CHECK_EVERY)
+            else:
+                s.run()
+                done = True
+        except _Stopped:
+            done = False
+        out.append(
+            {
+                "duals": kind,
+                "n": inst.n,
+                "M": inst.memory,
+                "ub": ub,
+                "root": root,
+                "clique_rows": len(duals[2]),
+                "lp_seconds": round(lp_s, 1),
+                "finished": done,
+                "best": s.best if s.best_starts is not None else ub,
+                "nodes": s.nodes,
+                "seconds": round(time.monotonic() - t1, 1),
+            }
+        )
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="probe", required=True)
@@ -245,8 +312,23 @@ def main(argv=None) -> int:
     f.add_argument("--n-min", type=int, default=14)
     f.add_argument("--n-max", type=int, default=14)
     f.add_argument("--counts", default="0,4,7", help="how many of the longest jobs to fix")
+    s = sub.add_parser("search", help="the branch and bound, plain duals against the rows'")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--n", type=int, default=None, help="draw _summaries_like(seed, n)")
+    s.add_argument("--model", type=int, choices=(1, 2), default=1)
+    s.add_argument("--n-min", type=int, default=20)
+    s.add_argument("--n-max", type=int, default=20)
+    s.add_argument("--seconds", type=float, default=60.0)
+    s.add_argument("--duals", default="plain,cliques", help="plain, cliques or both")
     args = ap.parse_args(argv)
-    if args.probe == "fix":
+    if args.probe == "search":
+        if args.n is not None:
+            inst = _summaries_like(args.seed, args.n)
+        else:
+            inst = summaries_instance(args.seed, args.model, args.n_min, args.n_max)
+        for row in search(inst, args.seconds, tuple(args.duals.split(","))):
+            print(row)
+    elif args.probe == "fix":
         inst = summaries_instance(args.seed, 1, args.n_min, args.n_max)
         print(fix(inst, [int(k) for k in args.counts.split(",")]))
     elif args.probe == "branch":

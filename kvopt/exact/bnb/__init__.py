@@ -140,14 +140,17 @@ class BranchAndBound:
         from ..bounds.relax import lp_duals
         from . import split as bnbsplit
 
-        if self.lagrange and objective == "total" and inst.n >= 2 and problem.duals is not None:
-            search.set_duals(*problem.duals)  # the clique LP's (models/cliques.md §14)
-        elif self.lagrange and objective == "total" and inst.n >= 2:
-            try:
-                ym, yc = lp_duals(inst, problem.lo, problem.hi, max(0.05, 0.2 * limits.time_limit))
-                search.set_duals(ym, yc)
-            except SolverError:
-                pass  # no duals: the combinatorial bound alone
+        if self.lagrange and objective == "total" and inst.n >= 2:
+            if problem.duals is not None:  # the clique LP's (models/cliques.md §14)
+                search.set_duals(*problem.duals)
+            else:
+                try:
+                    ym, yc = lp_duals(
+                        inst, problem.lo, problem.hi, max(0.05, 0.2 * limits.time_limit)
+                    )
+                    search.set_duals(ym, yc)
+                except SolverError:
+                    pass  # no duals: the combinatorial bound alone
         root = search.root_bound()
         done = interrupted = False
         search.memo_limit = self.memo_limit

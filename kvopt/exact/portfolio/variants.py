@@ -133,8 +133,8 @@ class CliqueWindows:
     reduced-cost fixing for the problem's ``ub`` (``Prices.windows``: every schedule of value
     ``≤ ub`` keeps its starts), then ``inner`` for what is left, given the prices' duals
     (``Problem.duals``: the branch and bound bounds every node with them, ``models/cliques.md``
-    §14); the bound reported is at least the prices'.  Makespan, no ``ub``, or no prices (too large, not solved in time): ``inner``
-    on the windows as they are."""
+    §14); the bound reported is at least the prices'.  Makespan, no ``ub``, or no prices (too
+    large, not solved in time): ``inner`` on the windows as they are."""
 
     inner: Backend
     ks: tuple[int, ...] = DEFAULT_KS
