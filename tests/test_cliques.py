@@ -396,10 +396,12 @@ def _model2_like(seed: int, n: int) -> Instance:
 
 
 def test_the_route_cliques_arrivals_serves_model_2():
-    """With arrivals (Jaillet et al.'s model 2) the draws of the setting in the route's range
-    take ``cliques-arrivals`` (issue 52 round 4, ``models/cliques.md`` §11): the local search,
-    then the event model with the clique prices; one thread, a short limit, all jobs at round
-    0, short responses or n outside the range do not."""
+    """With arrivals (Jaillet et al.'s model 2) the draws of the setting up to
+    ``CLIQUES_ARRIVALS_BNB_N[1]`` jobs take ``cliques-arrivals-bnb`` (issue 52 rounds 7-8,
+    ``models/cliques.md`` §14-15: the local search, the branch and bound priced by the rows,
+    its ladder), those above ``cliques-arrivals`` (round 4, §11: the local search, then the
+    event model with the clique prices); one thread, a short limit, all jobs at round 0, short
+    responses or n outside the two ranges do not."""
     from kvopt.exact.portfolio import case_of
     from kvopt.exact.portfolio.routes import (
         CLIQUES_ARRIVALS_BNB_N,
@@ -411,9 +413,10 @@ def test_the_route_cliques_arrivals_serves_model_2():
         return route_for(case_of(inst, "total", limit, threads, compiled=True))
 
     lo, hi = CLIQUES_ARRIVALS_N
-    bnb_hi = CLIQUES_ARRIVALS_BNB_N[1]
+    bnb_lo, bnb_hi = CLIQUES_ARRIVALS_BNB_N
+    assert bnb_hi + 1 == lo  # the two rows meet
     names = ("cliques-arrivals", "cliques-arrivals-bnb")
-    for n in (lo, bnb_hi, bnb_hi + 1, (lo + hi) // 2, hi):
+    for n in (bnb_lo, (bnb_lo + bnb_hi) // 2, bnb_hi, lo, (lo + hi) // 2, hi):
         inst = _model2_like(5, n)
         assert 4 * int((2 * inst.responses > inst.memory).sum()) >= n  # long share ≥ 0.25
         r = route(inst)
@@ -431,24 +434,26 @@ def test_the_route_cliques_arrivals_serves_model_2():
             inst.memory, inst.prompts, np.minimum(inst.responses, 3), inst.arrivals
         )
         assert route(short).name not in names
-    assert route(_model2_like(5, lo - 1)).name not in names
+    assert route(_model2_like(5, bnb_lo - 1)).name not in names
     assert route(_model2_like(5, hi + 1)).name not in names
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("below, name", [(3, "cliques-arrivals-bnb"), (-2, "cliques-arrivals")])
-def test_auto_takes_the_route_cliques_arrivals_and_keeps_its_bound(below, name):
-    """A model-2 draw solved by ``auto`` takes ``cliques-arrivals`` (``cliques-arrivals-bnb`` up
-    to ``CLIQUES_ARRIVALS_BNB_N[1]`` jobs, issue 52 round 7): a checked schedule, a bound
+@pytest.mark.parametrize("above, name", [(8, "cliques-arrivals-bnb"), (0, "cliques-arrivals")])
+def test_auto_takes_the_route_cliques_arrivals_and_keeps_its_bound(above, name):
+    """A model-2 draw solved by ``auto`` takes ``cliques-arrivals-bnb`` (``above`` jobs over
+    the least of ``CLIQUES_ARRIVALS_BNB_N``, issue 52 rounds 7-8), or ``cliques-arrivals``
+    (the least of ``CLIQUES_ARRIVALS_N``): a checked schedule, a bound
     at most its value, and at least the time-indexed LP over the textbook windows less one
     (the route's LP is over narrower windows with more rows; on a loaded machine its rows may
     not converge within the limit, so the converged value is not asked for), and the
     converged LP with the cliques is above that LP here."""
     from kvopt.exact import solve
-    from kvopt.exact.portfolio.routes import CLIQUES_ARRIVALS_BNB_N
+    from kvopt.exact.portfolio.routes import CLIQUES_ARRIVALS_BNB_N, CLIQUES_ARRIVALS_N
     from kvopt.schedule import check_schedule
 
-    inst = _model2_like(8, CLIQUES_ARRIVALS_BNB_N[1] - below)
+    least = CLIQUES_ARRIVALS_BNB_N[0] if name.endswith("bnb") else CLIQUES_ARRIVALS_N[0]
+    inst = _model2_like(8, least + above)
     res = solve(inst, time_limit=40, threads=2)
     assert res.route is not None and res.route.name == name
     assert check_schedule(inst, res.schedule).valid

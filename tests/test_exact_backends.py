@@ -190,7 +190,8 @@ TABLE = [
     (case(15, long=1), "small-race"),
     (case(14, long=14), "small-race"),
     (case(15, long=4, time_limit=29), "small-race"),
-    (case(15, long=4, arrivals=True), "small-race"),
+    (case(15, long=4, arrivals=True), "cliques-arrivals-bnb"),  # model 2: since round 8
+    (case(15, long=3, arrivals=True), "small-race"),
     (case(19, long=19, rounds=1000), "cliques"),
     # n = 20-30: the local search first since issue 52 round 4 (models/cliques.md §11)
     (case(20, long=20, rounds=1000), "cliques-ils"),
@@ -207,13 +208,17 @@ TABLE = [
     (case(40, long=9), "ils-cpsat"),
     (case(40, long=40, time_limit=20.0), "ils-cpsat"),
     (case(40, long=40, threads=1), "cpsat"),
-    # with arrivals, n = 21-60 since issue 52 round 4 (models/cliques.md §11)
-    (case(31, long=31, arrivals=True, rounds=700), "cliques-arrivals"),
+    # with arrivals, n = 21-60 since issue 52 round 4 (models/cliques.md §11); the branch
+    # and bound's plan at 15-40 since round 8 (§15)
+    (case(31, long=31, arrivals=True, rounds=700), "cliques-arrivals-bnb"),
     (case(21, long=6, arrivals=True, rounds=300), "cliques-arrivals-bnb"),
     (case(26, long=26, arrivals=True, rounds=300), "cliques-arrivals-bnb"),
-    (case(27, long=27, arrivals=True, rounds=300), "cliques-arrivals"),
+    (case(40, long=10, arrivals=True, rounds=1500), "cliques-arrivals-bnb"),
+    (case(41, long=41, arrivals=True, rounds=700), "cliques-arrivals"),
     (case(60, long=15, arrivals=True, rounds=1500), "cliques-arrivals"),
-    (case(20, long=20, arrivals=True, rounds=300), "compiled-split"),
+    (case(20, long=20, arrivals=True, rounds=300), "cliques-arrivals-bnb"),
+    (case(14, long=14, arrivals=True, rounds=300), "small-race"),
+    (case(20, long=4, arrivals=True, rounds=300), "compiled-split"),
     (case(61, long=61, arrivals=True, rounds=1000), "cpsat"),
     (case(40, long=40, arrivals=True, rounds=1501), "ils-cpsat"),
     (case(40, long=9, arrivals=True), "ils-cpsat"),

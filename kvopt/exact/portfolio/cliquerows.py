@@ -63,29 +63,32 @@ _LONG_RESPONSES = When(
     time_limit_min=CLIQUES_TIME_LIMIT,
 )
 
-#: the route 'cliques-arrivals' (Jaillet et al.'s model 2: Poisson arrivals): n in this range,
-#: two threads, mixed, the same long share, responses adding up to at most
-#: ``CLIQUES_ARRIVALS_ROUNDS`` and a limit of at least ``CLIQUES_TIME_LIMIT``; the local search
-#: for the schedule, then the event model with the clique prices for the bound (no branch and
-#: bound: with arrivals it lost proofs and schedules, models/cliques.md §7, §11)
-CLIQUES_ARRIVALS_N = (21, 60)
+#: the route 'cliques-arrivals' (Jaillet et al.'s model 2: Poisson arrivals, more jobs than
+#: 'cliques-arrivals-bnb' takes): n in this range, two threads, mixed, the same long share,
+#: responses adding up to at most ``CLIQUES_ARRIVALS_ROUNDS`` and a limit of at least
+#: ``CLIQUES_TIME_LIMIT``; the local search for the schedule, then the event model with the
+#: clique prices for the bound (at 43-58 jobs the branch and bound's plan left larger gaps on
+#: three draws of four, 9.1-19.7 % against 7.5-16.9 %: the LP with the rows is not converged
+#: there, and the event model's bound is the higher; models/cliques.md §15)
+CLIQUES_ARRIVALS_N = (41, 60)
 CLIQUES_ARRIVALS_ROUNDS = 1500
 _CLIQUES_ARRIVALS = Source(
-    "models/cliques.md §11",
+    "models/cliques.md §11, §15",
     "the summaries' generator of Jaillet et al.'s setting, model 2 (Poisson arrivals), "
-    "n = 19-59 (15 draws)",
+    "n = 43-59 (seven draws)",
     60.0,
-    "n = 29-40: gaps 6.8-10.5 % against 21.5-32.1 % (ils-cpsat, ladder), schedules 0.2 % "
-    "worse to 0.9 % better; n = 45-59: 14.8-29.7 % against 27.8-33.8 %; n = 21-22: better on four "
-    "of five draws (1.5-9.4 % against 8.5-13.7 %; one 10.0 against 9.8 %); n = 19: worse "
-    "(6.6 against 4.7 %, compiled-split), so it starts at 21",
+    "n = 45-59: gaps 14.8-29.7 % against 27.8-33.8 % (ils-cpsat); n = 43-58 (seeds 720-723 of "
+    "--n-min 41 --n-max 60): 7.5-16.9 % against 9.1-19.7 % for the branch and bound's plan on "
+    "three draws, 9.1 against 8.2 % on the fourth ('cliques-arrivals-bnb' serves up to 40 jobs)",
 )
 
-#: the route 'cliques-arrivals-bnb' (model 2 with few jobs): n in this range, the other
+#: the route 'cliques-arrivals-bnb' (model 2 up to 40 jobs): n in this range, the other
 #: conditions of 'cliques-arrivals' (which serves the n above it); the local search, the
-#: branch and bound priced by the LP with the rows, then its ladder (models/cliques.md §14:
-#: on four draws at n = 22-26 the gaps fell from 6.7-9.1 % to 2.2-4.5 %, nothing proved)
-CLIQUES_ARRIVALS_BNB_N = (CLIQUES_ARRIVALS_N[0], 26)
+#: branch and bound priced by the LP with the rows, then its ladder (models/cliques.md §14,
+#: §15: at 15-19 jobs six of six draws proved in 7.6-17.9 s, where the routes before proved
+#: one; at 22-26 gaps of 2.2-4.5 % against 6.7-9.1 %; at 27-39 one draw proved in 11.3 s and
+#: gaps of 1.0-9.2 % against 4.7-10.8 %; at 12-14 small-race proves as much, faster)
+CLIQUES_ARRIVALS_BNB_N = (15, CLIQUES_ARRIVALS_N[0] - 1)
 
 #: the route 'cliques-events' (Jaillet et al.'s model 1 beyond the branch and bound's reach:
 #: every job at round 0): n in this range, the other conditions of 'cliques-arrivals', the same
@@ -182,17 +185,22 @@ CLIQUE_ROUTES: tuple[Route, ...] = (
         CLIQUES_ARRIVALS_ROUNDS,
         True,
         _BNB_LADDER,
-        "responses as long as the memory, with arrivals, few jobs: the local search's "
+        "responses as long as the memory, with arrivals, up to 40 jobs: the local search's "
         "schedule (0.1 of the limit), the branch and bound over the windows cut by the prices "
         "of the LP with the completion cliques, priced by them (0.6), then its ladder of "
         "proved thresholds",
         Source(
-            "models/cliques.md §14",
-            "the summaries' generator of Jaillet et al.'s setting, model 2, n = 22-26 (seeds "
-            "500-503 of --n-min 20 --n-max 26)",
+            "models/cliques.md §14, §15",
+            "the summaries' generator of Jaillet et al.'s setting, model 2, n = 15-19 (seeds "
+            "730-735 of --n-min 15 --n-max 20), 22-26 (500-503 of --n-min 20 --n-max 26), "
+            "27-39 (700-705, 707-709, 711 of --n-min 27 --n-max 40), 12-14 (740-745)",
             60.0,
-            "against 'cliques-arrivals' beside it: gaps 2.2-4.5 % against 6.7-9.1 %, bounds "
-            "3.3-5.6 % higher, schedules 0.7 % better to 0.5 % worse; nothing proved",
+            "n = 15-19: six of six proved in 7.6-17.9 s, against one (the routes before: "
+            "compiled-mid, compiled-split, small-race; gaps 5.8-10.8 %); n = 22-26: gaps "
+            "2.2-4.5 % against 6.7-9.1 % ('cliques-arrivals'); n = 27-39: one proved (11.3 s), "
+            "gaps 1.0-8.8 % against 4.7-10.8 % on eight more, 9.2 against 9.1 % on one; "
+            "n = 12-14: all proved either way, small-race faster (0.6-7.6 s against 7.0-17.3 s), "
+            "so the row starts at 15",
         ),
     ),
     _row(
