@@ -358,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
         "--variant",
         metavar="FILE",
         help="summaries: a variant of auto's routes (kvopt.exact.portfolio.load_variant), e.g. "
-        "benchmarks/variants/cliques-arrivals-bnb.json, to measure it",
+        "benchmarks/variants/cliques-arrivals-bnb-events.json, to measure it",
     )
     args = ap.parse_args(argv)
     portfolio = None
