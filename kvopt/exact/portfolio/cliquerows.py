@@ -27,9 +27,11 @@ CLIQUES_BNB_LONG_SHARE = 0.1
 #: the branch and bound gets 0.7 (priced by the LP with the rows it is the prover: at n = 20,
 #: seeds 200-204, 0.1 / 0.7 proved three draws, in 8.7, 41.0 and 14.2 s, where 0.2 / 0.4 proved
 #: two, in 14.7 and 18.9 s; models/cliques.md §14); below, the branch and bound keeps half
-#: the limit, which proves draws at n = 15-19 (five of five at 17-19, in 2.1-16.2 s).  What
-#: is left goes to the branch and bound's ladder ('bnb-cliques-ladder'), not to the event
-#: model: the event model added nothing to the LP's bound at n = 20-30
+#: the limit, which proves draws at n = 15-19 (five of five at 17-19, in 2.1-16.2 s; the local
+#: search first made every proof 4-8 s slower, §15).  In both rows what is left goes to the
+#: branch and bound's ladder ('bnb-cliques-ladder'), not to the event model: the event model
+#: added nothing to the LP's bound at n = 20-30, and at 16-19 the ladder's bounds left gaps of
+#: 3.9-6.2 % where it left 7.0-10.6 % (§15)
 CLIQUES_ILS_N = 20
 #: … and responses adding up to at most this many rounds (the branch and bound is for small
 #: numbers; the setting's n = 20 has up to about 500; n = 30 a median of 570 and at most 841
@@ -146,12 +148,22 @@ CLIQUE_ROUTES: tuple[Route, ...] = (
         (CLIQUES_N[0], CLIQUES_ILS_N - 1),
         CLIQUES_ROUNDS,
         False,
-        (Phase("bnb-cliques", 0.5, windows="value"), _EVENTS),
+        (
+            Phase("bnb-cliques", 0.5, windows="value"),
+            Phase("bnb-cliques-ladder", windows="value"),
+        ),
         "responses as long as the memory (Jaillet et al.'s setting): the time-indexed LP with "
         "the completion cliques (models/cliques.md), its reduced-cost fixing, the branch and "
-        "bound over the cut windows for half the limit, then the event model with the same "
-        "prices and CP-SAT's bound workers",
-        _CLIQUES,
+        "bound over the cut windows for half the limit, then, if it did not finish, its ladder "
+        "of proved thresholds (no event model since round 8)",
+        replace(
+            _CLIQUES,
+            section="models/cliques.md §5, §8, §10, §15",
+            finding=_CLIQUES.finding
+            + "; round 8, the ladder last in place of the event model (n = 16-19, four open "
+            "draws of seeds 1000-1029): gaps 3.9-6.2 % against 7.0-10.6 %, schedules the same "
+            "to 1.3 % worse; four draws proved as fast (3.8-15.0 s against 4.1-16.4 s)",
+        ),
         CLIQUES_BNB_LONG_SHARE,
     ),
     _row(
