@@ -44,7 +44,7 @@ CLIQUES_TIME_LIMIT = 30.0
 #: (and all jobs at round 0: with Poisson arrivals, n = 13-14, 30 s, the route proved none of
 #: six draws that the routes before proved three of, in 8.4-20.1 s; models/cliques.md §7)
 _CLIQUES = Source(
-    "models/cliques.md §5, §8, §10",
+    "models/cliques.md §5, §8, §10, §15",
     "the summaries' generator of Jaillet et al.'s setting, model 1, n = 13-20 (14 draws), "
     "n = 25 and 30 (3 draws each)",
     60.0,
@@ -52,7 +52,10 @@ _CLIQUES = Source(
     "before proved none; gaps left 5.5-11.4 % against 17.7-27.7 %); n = 20: gaps 7.3-11.5 % "
     "against 18.9-26.4 %, schedules 1.6-6.1 % better; n = 13-14 mixed (load 6-9, two threads); "
     "n = 25: gaps 4.8-11.6 % against 19.7-27.0 %, n = 30: 11.9-18.5 % against 26.4-27.6 %, "
-    "schedules equal or 0.2-1.6 % worse (load 3-6)",
+    "schedules equal or 0.2-1.6 % worse (load 3-6); round 8, the ladder last in place of the "
+    "event model (n = 16-19, four open draws of seeds 1000-1029): gaps 3.9-6.2 % against "
+    "7.0-10.6 %, schedules the same to 1.3 % worse; four draws proved as fast (3.8-15.0 s "
+    "against 4.1-16.4 s)",
 )
 
 #: what the rows of the completion cliques ask besides n, the rounds and the arrivals:
@@ -134,12 +137,18 @@ def _row(
 _EVENTS = Phase("events-cliques", bound_focus=True, windows="value")
 #: the local search's schedule first, then ``_EVENTS`` (no branch and bound)
 _ILS_EVENTS = (Phase("ils", 0.2), _EVENTS)
-#: the local search, the branch and bound priced by the rows, then its ladder
-_BNB_LADDER = (
-    Phase("ils", 0.1),
-    Phase("bnb-cliques", 0.6, windows="value"),
-    Phase("bnb-cliques-ladder", windows="value"),
-)
+
+
+def _bnb_ladder(bnb: float, ils: float = 0.0) -> tuple[Phase, ...]:
+    """The local search for ``ils`` of the limit (none at 0), the branch and bound priced by
+    the rows for ``bnb``, then its ladder of proved thresholds for what is left."""
+    search = (Phase("ils", ils),) if ils else ()
+    return (
+        *search,
+        Phase("bnb-cliques", bnb, windows="value"),
+        Phase("bnb-cliques-ladder", windows="value"),
+    )
+
 
 #: the rows of the completion cliques, in ``auto``'s order (after ``no-model``)
 CLIQUE_ROUTES: tuple[Route, ...] = (
@@ -148,22 +157,12 @@ CLIQUE_ROUTES: tuple[Route, ...] = (
         (CLIQUES_N[0], CLIQUES_ILS_N - 1),
         CLIQUES_ROUNDS,
         False,
-        (
-            Phase("bnb-cliques", 0.5, windows="value"),
-            Phase("bnb-cliques-ladder", windows="value"),
-        ),
+        _bnb_ladder(0.5),
         "responses as long as the memory (Jaillet et al.'s setting): the time-indexed LP with "
         "the completion cliques (models/cliques.md), its reduced-cost fixing, the branch and "
         "bound over the cut windows for half the limit, then, if it did not finish, its ladder "
         "of proved thresholds (no event model since round 8)",
-        replace(
-            _CLIQUES,
-            section="models/cliques.md §5, §8, §10, §15",
-            finding=_CLIQUES.finding
-            + "; round 8, the ladder last in place of the event model (n = 16-19, four open "
-            "draws of seeds 1000-1029): gaps 3.9-6.2 % against 7.0-10.6 %, schedules the same "
-            "to 1.3 % worse; four draws proved as fast (3.8-15.0 s against 4.1-16.4 s)",
-        ),
+        _CLIQUES,
         CLIQUES_BNB_LONG_SHARE,
     ),
     _row(
@@ -171,11 +170,7 @@ CLIQUE_ROUTES: tuple[Route, ...] = (
         (CLIQUES_ILS_N, CLIQUES_N[1]),
         CLIQUES_ROUNDS,
         False,
-        (
-            Phase("ils", 0.1),
-            Phase("bnb-cliques", 0.7, windows="value"),
-            Phase("bnb-cliques-ladder", windows="value"),
-        ),
+        _bnb_ladder(0.7, ils=0.1),
         "as 'cliques', with the local search's schedule first (0.1 of the limit), the "
         "branch and bound over the cut windows for 0.7, then, if it did not finish, its "
         "ladder of proved thresholds from the root bound for the rest (no event model)",
@@ -196,7 +191,7 @@ CLIQUE_ROUTES: tuple[Route, ...] = (
         CLIQUES_ARRIVALS_BNB_N,
         CLIQUES_ARRIVALS_ROUNDS,
         True,
-        _BNB_LADDER,
+        _bnb_ladder(0.6, ils=0.1),
         "responses as long as the memory, with arrivals, up to 40 jobs: the local search's "
         "schedule (0.1 of the limit), the branch and bound over the windows cut by the prices "
         "of the LP with the completion cliques, priced by them (0.6), then its ladder of "

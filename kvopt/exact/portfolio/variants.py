@@ -187,7 +187,8 @@ VARIANTS = {
     "events-cliques": CpSatEvents(lagrange=True, cliques=DEFAULT_KS, share=CLIQUES_SHARE),
     # the branch and bound over the windows cut by those prices (route 'cliques')
     "bnb-cliques": CliqueWindows(BranchAndBound(), label="bnb-cliques"),
-    # … climbing proved thresholds from the root (route 'cliques-ils''s last phase: a bound
-    # where the search above did not finish; models/cliques.md §14)
+    # … climbing proved thresholds from the root (the last phase of the routes 'cliques',
+    # 'cliques-ils' and 'cliques-arrivals-bnb': a bound where the search above did not
+    # finish; models/cliques.md §14-15)
     "bnb-cliques-ladder": CliqueWindows(BranchAndBound(ladder=True), label="bnb-cliques-ladder"),
 }
