@@ -67,7 +67,8 @@ Usage::
 Prints the average ratio, the count of exactly optimal instances, the worst
 ratio and the note comparing with the paper; ``--out`` saves every instance's
 numbers (JSON).  In the summaries' setting each instance's line ends with the route ``auto``
-took; ``--variant FILE`` solves with a variant of the routes
+took, and the figures over the proved instances are also printed per n (:func:`by_n`; saved as
+``by_n``); ``--variant FILE`` solves with a variant of the routes
 (:func:`kvopt.exact.portfolio.load_variant`, ``benchmarks/variants/``) to measure it.
 With ``--out`` the summaries' run saves every instance as it is solved, and a rerun with the
 same settings (``--instances`` may grow) resumes: only the instances not saved are solved.
@@ -189,6 +190,25 @@ def brackets(rows: list[dict], policy: str) -> dict:
     }
 
 
+def by_n(rows: list[dict], policies: list[str]) -> dict[int, dict]:
+    """Per number of jobs: instances, how many proved, and each policy's mean ratio to Opt
+    and exactly optimal count over the proved ones (``None`` where none is proved) — how the
+    figures move with n, which the summaries leave open (n = 8–12 against 40–60)."""
+    out: dict[int, dict] = {}
+    for n in sorted({r["n"] for r in rows}):
+        at = [r for r in rows if r["n"] == n]
+        done = [r for r in at if r["status"] == "optimal"]
+        cell: dict = {"instances": len(at), "proved": len(done)}
+        for p in policies:
+            ratios = [r["policies"][p] / r["objective"] for r in done]
+            cell[p] = {
+                "mean_ratio": sum(ratios) / len(ratios) if ratios else None,
+                "optimal": sum(1 for r in done if r["policies"][p] == r["objective"]),
+            }
+        out[n] = cell
+    return out
+
+
 def _resume(path: str | None, settings: dict) -> dict[int, dict]:
     """The rows an earlier run with the same settings saved to ``--out`` (by seed)."""
     if not path or not os.path.exists(path):
@@ -292,6 +312,19 @@ def run_summaries(
         if done:
             mean, worst = summary[p]["mean_ratio"], summary[p]["worst_ratio"]
             print(f"{p:15} {mean:9.4f} {same:>4}/{len(done):<4} {worst:7.4f}   {_paper(paper, p)}")
+    table = by_n(rows, policies)
+    if done:
+        print(
+            f"\nby n (mean / Opt and = Opt over the proved): n, proved / instances, {', '.join(policies)}"
+        )
+        for n, cell in table.items():
+            figs = "  ".join(
+                "-"
+                if cell[p]["mean_ratio"] is None
+                else f"{cell[p]['mean_ratio']:.4f} ({cell[p]['optimal']})"
+                for p in policies
+            )
+            print(f"{n:3} {cell['proved']:>4}/{cell['instances']:<4} {figs}")
     open_ = [
         (r["ub"] - r["bound"]) / r["ub"]
         for r in rows
@@ -327,7 +360,14 @@ def run_summaries(
             )
     if args.out:
         write_json_atomic(
-            args.out, {"summary": summary, "settings": settings, "paper": paper, "rows": rows}
+            args.out,
+            {
+                "summary": summary,
+                "by_n": {str(n): cell for n, cell in table.items()},
+                "settings": settings,
+                "paper": paper,
+                "rows": rows,
+            },
         )
     return 0
 

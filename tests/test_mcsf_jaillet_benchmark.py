@@ -54,6 +54,22 @@ def test_proved_instances_close_the_brackets(bench):
     assert b["optimal"] == [1, 2] and math.isinf(b["mean_ratio"][1])
 
 
+def test_by_n_splits_the_proved_figures_by_the_number_of_jobs(bench):
+    """Per n: every instance counted once, the proved ones apart, and each policy's mean and
+    exactly optimal count over the proved ones only (an open instance has no Opt)."""
+    rows = [
+        {"n": 15, "status": "optimal", "objective": 10, "policies": {"p": 11}},
+        {"n": 15, "status": "optimal", "objective": 20, "policies": {"p": 20}},
+        {"n": 15, "status": "feasible", "objective": 30, "policies": {"p": 99}},
+        {"n": 17, "status": "feasible", "objective": 40, "policies": {"p": 41}},
+    ]
+    table = bench.by_n(rows, ["p"])
+    assert list(table) == [15, 17]
+    assert (table[15]["instances"], table[15]["proved"]) == (3, 2)
+    assert table[15]["p"] == {"mean_ratio": pytest.approx(1.05), "optimal": 1}
+    assert table[17] == {"instances": 1, "proved": 0, "p": {"mean_ratio": None, "optimal": 0}}
+
+
 def test_a_run_resumes_from_its_out_file(bench, tmp_path, monkeypatch, capsys):
     """Every instance is saved as it is solved; a rerun with the same settings solves only
     the instances not saved, and other settings are refused."""
