@@ -53,7 +53,7 @@ SPEC §8: the mean and worst ratio between policy / best schedule known and poli
 bound, the exactly optimal count between the sure and the possible) — what the paper's
 n = 40–60 allows where Opt is out of reach; ``--bounds``
 adds per instance the time-indexed LP and the LP with the completion cliques
-(``models/cliques.md``) beside Opt or the solver's bound.  See ``models/cliques.md`` §5–7 for the
+(``models/cliques.md``) beside Opt or the solver's bound.  See ``models/cliques.md`` §5–7, §12 and §15–16 for the
 runs and their figures.
 
 Usage::
