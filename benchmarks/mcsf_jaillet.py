@@ -53,8 +53,8 @@ SPEC §8: the mean and worst ratio between policy / best schedule known and poli
 bound, the exactly optimal count between the sure and the possible) — what the paper's
 n = 40–60 allows where Opt is out of reach; ``--bounds``
 adds per instance the time-indexed LP and the LP with the completion cliques
-(``models/cliques.md``) beside Opt or the solver's bound.  See ``models/cliques.md`` §5–7, §12 and §15–16 for the
-runs and their figures.
+(``models/cliques.md``) beside Opt or the solver's bound.  See ``models/cliques.md`` §5–7,
+§12 and §15–16 for the runs and their figures.
 
 Usage::
 
@@ -315,7 +315,8 @@ def run_summaries(
     table = by_n(rows, policies)
     if done:
         print(
-            f"\nby n (mean / Opt and = Opt over the proved): n, proved / instances, {', '.join(policies)}"
+            f"\nby n, over the proved: n, proved / instances, then mean / Opt (exactly optimal)"
+            f" of {', '.join(policies)}"
         )
         for n, cell in table.items():
             figs = "  ".join(
