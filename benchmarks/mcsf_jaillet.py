@@ -190,21 +190,32 @@ def brackets(rows: list[dict], policy: str) -> dict:
     }
 
 
+def against_opt(rows: list[dict], policy: str) -> dict:
+    """A policy against Opt over the proved rows of ``rows`` (the others have no Opt): its
+    mean and worst ratio (``None`` where none is proved) and its exactly optimal count."""
+    done = [r for r in rows if r["status"] == "optimal"]
+    ratios = [r["policies"][policy] / r["objective"] for r in done]
+    return {
+        "mean_ratio": sum(ratios) / len(ratios) if ratios else None,
+        "optimal": sum(1 for r in done if r["policies"][policy] == r["objective"]),
+        "worst_ratio": max(ratios) if ratios else None,
+    }
+
+
 def by_n(rows: list[dict], policies: list[str]) -> dict[int, dict]:
     """Per number of jobs: instances, how many proved, and each policy's mean ratio to Opt
-    and exactly optimal count over the proved ones (``None`` where none is proved) — how the
-    figures move with n, which the summaries leave open (n = 8–12 against 40–60)."""
+    and exactly optimal count over the proved ones (:func:`against_opt`) — how the figures
+    move with n, which the summaries leave open (n = 8–12 against 40–60)."""
     out: dict[int, dict] = {}
     for n in sorted({r["n"] for r in rows}):
         at = [r for r in rows if r["n"] == n]
-        done = [r for r in at if r["status"] == "optimal"]
-        cell: dict = {"instances": len(at), "proved": len(done)}
+        cell: dict = {
+            "instances": len(at),
+            "proved": sum(1 for r in at if r["status"] == "optimal"),
+        }
         for p in policies:
-            ratios = [r["policies"][p] / r["objective"] for r in done]
-            cell[p] = {
-                "mean_ratio": sum(ratios) / len(ratios) if ratios else None,
-                "optimal": sum(1 for r in done if r["policies"][p] == r["objective"]),
-            }
+            fig = against_opt(at, p)
+            cell[p] = {"mean_ratio": fig["mean_ratio"], "optimal": fig["optimal"]}
         out[n] = cell
     return out
 
@@ -301,16 +312,9 @@ def run_summaries(
         print("no instance proved: each policy's figures are the brackets below")
     summary = {}
     for p in policies:
-        ratios = [r["policies"][p] / r["objective"] for r in done]
-        same = sum(1 for r in done if r["policies"][p] == r["objective"])
-        summary[p] = {
-            "mean_ratio": sum(ratios) / len(ratios) if ratios else None,
-            "optimal": same,
-            "worst_ratio": max(ratios) if ratios else None,
-            "brackets": brackets(rows, p),
-        }
+        summary[p] = {**against_opt(rows, p), "brackets": brackets(rows, p)}
         if done:
-            mean, worst = summary[p]["mean_ratio"], summary[p]["worst_ratio"]
+            mean, same, worst = (summary[p][k] for k in ("mean_ratio", "optimal", "worst_ratio"))
             print(f"{p:15} {mean:9.4f} {same:>4}/{len(done):<4} {worst:7.4f}   {_paper(paper, p)}")
     table = by_n(rows, policies)
     if done:
