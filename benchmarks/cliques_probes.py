@@ -6,7 +6,10 @@
 rows are separated again; nodes best-first; the branching job is the one whose start is spread
 widest (weighted by its peak ``s + o``), split at the median of its start distribution; each
 node's LP solution is rounded into a serial schedule by the mean starts.  Prints the root, the
-bound every 200 nodes and at the end.
+bound every 200 nodes and at the end.  ``--only K`` branches on the ``K`` jobs of largest peak
+only and stops at the first node taken whose LP solution has their starts integral: its value
+is then ``min_σ LP(σ)`` over their placements ``σ``, the most a relaxation that ties only
+their starts can give (§17).
 
 ``fix``: the same LP, converged, with the jobs of largest peak fixed at the starts of a proved
 optimal schedule (how much of the gap is their position).
@@ -18,6 +21,7 @@ the largest mass a joint distribution over compatible pairs of starts can carry 
 marginals (a transportation LP); a pair is inconsistent when it is below 1.
 
     python benchmarks/cliques_probes.py branch --seed 503 --n-min 14 --n-max 14 --seconds 60
+    python benchmarks/cliques_probes.py branch --seed 503 --only 4 --seconds 600
     python benchmarks/cliques_probes.py fix --seed 503 --n-min 14 --n-max 14 --counts 0,4,7
     python benchmarks/cliques_probes.py pairs --seed 1 --n 14 --ub 793
 
@@ -104,9 +108,16 @@ class _LP:
         return self.h.getInfo().objective_function_value, np.asarray(self.h.getSolution().col_value)
 
 
-def branch(inst: Instance, seconds: float) -> dict:
+def branch(inst: Instance, seconds: float, only: int = 0) -> dict:
+    """The branch and cut (module doc).  With ``only = K`` it branches only on the ``K`` jobs
+    of largest peak and stops at the first node taken (best-first) where their starts are
+    integral, the rows separated to the end there: its value is ``min_σ LP(σ)`` over the
+    placements ``σ`` of those jobs, the most that any relaxation tying only their starts (an
+    arc-time-indexed model of their order, columns of their joint schedules) can give."""
     t0 = time.monotonic()
     n, o = inst.n, inst.responses.astype(np.int64)
+    peak = inst.prompts.astype(np.int64) + o
+    chosen = np.argsort(-peak, kind="stable")[:only] if only else np.arange(n)
     best = improve_starts(inst, heuristic_starts(inst, "total", seconds=0.5), seconds=2.0)
     ub = value_of(inst, best, "total")
     lp = _LP(inst, ub)
@@ -123,11 +134,25 @@ def branch(inst: Instance, seconds: float) -> dict:
         for key in (mean, mean + 0.5 * o, mean + o):  # the LP's starts rounded into schedules
             st = place(inst, np.lexsort((np.arange(n), key)))
             ub = min(ub, value_of(inst, st, "total"))
+        spread = np.bincount(cg, weights=x * np.abs(ct - mean[cg]), minlength=n)
+        if only and spread[chosen].max() < 1e-6:  # the chosen jobs' starts are integral
+            value, cx = lp.solve(upper, 80)  # their rows to the end
+            if value > bound + 1e-6:
+                heapq.heappush(heap, (value, count, upper, cx))
+                count += 1
+                continue
+            return {
+                "only": only,
+                "root": round(root, 1),
+                "tied": round(value, 1),
+                "schedule": ub,
+                "nodes": nodes,
+                "seconds": round(time.monotonic() - t0, 1),
+            }
         if np.abs(x - np.rint(x)).max() < 1e-6:
             ub = min(ub, value_of(inst, lp.model.starts_from(x, n), "total"))
             continue
-        spread = np.bincount(cg, weights=x * np.abs(ct - mean[cg]), minlength=n)
-        j = int(np.argmax(spread * (inst.prompts + o)))
+        j = int(chosen[np.argmax((spread * peak)[chosen])])
         cols = np.flatnonzero(cg == j)
         k = min(int(np.searchsorted(np.cumsum(x[cols]), 0.5 - 1e-9)), len(cols) - 2)
         split = ct[cols[k]]
@@ -303,6 +328,7 @@ def main(argv=None) -> int:
     b.add_argument("--n-min", type=int, default=14)
     b.add_argument("--n-max", type=int, default=14)
     b.add_argument("--seconds", type=float, default=60.0)
+    b.add_argument("--only", type=int, default=0, help="branch on the K longest jobs only")
     p = sub.add_parser("pairs", help="pairwise consistency of the LP's optimum")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--n", type=int, default=14)
@@ -334,7 +360,7 @@ def main(argv=None) -> int:
     elif args.probe == "branch":
         inst = summaries_instance(args.seed, 1, args.n_min, args.n_max)
         print(f"M {inst.memory}, n {inst.n}")
-        print(branch(inst, args.seconds))
+        print(branch(inst, args.seconds, args.only))
     else:
         print(pairs(_summaries_like(args.seed, args.n), args.ub))
     return 0

@@ -210,6 +210,33 @@ def test_split_search_proves_the_serial_optimum(seed):
     assert sum(stats["nodes"]) > 0
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_list_tasks_are_the_split_search_tasks(seed):
+    """``list_tasks`` at the split's depth lists what the two-thread search claims: as many
+    tasks, each a chain of placements in (start, index) order that fits, bounded below the
+    threshold; at depth 1 the first placements of those tasks."""
+    inst = _mixed(13, 300 + seed)
+    lo, hi = start_windows(inst, "total", None)
+    b, done = _split(inst, lo, hi, 10**9)
+    assert done
+    depth = Split().compiled_depth
+    a = _search(inst, lo, hi, 10**9)
+    table, nodes = bnbfast.list_tasks(a, depth, bnb.MEMO_LIMIT, bnb._CHECK_EVERY)
+    assert len(table) == b.split_stats["tasks"] > 1 and nodes > 0
+    for row in table:
+        placed = [(int(row[2 * q]), int(row[2 * q + 1])) for q in range(depth)]
+        assert [(t, j) for j, t in placed] == sorted((t, j) for j, t in placed)
+        starts = np.full(inst.n, -1)
+        for j, t in placed:
+            starts[j] = t
+        mem = np.zeros(int(hi.max() + inst.responses.max()) + 1, np.int64)
+        for j, t in placed:
+            mem[t : t + inst.responses[j]] += inst.prompts[j] + 1 + np.arange(inst.responses[j])
+        assert mem.max() <= inst.memory and row[-1] < 10**9
+    first, _ = bnbfast.list_tasks(_search(inst, lo, hi, 10**9), 1, bnb.MEMO_LIMIT, 1 << 10)
+    assert {tuple(r[:2]) for r in table} <= {tuple(r[:2]) for r in first}
+
+
 #: the compiled search, split with two threads, from one job on
 EVERY_SIZE = Portfolio(
     backends={"bnb": BranchAndBound(compiled_min_n=1, splitting=Split(compiled_min_n=1))}

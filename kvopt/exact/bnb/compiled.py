@@ -25,7 +25,7 @@ from .. import workers
 from .kernel import _BEST0, _CLAIM, _DONE, _OUTSIDE, _STOP, _kernel, _numba
 from .search import MAX_N, SPLIT, Split
 
-__all__ = ["MAX_N", "available", "prepare", "run_compiled"]
+__all__ = ["MAX_N", "available", "list_tasks", "prepare", "run_compiled"]
 
 #: with two threads (``bnb.Split``: the tree cut at ``compiled_depth`` placed jobs, from
 #: ``compiled_min_n`` jobs on), when true, the threads take the tasks in the order of their bounds (the serial order
@@ -73,17 +73,8 @@ def run_compiled(
     ``search.task_lower``, the smallest bound of a task not searched to its end.  The tree
     is then not the serial one, but it is searched just as exhaustively: every rule prunes against the value of an existing schedule, and each
     memo drops only states its own thread searched.  ``node_limit`` holds per thread."""
-    n, H = search.n, search.H
-    maxo = max(search.o)
-    stair = np.zeros((n, maxo), np.int64)
-    dd = np.zeros((n, H + 1, maxo), np.float64)
-    for j in range(n):
-        stair[j, : search.o[j]] = search.stair[j]
-        for t, delta in enumerate(search.dd[j]):
-            if delta:
-                dd[j, t, : len(delta)] = delta
     depth = split.compiled_depth
-    split = threads >= 2 and n >= split.compiled_min_n
+    split = threads >= 2 and search.n >= split.compiled_min_n
     nthreads = 2 if split else 1
     outside = search.outside
     ctl = np.array([0, 2**62, 0, 0] + [2**62] * nthreads + [0] * nthreads, np.int64)
@@ -92,47 +83,19 @@ def run_compiled(
         if v is not None:
             ctl[_OUTSIDE] = int(v)
     node_limit = -1 if search.node_limit is None else int(search.node_limit)
-    data = (
-        n,
-        search.M,
-        H,
-        np.asarray(search.o, np.int64),
-        np.asarray(search.lims, np.int64),
-        np.asarray(search.a, np.int64),
-        np.asarray(search.hi, np.int64),
-        np.asarray(search.pred, np.int64),
-        stair,
-    )
-    rest = (
-        np.asarray(search.bsuf, np.float64),
-        np.asarray(search.sufmin, np.float64),
-        np.asarray(search.rc, np.float64),
-        dd,
-    )
+    arrays = _arrays(search)
 
     def call(mode: int, tid: int, best_in: int, paths: np.ndarray, n_paths: int):
         """The kernel's arguments for one thread (its own profile, slack and starts)."""
-        best_starts = np.full(n, -1, np.int64)
-        args = (
-            *data,
-            np.asarray(search.gm, np.int64).copy(),
-            np.asarray(search.dslack, np.float64).copy(),
-            *rest,
-            np.asarray(search.start, np.int64).copy(),
-            best_starts,
-            int(best_in),
-            int(memo_limit),
-            node_limit,
+        return _arguments(
+            search,
+            arrays,
             ctl,
-            int(check_every),
-            mode,
-            depth,
-            paths,
-            n_paths,
-            tid,
-            nthreads,
+            (mode, tid, nthreads),
+            best_in,
+            (paths, n_paths, depth),
+            (memo_limit, node_limit, check_every),
         )
-        return args, best_starts
 
     if not split:
         args, best_starts = call(0, 0, search.best, np.zeros(2, np.int64), 0)
@@ -180,6 +143,96 @@ def run_compiled(
     if interrupted:
         raise KeyboardInterrupt
     return code == _DONE
+
+
+def _arrays(search) -> tuple:
+    """The kernel's read-only arrays for ``search`` (its duals set): the data, then the
+    prices (``bsuf``, ``sufmin``, ``rc``, ``dd``)."""
+    n, H = search.n, search.H
+    maxo = max(search.o)
+    stair = np.zeros((n, maxo), np.int64)
+    dd = np.zeros((n, H + 1, maxo), np.float64)
+    for j in range(n):
+        stair[j, : search.o[j]] = search.stair[j]
+        for t, delta in enumerate(search.dd[j]):
+            if delta:
+                dd[j, t, : len(delta)] = delta
+    data = (
+        n,
+        search.M,
+        H,
+        np.asarray(search.o, np.int64),
+        np.asarray(search.lims, np.int64),
+        np.asarray(search.a, np.int64),
+        np.asarray(search.hi, np.int64),
+        np.asarray(search.pred, np.int64),
+        stair,
+    )
+    rest = (
+        np.asarray(search.bsuf, np.float64),
+        np.asarray(search.sufmin, np.float64),
+        np.asarray(search.rc, np.float64),
+        dd,
+    )
+    return data, rest
+
+
+def _arguments(search, arrays, ctl, who, best_in, tasks, limits) -> tuple:
+    """The kernel's arguments for one thread, and the array its best leaf is written to:
+    ``who = (mode, tid, nthreads)``, ``tasks = (paths, n_paths, depth)``,
+    ``limits = (memo_limit, node_limit, check_every)``; the thread gets its own profile,
+    slack and starts."""
+    data, rest = arrays
+    mode, tid, nthreads = who
+    paths, n_paths, depth = tasks
+    memo_limit, node_limit, check_every = limits
+    best_starts = np.full(search.n, -1, np.int64)
+    args = (
+        *data,
+        np.asarray(search.gm, np.int64).copy(),
+        np.asarray(search.dslack, np.float64).copy(),
+        *rest,
+        np.asarray(search.start, np.int64).copy(),
+        best_starts,
+        int(best_in),
+        int(memo_limit),
+        node_limit,
+        ctl,
+        int(check_every),
+        mode,
+        depth,
+        paths,
+        n_paths,
+        tid,
+        nthreads,
+    )
+    return args, best_starts
+
+
+def list_tasks(search, depth: int, memo_limit: int, check_every: int) -> tuple[np.ndarray, int]:
+    """The nodes with ``depth`` jobs placed that the serial search does not prune, as the
+    two-thread search lists its tasks (``models/bnb.md`` §7), with ``depth`` free: one row per
+    node, ``(job, start)`` per placement in order, then the node's bound; and the nodes
+    visited.  Empty if the search above that depth ended or was stopped (a measurement
+    tool: ``benchmarks/cliques_probes.py depth``)."""
+    ctl = np.array([0, 2**62, 0, 0, 2**62, 2**62, 0, 0], np.int64)
+    stride = 2 * depth + 1
+    args, _ = _arguments(
+        search,
+        _arrays(search),
+        ctl,
+        (1, 0, 2),
+        search.best,
+        (np.zeros(64 * stride, np.int64), 0, depth),
+        (memo_limit, -1, check_every),
+    )
+    (out,), interrupted = _supervise([args], ctl, search)
+    if interrupted:
+        raise KeyboardInterrupt
+    code, nodes, _, _, paths, n_paths = out
+    if code != _DONE:
+        n_paths = 0
+    return paths[: n_paths * stride].reshape(n_paths, stride).copy(), int(nodes)
 
 
 def _unfinished_bound(tbounds: np.ndarray, ctl: np.ndarray, nthreads: int) -> float:
