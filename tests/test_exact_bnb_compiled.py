@@ -226,9 +226,6 @@ def test_list_tasks_are_the_split_search_tasks(seed):
     for row in table:
         placed = [(int(row[2 * q]), int(row[2 * q + 1])) for q in range(depth)]
         assert [(t, j) for j, t in placed] == sorted((t, j) for j, t in placed)
-        starts = np.full(inst.n, -1)
-        for j, t in placed:
-            starts[j] = t
         mem = np.zeros(int(hi.max() + inst.responses.max()) + 1, np.int64)
         for j, t in placed:
             mem[t : t + inst.responses[j]] += inst.prompts[j] + 1 + np.arange(inst.responses[j])

@@ -1,6 +1,6 @@
 """``benchmarks/tree_prices.py`` (issue 52, ``models/cliques.md`` §17): the two bounds it sets
 side by side at a node of the branch and bound are bounds on the node's completions, and the
-subtree search it runs below a listed node agrees with the serial search."""
+subtree search it runs below a listed node searches that subtree, to its end."""
 
 from __future__ import annotations
 

@@ -213,8 +213,9 @@ def list_tasks(search, depth: int, memo_limit: int, check_every: int) -> tuple[n
     """The nodes with ``depth`` jobs placed that the serial search does not prune, as the
     two-thread search lists its tasks (``models/bnb.md`` §7), with ``depth`` free: one row per
     node, ``(job, start)`` per placement in order, then the node's bound; and the nodes
-    visited.  Empty if the search above that depth ended or was stopped (a measurement
-    tool: ``benchmarks/cliques_probes.py depth``)."""
+    visited.  Empty if the search above that depth was stopped (a measurement tool:
+    ``benchmarks/tree_prices.py``)."""
+    # the control slots of two threads, as the split search lists its tasks (mode 1 is thread 0)
     ctl = np.array([0, 2**62, 0, 0, 2**62, 2**62, 0, 0], np.int64)
     stride = 2 * depth + 1
     args, _ = _arguments(
