@@ -347,6 +347,8 @@ def main(argv=None) -> int:
     s.add_argument("--seconds", type=float, default=60.0)
     s.add_argument("--duals", default="plain,cliques", help="plain, cliques or both")
     args = ap.parse_args(argv)
+    if args.probe == "branch" and args.only < 0:
+        ap.error("--only: must be 0 (every job) or more")
     if args.probe == "search":
         if args.n is not None:
             inst = _summaries_like(args.seed, args.n)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
 
 import numpy as np
@@ -130,8 +131,6 @@ def path(tree: _Tree) -> None:
 
 
 def depth(tree: _Tree, d: int, pool: int, sample: int, seed: int) -> None:
-    if not compiled.available():
-        raise SystemExit("depth needs the compiled search (pip install -e '.[fast]')")
     compiled.prepare()
     t0 = time.monotonic()
     table, nodes = compiled.list_tasks(tree.search, d, MEMO_LIMIT, _CHECK_EVERY)
@@ -140,7 +139,7 @@ def depth(tree: _Tree, d: int, pool: int, sample: int, seed: int) -> None:
         f"({nodes:,} nodes visited, {time.monotonic() - t0:.1f} s)"
     )
     if len(table) < pool + sample:
-        raise SystemExit("fewer nodes than --pool + --sample")
+        _fail(f"--pool + --sample: {pool + sample} asked, {len(table)} nodes at depth {d}")
     picks = np.random.default_rng(seed).choice(len(table), size=pool + sample, replace=False)
     nodes_ = [[(int(r[2 * q]), int(r[2 * q + 1])) for q in range(d)] for r in table[picks]]
     searches = []
@@ -220,6 +219,12 @@ def subtrees(tree: _Tree, d: int, seconds: float, long: float) -> None:
         print(f"{head}   {a[0]!s:5} {a[1]:>20,}   {b[0]!s:5} {b[1]:>12,}")
 
 
+def _fail(message: str) -> None:
+    """One line on stderr and exit status 2 (nothing is written: the probes only print)."""
+    print(f"tree_prices: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="probe", required=True)
@@ -240,6 +245,19 @@ def main(argv=None) -> int:
             p.add_argument("--seconds", type=float, default=1.0, help="per subtree, first")
             p.add_argument("--long", type=float, default=30.0, help="per subtree left, then")
     args = ap.parse_args(argv)
+    if not 1 <= args.n_min <= args.n_max:
+        ap.error("--n-min, --n-max: need 1 <= n-min <= n-max")
+    if args.ub is not None and args.ub < 1:
+        ap.error("--ub: must be at least 1")
+    if args.probe != "path":
+        if not 1 <= args.depth < args.n_min:
+            ap.error("--depth: must be at least 1 and below --n-min")
+        if not compiled.available():
+            _fail(f"{args.probe} needs the compiled search (pip install -e '.[fast]')")
+    if args.probe == "depth" and (args.pool < 0 or args.sample < 1):
+        ap.error("--pool, --sample: need pool >= 0 and sample >= 1")
+    if args.probe == "subtrees" and not (args.seconds > 0 and args.long > 0):
+        ap.error("--seconds, --long: must be positive")
     tree = _Tree(summaries_instance(args.seed, args.model, args.n_min, args.n_max), args.ub)
     inst = tree.inst
     print(
