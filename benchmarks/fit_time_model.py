@@ -21,7 +21,7 @@ quadratic prefill terms is the missing attention profile, so the preset states t
 leaves them out rather than inventing them.
 
 Run: ``python benchmarks/fit_time_model.py`` prints the coefficients (the preset in
-``kvopt/timemodel.py`` holds them, rounded to 4 significant digits; the test
+``kvopt/serving/timemodel.py`` holds them, rounded to 4 significant digits; the test
 ``tests/test_timemodel.py`` re-runs this fit) and the fit's error.
 """
 

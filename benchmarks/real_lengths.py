@@ -49,7 +49,7 @@ MAX_PEAK = 4096
 def real_length_instance(n: int, seed: int, scale: int = 1) -> Instance:
     """``n`` requests of the bundled Azure 2023 trace (seed ``seed``), lengths × ``scale``,
     ``M = max(largest peak, ⌈Σ peaks / 3⌉)`` (module doc)."""
-    from kvopt.trace import trace_instance
+    from kvopt.serving.trace import trace_instance
 
     base = trace_instance(n=n, memory=MAX_PEAK, seed=seed, mode="random")
     jobs = [Job(prompt=j.prompt * scale, response=j.response * scale, id=j.id) for j in base.jobs]
@@ -63,11 +63,11 @@ def arriving_instance(n: int, seed: int) -> Instance:
     """``n`` *consecutive* requests of the bundled trace (``--arrivals``): from a position drawn
     with numpy seed ``seed`` among those with ``prompt + response ≤ 4096``, each arriving at
     round ``⌊(t_i − t_first) · 50⌋`` (50 decode rounds a second,
-    :data:`kvopt.trace.DEFAULT_ROUNDS_PER_SECOND`), ``M`` as in :func:`real_length_instance`:
+    :data:`kvopt.serving.trace.DEFAULT_ROUNDS_PER_SECOND`), ``M`` as in :func:`real_length_instance`:
     the instance of a researcher comparing an online policy with Opt on real requests."""
     import numpy as np
 
-    from kvopt.trace import bundled_trace_dir, load_trace, trace_instance, usable_requests
+    from kvopt.serving.trace import bundled_trace_dir, load_trace, trace_instance, usable_requests
 
     tr = load_trace(bundled_trace_dir())
     usable = len(usable_requests(tr, MAX_PEAK))

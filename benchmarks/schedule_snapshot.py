@@ -26,8 +26,8 @@ from kvopt.errors import InputError, PolicyError
 from kvopt.generators import generate
 from kvopt.instance import Instance, Job
 from kvopt.policy import POLICIES
+from kvopt.serving.trace import bundled_trace_dir, load_trace, trace_instance
 from kvopt.simulation import simulate
-from kvopt.trace import bundled_trace_dir, load_trace, trace_instance
 
 VARIANTS: list[tuple[str, dict, int | None]] = [(name, {}, None) for name in POLICIES]
 VARIANTS = [(n, p, 0 if POLICIES[n].seeded else None) for n, p, _ in VARIANTS] + [

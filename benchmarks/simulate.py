@@ -42,8 +42,8 @@ from pathlib import Path
 from kvopt.errors import InputError
 from kvopt.instance import Instance, Job, save_instance
 from kvopt.policy import POLICIES
+from kvopt.serving.trace import bundled_trace_dir, trace_instance
 from kvopt.simulation import simulate
-from kvopt.trace import bundled_trace_dir, trace_instance
 
 CONV = bundled_trace_dir() / "AzureLLMInferenceTrace_conv.csv"
 

@@ -48,12 +48,12 @@ if TYPE_CHECKING:  # the result types, for signatures only (their modules load o
     from .engine.contract import Policy
     from .exact import SolveResult
     from .exact.portfolio import Portfolio
-    from .experiment import ExperimentResult
     from .record import Record
     from .schedule import Schedule
-    from .seconds import SecondsReport
+    from .serving.experiment import ExperimentResult
+    from .serving.seconds import SecondsReport
+    from .serving.timemodel import TimeModel
     from .space import Space, TypedSpace
-    from .timemodel import TimeModel
     from .validation import Effort, ValidationResult
 
 
@@ -170,7 +170,7 @@ def simulate(
     ``adversary`` releases jobs in reaction to the policy (SPEC §7).
     ``max_attempts`` stops a run past that many attempts (:class:`kvopt.errors.BudgetError`).
     ``time_model`` (SPEC §10: a preset of ``kvopt time-models``, ``"c0=…,c_b=…"`` or a
-    :class:`~kvopt.timemodel.TimeModel`; default ``unit``) times the rounds: on a timed
+    :class:`~kvopt.serving.timemodel.TimeModel`; default ``unit``) times the rounds: on a timed
     instance it decides the arrival rounds, and :func:`latencies` turns the result into
     seconds.
 
@@ -212,8 +212,8 @@ def latencies(
     >>> rep.latency, rep.bound.name
     ((5.0, 4.0), 'solo')
     """
-    from .seconds import seconds_report
-    from .timemodel import parse_time_model
+    from .serving.seconds import seconds_report
+    from .serving.timemodel import parse_time_model
 
     inst = _inst(instance)
     tm = parse_time_model(time_model, source="time_model")
@@ -234,7 +234,7 @@ def run_experiment(
 
     ``experiment`` is a dict with the fields of an experiment file (``name``,
     ``workload``, ``time_model``, ``policies``, ``loads``, ``seeds``, …; see
-    :mod:`kvopt.experiment`) or the path of a TOML file.  Each cell is saved under
+    :mod:`kvopt.serving.experiment`) or the path of a TOML file.  Each cell is saved under
     ``out/cells/`` as it finishes (a rerun resumes); ``out/results.csv`` has one row per
     (policy, load, seed), and ``out/report.md`` the tables and plots.
 
@@ -246,7 +246,7 @@ def run_experiment(
     >>> len(res.rows), sorted({r["policy"] for r in res.rows})
     (2, ['fcfs', 'sjf'])
     """
-    from .experiment import run_experiment as _run
+    from .serving.experiment import run_experiment as _run
 
     return _run(experiment, out, workers=workers, scheduler=scheduler, progress=progress,
                 report=report)  # fmt: skip

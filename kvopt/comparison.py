@@ -266,15 +266,15 @@ def compare_instance(
 ) -> InstanceComparison:
     """Run ``policies`` (default: every registered policy) on ``inst``; see the module doc.
 
-    ``time_model`` (SPEC §10; a :class:`~kvopt.timemodel.TimeModel`, a preset name or
+    ``time_model`` (SPEC §10; a :class:`~kvopt.serving.timemodel.TimeModel`, a preset name or
     ``"c0=…"``) adds to each row its latencies in seconds (``latency``: ``total``, the
-    metrics of :data:`kvopt.seconds.METRICS`, ``ratio`` = total over the latency bound)
+    metrics of :data:`kvopt.serving.seconds.METRICS`, ``ratio`` = total over the latency bound)
     and to the instance the latency bound.  On a timed instance under a non-unit model
     the arrival rounds depend on each schedule, so the round bracket and ``exact`` (both
     in rounds) are left out.
     """
-    from .seconds import seconds_report
-    from .timemodel import parse_time_model
+    from .serving.seconds import seconds_report
+    from .serving.timemodel import parse_time_model
 
     tm = None if time_model is None else parse_time_model(time_model)
     rounds_apart = tm is not None and inst.is_timed and not tm.is_unit
@@ -385,7 +385,7 @@ def compare_instance(
         )
     lat_bound = None
     if tm is not None:
-        from .seconds import latency_bound
+        from .serving.seconds import latency_bound
 
         lbs = latency_bound(inst, tm)
         lat_bound = {"value": lbs.value, "name": lbs.name}

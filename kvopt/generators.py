@@ -32,7 +32,7 @@ import numpy as np
 from .errors import InputError, did_you_mean
 from .instance import Instance, Job
 from .params import convert_value
-from .trace import DEFAULT_ROUNDS_PER_SECOND, bundled_trace_dir, trace_instance
+from .serving.trace import DEFAULT_ROUNDS_PER_SECOND, bundled_trace_dir, trace_instance
 from .usercode import FAMILY_GROUP, UserCode, call_user, load, register_object
 
 
@@ -180,9 +180,9 @@ def _two_point(rng, seed, p):
 
 
 def _workload(rng, seed, p):
-    """A timed instance (SPEC §10) of :class:`kvopt.workload.Workload`: lengths from a
+    """A timed instance (SPEC §10) of :class:`kvopt.serving.workload.Workload`: lengths from a
     trace, arrivals in seconds (``rate`` in requests per second; ignored for a burst)."""
-    from .workload import Workload
+    from .serving.workload import Workload
 
     fields = {k: p[k] for k in ("trace", "n", "memory", "arrivals", "lengths", "paired",
                                  "offset", "prediction_noise")}  # fmt: skip

@@ -34,7 +34,7 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
             "space",
             "usercode",
             "_version",
-            "timemodel",
+            "serving.timemodel",
         ),
     ),
     1: (
@@ -42,15 +42,15 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
         (
             "bound",
             "generators",
-            "trace",
             "futurememory",
             "packing",
             "engine",
             "exact",
             "claim",
             "plotting",
-            "seconds",
-            "workload",
+            "serving.trace",
+            "serving.seconds",
+            "serving.workload",
         ),
     ),  # fmt: skip
     2: ("policies", ("policy",)),
@@ -58,7 +58,14 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
     4: ("brackets on Opt", ("certify", "evidence", "upper")),
     5: (
         "comparison, records, search",
-        ("claimchecks", "comparison", "record", "campaign", "conformance", "experiment"),
+        (
+            "claimchecks",
+            "comparison",
+            "record",
+            "campaign",
+            "conformance",
+            "serving.experiment",
+        ),
     ),
     6: ("validation", ("validation",)),
     7: ("API and command line", ("api", "demo", "cli", "__init__", "__main__", "layers")),
@@ -71,15 +78,35 @@ DOORS: dict[str, str] = {"policy": "engine.contract"}
 
 
 def layer_of(module: str) -> int:
-    """Layer of a module given as ``kvopt.x.y`` (or ``x.y``)."""
+    """Layer of a module given as ``kvopt.x.y`` (or ``x.y``).
+
+    A prefix may be dotted (``serving.timemodel``): a package whose modules sit in
+    different layers (:data:`SPLIT_PACKAGES`) is placed module by module, the longest
+    matching prefix deciding; such a package's ``__init__`` is in layer 0 and imports
+    nothing of kvopt.
+    """
     parts = module.split(".")
     if parts[0] == "kvopt":
         parts = parts[1:]
-    head = parts[0] if parts else "__init__"
+    if not parts:
+        parts = ["__init__"]
+    dotted = ".".join(parts)
+    if dotted in SPLIT_PACKAGES:
+        return 0
+    best: tuple[int, int] | None = None  # (prefix length, layer)
     for k, (_, prefixes) in LAYERS.items():
-        if head in prefixes:
-            return k
-    raise KeyError(f"module {module!r} is in no layer of kvopt.layers.LAYERS")
+        for p in prefixes:
+            if (dotted == p or dotted.startswith(p + ".")) and (best is None or len(p) > best[0]):
+                best = (len(p), k)
+    if best is None:
+        raise KeyError(f"module {module!r} is in no layer of kvopt.layers.LAYERS")
+    return best[1]
+
+
+#: Packages whose modules are placed in different layers (dotted prefixes of :data:`LAYERS`).
+SPLIT_PACKAGES = tuple(
+    sorted({p.split(".")[0] for _, (_, ps) in LAYERS.items() for p in ps if "." in p})
+)
 
 
 #: Third-party solver packages (numba: the compiled branch and bound), importable only inside

@@ -19,7 +19,7 @@ from .engine.results import SimulationResult
 from .errors import InputError
 from .instance import Instance, Job
 from .policy import PolicySpec, ResolvedPolicy, resolve_policy
-from .timemodel import TimeModel, parse_time_model
+from .serving.timemodel import TimeModel, parse_time_model
 
 
 def _check_admits_releases(policy: ResolvedPolicy, instance: Instance) -> None:
@@ -86,10 +86,10 @@ def simulate(
     checked again on the final instance (``result.instance``).  The returned
     schedule has passed the checker against the final instance.  ``max_attempts``
     stops a run that makes more attempts with :class:`~kvopt.errors.BudgetError`.
-    ``time_model`` (a :class:`~kvopt.timemodel.TimeModel`, a preset name or
+    ``time_model`` (a :class:`~kvopt.serving.timemodel.TimeModel`, a preset name or
     ``"c0=…,c_b=…"``; default ``unit``) times the rounds (SPEC §10): on a timed
     instance it decides the arrival rounds, and ``result.clock`` gives the seconds
-    (:func:`kvopt.seconds.seconds_report` turns them into latencies).
+    (:func:`kvopt.serving.seconds.seconds_report` turns them into latencies).
     """
     tm = parse_time_model(time_model, source="time_model")
     if not isinstance(policy, str | type | PolicySpec | ResolvedPolicy):  # an object: as it is

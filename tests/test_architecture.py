@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kvopt.layers import DOORS, LAYERS, NUMBA_MODULES, SOLVER_PACKAGES, layer_of
+from kvopt.layers import DOORS, LAYERS, NUMBA_MODULES, SOLVER_PACKAGES, SPLIT_PACKAGES, layer_of
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "kvopt"
@@ -105,7 +105,14 @@ def _top_modules() -> list[str]:
 
 def test_every_top_module_has_a_layer():
     found = {p.stem for p in PKG.glob("*.py")} | {p.parent.name for p in PKG.glob("*/__init__.py")}
-    assert found - {"__init__"} == set(_top_modules())
+    assert found - {"__init__"} == {p.split(".")[0] for p in _top_modules()}
+
+
+def test_split_packages_import_nothing_of_kvopt():
+    """A package placed module by module (kvopt.layers.SPLIT_PACKAGES) has an empty __init__."""
+    for package in SPLIT_PACKAGES:
+        init = PKG / package / "__init__.py"
+        assert not [t for t, _ in _imports(f"kvopt.{package}", init) if t.startswith("kvopt")]
 
 
 def test_import_linter_layers_mirror_layers_table():

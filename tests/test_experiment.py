@@ -9,10 +9,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from kvopt import experiment as E
 from kvopt.errors import InputError
-from kvopt.trace import load_trace
-from kvopt.workload import Workload
+from kvopt.serving import experiment as E
+from kvopt.serving.trace import load_trace
+from kvopt.serving.workload import Workload
 
 # ------------------------------------------------------------------------------ traces
 
@@ -72,8 +72,8 @@ def test_burst_poisson_and_rescaled_trace():
 
 
 def test_paired_keeps_each_requests_lengths():
-    from kvopt.trace import load_trace as lt
-    from kvopt.workload import resolve_trace
+    from kvopt.serving.trace import load_trace as lt
+    from kvopt.serving.workload import resolve_trace
 
     tr = lt(resolve_trace("azure-conv"))
     inst = Workload(n=30, arrivals="trace", paired=True).instance(1.0, 3)
@@ -135,7 +135,7 @@ def test_run_from_a_dict_resume_and_change(tmp_path):
 
 
 def test_interrupt_loses_no_finished_cell(tmp_path, monkeypatch):
-    from kvopt.experiment import core  # where the cells run (run_cell is re-exported)
+    from kvopt.serving.experiment import core  # where the cells run (run_cell is re-exported)
 
     out = tmp_path / "r"
     real = E.run_cell
@@ -301,27 +301,27 @@ def test_kong_table3_reproduces_the_docs_table(tmp_path):
 
 
 def test_the_report_is_its_own_module_and_every_name_stays_importable():
-    """Issue 55: kvopt/experiment.py (745 lines) is a package: the grid and its cells
+    """Issue 55: kvopt/experiment.py (745 lines) is a package (now kvopt/serving/experiment): the grid and its cells
     (``core``), and the summary, report and plots (``report``); every public name of the
-    old module is still importable from ``kvopt.experiment``."""
+    old module is still importable from ``kvopt.serving.experiment``."""
     import inspect
 
-    from kvopt.experiment import core, report
+    from kvopt.serving.experiment import core, report
 
     for name in ("CELL_FORMAT", "COLUMNS", "Cell", "Experiment", "ExperimentResult",
                  "bootstrap_ci", "load_experiment", "report_markdown", "run_cell",
                  "run_experiment", "write_report", "summary_csv", "SUMMARY_METRICS",
                  "plot_latency_vs_load", "plot_latency_cdf", "REPORT_METRICS", "ORACLE"):  # fmt: skip
         assert hasattr(E, name), name
-    assert E.write_report.__module__ == report.__name__ == "kvopt.experiment.report"
-    assert E.run_experiment.__module__ == core.__name__ == "kvopt.experiment.core"
+    assert E.write_report.__module__ == report.__name__ == "kvopt.serving.experiment.report"
+    assert E.run_experiment.__module__ == core.__name__ == "kvopt.serving.experiment.core"
     for module in (E, core, report):
         assert len(inspect.getsource(module).splitlines()) < 600, module.__name__
 
 
 def test_an_interrupted_experiment_says_what_is_kept_and_how_to_resume(cli, tmp_path, monkeypatch):
     # the walkthrough's Ctrl-C printed "kvopt experiment: interrupted" and nothing else
-    from kvopt.experiment import core
+    from kvopt.serving.experiment import core
 
     real = E.run_cell
     calls = {"n": 0}

@@ -14,7 +14,7 @@ from kvopt.errors import InputError
 from kvopt.generators import GENERATORS, generate
 from kvopt.instance import Instance, Regime, load_instance
 from kvopt.schedule import Schedule, memory_profile
-from kvopt.trace import bundled_trace_dir, load_trace, trace_instance
+from kvopt.serving.trace import bundled_trace_dir, load_trace, trace_instance
 
 SMALL = {
     "random": {"n": 8},

@@ -21,7 +21,7 @@ def _memory_rule(inst) -> int:
 
 
 def test_arriving_instances_are_consecutive_requests_with_their_arrivals(bench):
-    from kvopt.trace import bundled_trace_dir, load_trace
+    from kvopt.serving.trace import bundled_trace_dir, load_trace
 
     tr = load_trace(bundled_trace_dir())
     for seed in (1, 2, 3):

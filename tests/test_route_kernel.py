@@ -22,8 +22,8 @@ from kvopt.generators import generate  # noqa: E402
 from kvopt.instance import Instance  # noqa: E402
 from kvopt.policy import routekernel  # noqa: E402
 from kvopt.policy.route import RouteOnline  # noqa: E402
+from kvopt.serving.trace import bundled_trace_dir, trace_instance  # noqa: E402
 from kvopt.simulation import simulate  # noqa: E402
-from kvopt.trace import bundled_trace_dir, trace_instance  # noqa: E402
 
 
 class _Spy:
@@ -203,7 +203,7 @@ def test_not_plain_runs_the_reference(monkeypatch, make, kw):
 
 
 def test_time_model_not_unit_runs_the_reference(monkeypatch):
-    from kvopt.timemodel import parse_time_model
+    from kvopt.serving.timemodel import parse_time_model
 
     inst = generate("arrivals", 1)
     spy = _Spy(monkeypatch)

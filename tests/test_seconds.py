@@ -14,9 +14,9 @@ from kvopt.engine.clock import Clock, clock_of
 from kvopt.errors import InputError
 from kvopt.instance import Instance, Job
 from kvopt.schedule import Attempt, Schedule, checked
-from kvopt.seconds import latency_bound, quantile, seconds_report
+from kvopt.serving.seconds import latency_bound, quantile, seconds_report
+from kvopt.serving.timemodel import PRESETS, TimeModel, parse_time_model
 from kvopt.simulation import simulate
-from kvopt.timemodel import PRESETS, TimeModel, parse_time_model
 
 HALF = TimeModel(c0=1, c_b=0.5)
 
@@ -292,7 +292,7 @@ def test_simulate_json_seconds_block(cli, tmp_path):
 
     from kvopt.instance import load_instance
     from kvopt.schedule import load_schedule
-    from kvopt.seconds import METRICS
+    from kvopt.serving.seconds import METRICS
 
     path = _write(tmp_path, _timed())
     out = tmp_path / "s.json"
@@ -381,7 +381,7 @@ def test_engine_clock_matches_the_schedule_and_releases_at_the_first_round(seed)
 
 
 def test_srpt_total_by_hand():
-    from kvopt.seconds import srpt_total
+    from kvopt.serving.seconds import srpt_total
 
     # job 0 (work 3) at 0, job 1 (work 1) at 1: job 1 preempts, done at 2; job 0 at 4
     assert srpt_total(np.array([3.0, 1.0]), np.array([0.0, 1.0])) == 6.0

@@ -89,7 +89,7 @@ def run(args) -> int:
             raise InputError(rule, source="--policies") from None
     time_model = None
     if args.time_model is not None:
-        from ..timemodel import parse_time_model
+        from ..serving.timemodel import parse_time_model
 
         time_model = parse_time_model(args.time_model)
     if args.worst_plot and not args.exact:

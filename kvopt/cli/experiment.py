@@ -1,7 +1,7 @@
 """``kvopt experiment run EXP.toml [--out DIR] [--workers K] [--scheduler ADDRESS] [--json]``.
 
 Runs (or resumes) a declarative experiment (SPEC §10; the file format is
-:mod:`kvopt.experiment`): one cell per (policy, load, seed), each saved as it
+:mod:`kvopt.serving.experiment`): one cell per (policy, load, seed), each saved as it
 finishes under ``DIR/cells/``, then ``DIR/results.csv`` (one tidy row per cell),
 ``DIR/report.md`` and its plots.  Progress goes to stderr.  Ctrl-C stops it (exit
 130) without losing a finished cell; the same command resumes.  Bad input (an unknown
@@ -38,7 +38,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..experiment import run_experiment
+    from ..serving.experiment import run_experiment
 
     res = run_experiment(args.file, args.out, workers=args.workers, scheduler=args.scheduler,
                          progress=True, report=not args.no_report)  # fmt: skip

@@ -57,9 +57,9 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..instance import save_instance
     from ..policy import resolve_policy
-    from ..seconds import seconds_report
+    from ..serving.seconds import seconds_report
+    from ..serving.timemodel import parse_time_model
     from ..simulation import simulate
-    from ..timemodel import parse_time_model
 
     inst = load_instance(args.instance)
     params = parse_params(args.param)

@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..timemodel import COEFFICIENTS, PRESETS
+    from ..serving.timemodel import COEFFICIENTS, PRESETS
 
     if args.json:
         emit_json({"time_models": [m.to_dict() for m in PRESETS.values()]})

@@ -4,7 +4,7 @@ A run is a sequence of **stretches**: rounds ``t0 … t1−1`` in which the same
 attempts run.  In a stretch the memory grows by ``b`` per round and only its first
 round prefills (attempts start at the event that opens the stretch), so its seconds,
 its memory-seconds and the first round at which ``τ`` reaches a given time have closed
-forms (:meth:`kvopt.timemodel.TimeModel.stretch`): one step per stretch however many
+forms (:meth:`kvopt.serving.timemodel.TimeModel.stretch`): one step per stretch however many
 rounds it holds, as the event engine takes one step per event time.
 
 :class:`Clock` is built stretch by stretch — by the engine while it runs
@@ -20,7 +20,7 @@ import math
 
 from ..instance import Instance
 from ..schedule import Schedule
-from ..timemodel import PRESETS, TimeModel
+from ..serving.timemodel import PRESETS, TimeModel
 
 
 class Clock:

@@ -80,7 +80,7 @@ import numpy as np
 from ..errors import BudgetError, InputError, PolicyError, UserCodeError
 from ..instance import Instance, Job, _is_int
 from ..schedule import Schedule, check_schedule
-from ..timemodel import TimeModel
+from ..serving.timemodel import TimeModel
 from ..usercode import user_error
 from .actions import EngineActions
 from .clock import Clock

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..instance import Instance
 from ..schedule import Schedule, check_schedule
-from ..timemodel import TimeModel
+from ..serving.timemodel import TimeModel
 from .clock import Clock
 from .contract import Adversary, Policy
 from .results import SimulationResult, Stats

@@ -31,7 +31,7 @@ class TraceStrategy:
     name = "trace"
 
     def __init__(self, ctx: SearchContext, options: Mapping[str, Any]):
-        from ...trace import DEFAULT_ROUNDS_PER_SECOND, bundled_trace_dir, load_trace
+        from ...serving.trace import DEFAULT_ROUNDS_PER_SECOND, bundled_trace_dir, load_trace
 
         opts = _options(self.name, options, {"path": "", "delta": 0.25,
                                               "rounds_per_second": DEFAULT_ROUNDS_PER_SECOND})  # fmt: skip

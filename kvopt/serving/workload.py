@@ -45,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, did_you_mean
-from .instance import Instance, Job
+from ..errors import InputError, did_you_mean
+from ..instance import Instance, Job
 from .trace import Trace, bundled_trace_dir, load_trace, usable_requests
 
 ARRIVAL_PROCESSES = ("burst", "poisson", "trace")

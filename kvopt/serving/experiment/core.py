@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, Interrupted, did_you_mean
-from ..fileio import read_json, write_bytes_atomic, write_json_atomic
-from ..logs import progress_logger
+from ...errors import InputError, Interrupted, did_you_mean
+from ...fileio import read_json, write_bytes_atomic, write_json_atomic
+from ...logs import progress_logger
+from ...simulation import simulate
 from ..seconds import METRICS, seconds_report
-from ..simulation import simulate
 from ..timemodel import TimeModel, parse_time_model
 from ..workload import BUNDLED, Workload
 from .report import summary_csv, write_report
@@ -77,7 +77,7 @@ class Experiment:
     def from_dict(cls, d: Mapping[str, Any], source: str = "experiment",
                   base: str = "") -> Experiment:  # fmt: skip
         """Check every field once; errors name ``source`` and the field."""
-        from ..policy import resolve_policy
+        from ...policy import resolve_policy
 
         if not isinstance(d, Mapping):
             raise InputError("must be a table (a dict)", source=source)
@@ -206,7 +206,7 @@ def _oracle(label: str) -> tuple[bool, str]:
 
 def _absolute_reference(ref: str, base: str) -> str:
     """A ``file.py:Class`` reference relative to the experiment file's folder, made absolute."""
-    from ..usercode import is_reference
+    from ...usercode import is_reference
 
     if not base or not is_reference(ref):
         return ref
@@ -220,7 +220,7 @@ def _absolute_reference(ref: str, base: str) -> str:
 
 def _policy_fingerprint(label: str) -> str:
     """The policy label plus, for a reference to a file, the file's SHA-256."""
-    from ..usercode import is_reference, sha256_of
+    from ...usercode import is_reference, sha256_of
 
     head = _oracle(label)[1].partition("[")[0]
     if is_reference(head):
@@ -285,7 +285,7 @@ def run_cell(task: tuple[dict[str, Any], str, Any, int]) -> dict[str, Any]:
         _INSTANCE_CACHE.clear()
         inst = cell_instance(wl, load, seed)
         _INSTANCE_CACHE[ckey] = inst
-    from ..policy import resolve_policy
+    from ...policy import resolve_policy
 
     oracle, body = _oracle(policy)
     if oracle and inst.has_predictions:

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
-from .instance import Instance, Job
+from ..errors import InputError
+from ..instance import Instance, Job
 
 PROMPT_COLUMNS = (
     "contexttokens",
@@ -65,7 +65,7 @@ def bundled_trace_dir() -> Path:
     env = os.environ.get("KVOPT_TRACE_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "instances" / "traces" / "azure-llm-2023"
+    return Path(__file__).resolve().parents[2] / "instances" / "traces" / "azure-llm-2023"
 
 
 @dataclass(frozen=True)

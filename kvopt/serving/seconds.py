@@ -64,10 +64,10 @@ from typing import Any
 
 import numpy as np
 
-from .bound import lower_bounds
-from .engine.clock import Clock, clock_of
-from .instance import Instance
-from .schedule import Schedule, last_ends
+from ..bound import lower_bounds
+from ..engine.clock import Clock, clock_of
+from ..instance import Instance
+from ..schedule import Schedule, last_ends
 from .timemodel import TimeModel
 
 #: The per-run metrics of ``simulate --json``'s ``"seconds"`` block, in order (SPEC §10).

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InputError
+from ..errors import InputError
 
 COEFFICIENTS = ("c0", "c_b", "c_k", "c_p", "c_q")
 

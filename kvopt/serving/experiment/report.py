@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..fileio import write_bytes_atomic
+from ...fileio import write_bytes_atomic
 from ..seconds import METRICS
 
 if TYPE_CHECKING:
