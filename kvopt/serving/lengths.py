@@ -97,6 +97,13 @@ class _Clipped:
     def _raw(self, rng: np.random.Generator, n: int) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
+    def _clip(self, x: float) -> int:
+        return int(np.clip(np.rint(x), self.min, np.inf if self.max is None else self.max))
+
+    def least(self) -> int:
+        """The shortest length a draw can give."""
+        return self.min
+
 
 @dataclass(frozen=True)
 class Lognormal(_Clipped):
@@ -166,6 +173,9 @@ class Uniform(_Clipped):
     def _raw(self, rng: np.random.Generator, n: int) -> np.ndarray:
         return rng.integers(self.low, self.high + 1, size=n)
 
+    def least(self) -> int:
+        return self._clip(self.low)
+
     def __str__(self) -> str:
         return f"uniform(low={self.low}, high={self.high}{_bounds_text(self.min, self.max)})"
 
@@ -185,6 +195,9 @@ class Fixed(_Clipped):
 
     def _raw(self, rng: np.random.Generator, n: int) -> np.ndarray:
         return np.full(n, float(self.value))
+
+    def least(self) -> int:
+        return self._clip(self.value)
 
     def __str__(self) -> str:
         return f"fixed({_fmt(self.value)}{_bounds_text(self.min, self.max)})"
@@ -247,6 +260,9 @@ class Empirical(_Clipped):
     def _raw(self, rng: np.random.Generator, n: int) -> np.ndarray:
         vals = self.values()
         return vals[rng.integers(0, len(vals), size=n)]
+
+    def least(self) -> int:
+        return self._clip(float(self.values().min()))
 
     def rebased(self, base: str) -> Empirical:
         """The same distribution with a relative path read beside ``base`` (a folder)."""
@@ -385,8 +401,8 @@ class Mixture:
         return cls((Task("", 1.0, prompt, response),))
 
     def min_total(self) -> int:
-        """The shortest request any task can give (``min`` of prompt plus ``min`` of response)."""
-        return min(t.prompt.min + t.response.min for t in self.tasks)
+        """The shortest request any task can give (shortest prompt plus shortest response)."""
+        return min(t.prompt.least() + t.response.least() for t in self.tasks)
 
 
 def draw_pairs(mix: Mixture, n: int, memory: int, seq: np.random.SeedSequence,

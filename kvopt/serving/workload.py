@@ -156,7 +156,10 @@ class Workload:
                 raise InputError("a trace option, not used with prompt/response or profile "
                                  "(clip a distribution with max=)", field=bad[0][0],
                                  source=src)  # fmt: skip
-            self.mixture()  # parse once: bad distributions are reported here
+            try:
+                self.mixture()  # parse once: bad distributions are reported here
+            except InputError as err:
+                raise InputError(err.rule, field=err.field, source=err.source or src) from None
 
     @property
     def drawn(self) -> bool:
@@ -195,8 +198,9 @@ class Workload:
                              + did_you_mean(unknown[0], known), field=unknown[0], source=source)  # fmt: skip
         try:
             return cls(**dict(d))
-        except InputError as err:
-            raise InputError(err.rule, field=err.field, source=source) from None
+        except InputError as err:  # a file's own errors (an empirical CSV) keep its path
+            rule = err.rule if err.source in (None, "workload") else f"{err.source}: {err.rule}"
+            raise InputError(rule, field=err.field, source=source) from None
 
     def to_dict(self) -> dict[str, Any]:
         """Every field, except the newer optional ones (:data:`_OPTIONAL`) left unset: the
