@@ -73,7 +73,10 @@ def test_empirical_draws_from_one_column(tmp_path):
 def test_empirical_errors_name_the_file_and_column(tmp_path):
     p = tmp_path / "lens.csv"
     p.write_text("prompt_len,resp\n10,1\nabc,2\n")
-    with pytest.raises(InputError, match=r"no column 'prompt'.*columns: prompt_len, resp.*did you mean 'prompt_len'"):
+    with pytest.raises(
+        InputError,
+        match=r"no column 'prompt'.*columns: prompt_len, resp.*did you mean 'prompt_len'",
+    ):
         L.parse_length(f"empirical({p}, column=prompt)").values()
     with pytest.raises(InputError, match=r"line 3: column 'prompt_len': not a number: 'abc'"):
         L.parse_length(f"empirical({p}, column=prompt_len)").values()
@@ -93,7 +96,10 @@ def test_empirical_errors_name_the_file_and_column(tmp_path):
         ("lognormal(mean=11, median=11)", r"mean ≤ median"),
         ("uniform(low=3, high=9, min=9, max=4)", r"prompt: min > max \(9 > 4\)"),
         ("uniform(low=9, high=3)", r"low > high"),
-        ("gamma(k=3)", r"unknown distribution 'gamma' \(known: lognormal, uniform, fixed, empirical\)"),
+        (
+            "gamma(k=3)",
+            r"unknown distribution 'gamma' \(known: lognormal, uniform, fixed, empirical\)",
+        ),
         ("lognormial(mean=3, median=1)", r"did you mean 'lognormal'"),
         ("lognormal(mean=x, median=11)", r"prompt: mean: bad number 'x'"),
         ("lognormal(mean=inf, median=11)", r"mean: bad number 'inf'"),
@@ -128,7 +134,9 @@ def test_pairs_that_do_not_fit_are_drawn_again_and_counted():
 
 def test_lengths_that_hardly_fit_are_bad_input():
     mix = L.Mixture.pair(L.parse_length("fixed(6)"), L.parse_length("fixed(5)"))
-    with pytest.raises(InputError, match=r"no request fits: the shortest prompt \+ response is 11 > memory 10"):
+    with pytest.raises(
+        InputError, match=r"no request fits: the shortest prompt \+ response is 11 > memory 10"
+    ):
         L.draw_pairs(mix, 5, 10, np.random.SeedSequence(0))
     mix = L.Mixture.pair(L.parse_length("fixed(5)"), L.parse_length("uniform(low=1, high=1000000)"))
     with pytest.raises(InputError, match=r"after 100 rounds of redrawing"):
@@ -153,7 +161,9 @@ def test_profiles_are_listed_and_load():
     data = dict(t.data)
     assert (t.prompt.mean, t.prompt.median) == (data["prompt_mean"], data["prompt_median"])
     assert (t.response.mean, t.response.median) == (data["response_mean"], data["response_median"])
-    with pytest.raises(InputError, match=r"unknown profile 'lmsys' \(known: lmsys-jaillet, longbench"):
+    with pytest.raises(
+        InputError, match=r"unknown profile 'lmsys' \(known: lmsys-jaillet, longbench"
+    ):
         L.load_profile("lmsys")
 
 
@@ -231,11 +241,19 @@ def test_trace_workloads_unchanged(case):
     [
         (dict(profile="lmsys-jaillet", prompt="fixed(3)"), "profile", "not both"),
         (dict(prompt="fixed(3)"), "response", "given together"),
-        (dict(profile="nope"), "profile", r"unknown profile 'nope' \(known: lmsys-jaillet, longbench"),
+        (
+            dict(profile="nope"),
+            "profile",
+            r"unknown profile 'nope' \(known: lmsys-jaillet, longbench",
+        ),
         (dict(profile="lmsys-jaillet", paired=True), "paired", "a trace option"),
         (dict(profile="lmsys-jaillet", max_prompt=10), "max_prompt", "a trace option"),
         (dict(max_batch=0), "max_batch", "integer >= 1"),
-        (dict(prompt="fixed(3)", response="lognormal(mean=2, median=3)"), "response", "mean ≤ median"),
+        (
+            dict(prompt="fixed(3)", response="lognormal(mean=2, median=3)"),
+            "response",
+            "mean ≤ median",
+        ),
     ],
 )
 def test_bad_workload_lengths(kw, field, rule):
@@ -253,7 +271,11 @@ def test_max_batch_goes_into_the_instance():
 def test_trace_arrivals_with_drawn_lengths():
     wl = Workload(profile="lmsys-jaillet", n=20, memory=16492, arrivals="trace")
     inst = wl.instance(None, 0)
-    assert inst.n == 20 and inst.arrival_times[0] == 0 and all(j.id.startswith("req-") for j in inst.jobs)
+    assert (
+        inst.n == 20
+        and inst.arrival_times[0] == 0
+        and all(j.id.startswith("req-") for j in inst.jobs)
+    )
 
 
 # ------------------------------------------------------------------------ gen and experiment
@@ -280,7 +302,7 @@ def test_experiment_with_a_profile_and_an_empirical_file(tmp_path):
     exp = tmp_path / "e.toml"
     exp.write_text(
         'name = "d"\npolicies = ["fcfs"]\nloads = [5.0]\nseeds = [0, 1]\n'
-        '[workload]\nn = 30\nmemory = 40\n'
+        "[workload]\nn = 30\nmemory = 40\n"
         'prompt = "uniform(low=5, high=20)"\nresponse = "empirical(lens.csv, column=o)"\n'
     )
     res = E.run_experiment(exp, tmp_path / "out")
@@ -292,5 +314,7 @@ def test_experiment_with_a_profile_and_an_empirical_file(tmp_path):
     assert header[-1] == "redrawn"
     bad = tmp_path / "b.toml"
     bad.write_text(exp.read_text().replace("column=o", "column=x"))
-    with pytest.raises(InputError, match=r"b\.toml: workload: response: .*lens\.csv: no column 'x'"):
+    with pytest.raises(
+        InputError, match=r"b\.toml: workload: response: .*lens\.csv: no column 'x'"
+    ):
         E.load_experiment(bad)

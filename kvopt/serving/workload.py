@@ -247,7 +247,9 @@ class Workload:
         self.check_load(load)
         n = self.n
         len_seq, arr_seq, pred_seq = np.random.SeedSequence(seed).spawn(3)
-        len_rng, arr_rng, pred_rng = (np.random.default_rng(s) for s in (len_seq, arr_seq, pred_seq))
+        len_rng, arr_rng, pred_rng = (
+            np.random.default_rng(s) for s in (len_seq, arr_seq, pred_seq)
+        )
         tr: Trace | None = None
         window = None
         if not self.drawn or self.arrivals == "trace":
