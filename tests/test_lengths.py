@@ -287,6 +287,8 @@ def test_gen_workload_params(cli):
     r = cli("gen", "--list")
     assert "prompt=''" in r.out and "profile=''" in r.out and "max_batch=0" in r.out
     assert "lmsys-jaillet, longbench" in r.out
+    r = cli("gen", "workload", "--help")  # the families' parameters are in the help too
+    assert r.code == 0 and "profile=''" in r.out and "max_batch=0" in r.out
     r = cli("gen", "workload", "--seed", "1", "--param", "profile=nope")
     assert r.code == 2 and r.out == ""
     assert r.err.strip().splitlines() == [
