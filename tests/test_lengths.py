@@ -320,3 +320,20 @@ def test_experiment_with_a_profile_and_an_empirical_file(tmp_path):
         InputError, match=r"b\.toml: workload: response: .*lens\.csv: no column 'x'"
     ):
         E.load_experiment(bad)
+
+
+@pytest.mark.parametrize(
+    "line, rule",
+    [
+        ('prompt = "lognormal(mean=3, median=11)"', "workload: prompt: mean ≤ median (3 ≤ 11)"),
+        ('prompt = "uniform(low=1, high=9, min=5, max=2)"', "workload: prompt: min > max (5 > 2)"),
+        ('profile = "sharegpt"', "workload: profile: unknown profile 'sharegpt' (known: "),
+    ],
+)
+def test_experiment_bad_lengths_exit_2_one_line(cli, tmp_path, line, rule):
+    exp = tmp_path / "e.toml"
+    lengths = line if line.startswith("profile") else line + '\nresponse = "fixed(3)"'
+    exp.write_text(f'name = "d"\npolicies = ["fcfs"]\nloads = [5.0]\n[workload]\n{lengths}\n')
+    r = cli("experiment", "run", exp)
+    assert r.code == 2 and len(r.err.strip().splitlines()) == 1 and rule in r.err, r.err
+    assert not (tmp_path / "d-results").exists()

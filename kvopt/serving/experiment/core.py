@@ -104,9 +104,8 @@ class Experiment:
             if isinstance(wl_d.get(key), str) and base:
                 try:
                     dist = parse_length(wl_d[key], field=key, base=base)
-                except InputError as err:
-                    raise InputError(err.rule, field=f"workload.{err.field}",
-                                     source=err.source or source) from None  # fmt: skip
+                except InputError:
+                    dist = None  # Workload.from_dict reports it, as for every field
                 if isinstance(dist, Empirical):
                     wl_d[key] = str(dist)
         wl = Workload.from_dict(wl_d, source=f"{source}: workload")
