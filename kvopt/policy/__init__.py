@@ -329,6 +329,7 @@ POLICIES: dict[str, PolicySpec] = {
             source="Jaillet et al. 2025, MC-Benchmark (§5.2, Algorithm 2)",
             summary="arrival order under MC-SF's exact future-memory check",
             applies_to="all instances (arrivals allowed)",
+            params=(_admission("future"),),
         ),
         PolicySpec(
             name="clairvoyant-mix",
