@@ -63,6 +63,9 @@ def test_empirical_draws_from_one_column(tmp_path):
     assert set(x.tolist()) == {10, 20, 30}  # the empty cell is skipped
     assert set(L.parse_length(f"empirical({p}, column=b, max=3)").draw(
         np.random.default_rng(0), 3000).tolist()) == {1, 2, 3}  # fmt: skip
+    # an edited file is read again
+    p.write_text("a,b\n40,1\n")
+    assert set(L.parse_length(f"empirical({p}, column=a)").values().tolist()) == {40}
     # quoted path with a comma
     q = tmp_path / "x,y.csv"
     q.write_text("v\n5\n")
@@ -314,6 +317,10 @@ def test_experiment_with_a_profile_and_an_empirical_file(tmp_path):
     assert "requests per seed redrawn because prompt + response > M" in report
     header = (tmp_path / "out" / "results.csv").read_text().splitlines()[0].split(",")
     assert header[-1] == "redrawn"
+    # an edited CSV gives new cells; the same file reuses them
+    assert E.run_experiment(exp, tmp_path / "out").ran == 0
+    (tmp_path / "lens.csv").write_text("o\n" + "\n".join(str(k) for k in range(1, 20)) + "\n")
+    assert E.run_experiment(exp, tmp_path / "out", report=False).ran == 2
     bad = tmp_path / "b.toml"
     bad.write_text(exp.read_text().replace("column=o", "column=x"))
     with pytest.raises(

@@ -203,8 +203,17 @@ class Fixed(_Clipped):
         return f"fixed({_fmt(self.value)}{_bounds_text(self.min, self.max)})"
 
 
-@lru_cache(maxsize=16)
 def _column(path: str, column: str) -> np.ndarray:
+    """One CSV column's numbers, read once per file version (path, size, modification time)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        raise InputError("file not found", field="empirical", source=path) from None
+    return _read_column(path, column, st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=16)
+def _read_column(path: str, column: str, _size: int, _mtime_ns: int) -> np.ndarray:
     try:
         with open(path, newline="", encoding="utf-8") as fh:
             rows = csv.reader(fh)

@@ -240,6 +240,21 @@ def _policy_fingerprint(label: str) -> str:
     return label
 
 
+def _lengths_fingerprint(wl: Workload) -> dict[str, str]:
+    """The SHA-256 of each CSV an ``empirical`` length distribution reads (empty without):
+    an edited file gives new cells, as an edited policy file does."""
+    from ...usercode import sha256_of
+
+    out = {}
+    for key in ("prompt", "response"):
+        text = getattr(wl, key)
+        if text is not None:
+            dist = parse_length(text, field=key)
+            if isinstance(dist, Empirical) and os.path.exists(dist.path):
+                out[key] = sha256_of(dist.path)
+    return out
+
+
 @dataclass(frozen=True)
 class Cell:
     """One (policy, load, seed) of an experiment."""
@@ -252,12 +267,13 @@ class Cell:
     @property
     def key(self) -> str:
         e = self.experiment
-        blob = json.dumps(
-            {"format": CELL_FORMAT, "workload": e.workload.to_dict(),
+        d = {"format": CELL_FORMAT, "workload": e.workload.to_dict(),
              "time_model": e.time_model.coefficients(), "policy": _policy_fingerprint(self.policy),
-             "load": self.load, "seed": self.seed},
-            sort_keys=True,
-        )  # fmt: skip
+             "load": self.load, "seed": self.seed}  # fmt: skip
+        files = _lengths_fingerprint(e.workload)
+        if files:  # only then: the keys of every other experiment stay as they were
+            d["length_files"] = files
+        blob = json.dumps(d, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
     def describe(self) -> str:
