@@ -12,7 +12,11 @@ from .common import emit_json, nonneg_int, parse_params
 
 
 def add_parser(sub) -> None:
-    families = "\n".join(f"  {g.name:17s} {g.doc}" for g in GENERATORS.values())
+    families = "\n".join(
+        f"  {g.name:17s} {g.doc}\n  {'':17s} params: "
+        + ", ".join(f"{k}={v!r}" for k, v in g.defaults.items())
+        for g in GENERATORS.values()
+    )
     p = sub.add_parser(
         "gen",
         # the usage as the rule is: --seed is required to generate, not with --list

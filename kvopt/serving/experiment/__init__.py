@@ -21,6 +21,11 @@ variants do::
     memory = 16492
     arrivals = "poisson"                      # burst | poisson | trace
 
+Instead of ``trace``, lengths may come from distributions (``prompt = "lognormal(mean=40.62,
+median=11)"``, ``response = "…"``; a relative ``empirical(PATH, …)`` is read beside the
+file) or a named ``profile`` (:mod:`kvopt.serving.lengths`); each row's ``redrawn`` counts
+the requests drawn again because ``prompt + response > memory``, and the report says it.
+
 **Cells.**  One cell is one (policy, load, seed): the workload's timed instance for
 that load and seed (the same requests for every policy), the policy simulated under the
 time model, and every metric of :func:`kvopt.seconds.seconds_report` with the lower

@@ -26,6 +26,7 @@ from ...errors import InputError, Interrupted, did_you_mean
 from ...fileio import read_json, write_bytes_atomic, write_json_atomic
 from ...logs import progress_logger
 from ...simulation import simulate
+from ..lengths import Empirical, parse_length
 from ..seconds import METRICS, seconds_report
 from ..timemodel import TimeModel, parse_time_model
 from ..workload import BUNDLED, Workload
@@ -51,6 +52,7 @@ COLUMNS = (
     "makespan_rounds",
     "makespan_seconds",
     "wall_seconds",
+    "redrawn",  # requests redrawn because prompt + response > M (length distributions; else empty)
 )
 #: Metrics the report tabulates unless the experiment lists its own (``metrics = [...]``).
 REPORT_METRICS = ("mean_latency", "p95_latency", "mean_per_token", "throughput", "ratio")
@@ -98,6 +100,14 @@ class Experiment:
         trace = wl_d.get("trace")
         if isinstance(trace, str) and base and trace not in BUNDLED and not os.path.isabs(trace):
             wl_d["trace"] = os.path.normpath(os.path.join(base, trace))  # beside the file
+        for key in ("prompt", "response"):  # an empirical CSV is read beside the file too
+            if isinstance(wl_d.get(key), str) and base:
+                try:
+                    dist = parse_length(wl_d[key], field=key, base=base)
+                except InputError:
+                    dist = None  # Workload.from_dict reports it, as for every field
+                if isinstance(dist, Empirical):
+                    wl_d[key] = str(dist)
         wl = Workload.from_dict(wl_d, source=f"{source}: workload")
         tm_raw = d.get("time_model", "unit")
         try:
@@ -230,6 +240,21 @@ def _policy_fingerprint(label: str) -> str:
     return label
 
 
+def _lengths_fingerprint(wl: Workload) -> dict[str, str]:
+    """The SHA-256 of each CSV an ``empirical`` length distribution reads (empty without):
+    an edited file gives new cells, as an edited policy file does."""
+    from ...usercode import sha256_of
+
+    out = {}
+    for key in ("prompt", "response"):
+        text = getattr(wl, key)
+        if text is not None:
+            dist = parse_length(text, field=key)
+            if isinstance(dist, Empirical) and os.path.exists(dist.path):
+                out[key] = sha256_of(dist.path)
+    return out
+
+
 @dataclass(frozen=True)
 class Cell:
     """One (policy, load, seed) of an experiment."""
@@ -242,12 +267,13 @@ class Cell:
     @property
     def key(self) -> str:
         e = self.experiment
-        blob = json.dumps(
-            {"format": CELL_FORMAT, "workload": e.workload.to_dict(),
+        d = {"format": CELL_FORMAT, "workload": e.workload.to_dict(),
              "time_model": e.time_model.coefficients(), "policy": _policy_fingerprint(self.policy),
-             "load": self.load, "seed": self.seed},
-            sort_keys=True,
-        )  # fmt: skip
+             "load": self.load, "seed": self.seed}  # fmt: skip
+        files = _lengths_fingerprint(e.workload)
+        if files:  # only then: the keys of every other experiment stay as they were
+            d["length_files"] = files
+        blob = json.dumps(d, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
     def describe(self) -> str:
@@ -314,6 +340,7 @@ def run_cell(task: tuple[dict[str, Any], str, Any, int]) -> dict[str, Any]:
         "makespan_rounds": int(res.objective["makespan"]),
         "makespan_seconds": max(rep.completion, default=0.0),
         "wall_seconds": round(wall, 3),
+        "redrawn": inst.meta.get("redrawn"),
     }
     return {"row": row, "latency": [round(x, 6) for x in rep.latency]}
 
@@ -432,7 +459,8 @@ def _probe(exp: Experiment, src: str) -> None:
         cell_instance(exp.workload, exp.loads[0], exp.seeds[0])
     except InputError as err:
         where = ": ".join(x for x in (err.source, err.field) if x and x != "workload")
-        raise InputError(err.rule, field=f"workload.trace {where}" if where else "workload",
+        what = "workload" if exp.workload.drawn else "workload.trace"
+        raise InputError(err.rule, field=f"{what} {where}" if where else "workload",
                          source=src) from None  # fmt: skip
 
 
