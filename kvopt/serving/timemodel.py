@@ -101,6 +101,9 @@ class TimeModel:
         return ",".join(f"{k}={v:g}" for k, v in self.coefficients().items() if v)
 
 
+_VIDUR_ERROR = "MLP part: mean 3.5 %, max 27.6 % relative (Vidur profile); attention: a roofline"
+_ROOFLINE_ERROR = "a roofline; its MLP part is within mean 5.1 %, max 25.5 % of Vidur's Llama-2-70B profile"
+
 #: The named time models (SPEC §10).  Each non-unit row names its model, hardware,
 #: data and fit error; ``benchmarks/fit_time_model.py`` reproduces the fitted numbers.
 PRESETS: Mapping[str, TimeModel] = {
@@ -119,6 +122,51 @@ PRESETS: Mapping[str, TimeModel] = {
             "so c_k = c_q = 0"
         ),
         fit_error="mean 3.5 %, max 27.6 % relative over 1-4096 tokens per round",
+    ),
+    # The serving setups' time models (SPEC §10.1; kvopt.serving.setups, same names), each
+    # with attention (c_k > 0); benchmarks/fit_setups.py prints these numbers and the errors.
+    "jaillet-llama2-70b-2xa100": TimeModel(
+        c0=0.03926,
+        c_b=3.161e-4,
+        c_k=1.017e-7,
+        c_p=3.161e-4,
+        c_q=4.201e-9,
+        name="jaillet-llama2-70b-2xa100",
+        source=(
+            "Llama-2-70B on 2 x A100-80GB (TP 2): c0, c_b, c_p measured (the Vidur fit of "
+            "llama2-70b-a100-tp2); attention from the roofline of kvopt.serving.setups "
+            "(c_k: KV bytes per token per GPU at 0.79 x 2.039 TB/s; c_q: causal prefill "
+            "FLOPs at 0.5 x 312 TFLOP/s); benchmarks/fit_setups.py"
+        ),
+        fit_error=_VIDUR_ERROR,
+    ),
+    "vllm-llama3.1-8b-a100-80gb": TimeModel(
+        c0=9.970e-3,
+        c_b=6.248e-5,
+        c_k=8.137e-8,
+        c_p=5.811e-5,
+        c_q=1.680e-9,
+        name="vllm-llama3.1-8b-a100-80gb",
+        source=(
+            "Llama-3.1-8B on 1 x A100-80GB: the roofline of kvopt.serving.setups (weights "
+            "and KV read at 0.79 x 2.039 TB/s, GEMMs at 0.77 x 312 TFLOP/s, efficiencies "
+            "measured on Vidur's A100 profile); benchmarks/fit_setups.py"
+        ),
+        fit_error=_ROOFLINE_ERROR,
+    ),
+    "vllm-llama3.1-70b-8xa100-80gb": TimeModel(
+        c0=1.722e-2,
+        c_b=9.585e-5,
+        c_k=2.543e-8,
+        c_p=9.476e-5,
+        c_q=1.050e-9,
+        name="vllm-llama3.1-70b-8xa100-80gb",
+        source=(
+            "Llama-3.1-70B on 8 x A100-80GB (TP 8): the roofline of kvopt.serving.setups "
+            "(as the 8B preset, plus two all-reduces per layer at Vidur's measured 2-GPU "
+            "latency and bus bandwidth); benchmarks/fit_setups.py"
+        ),
+        fit_error=_ROOFLINE_ERROR,
     ),
 }
 
