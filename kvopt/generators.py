@@ -32,6 +32,7 @@ import numpy as np
 from .errors import InputError, did_you_mean
 from .instance import Instance, Job
 from .params import convert_value
+from .serving.lengths import profile_names
 from .serving.trace import DEFAULT_ROUNDS_PER_SECOND, bundled_trace_dir, trace_instance
 from .usercode import FAMILY_GROUP, UserCode, call_user, load, register_object
 
@@ -181,18 +182,26 @@ def _two_point(rng, seed, p):
 
 def _workload(rng, seed, p):
     """A timed instance (SPEC §10) of :class:`kvopt.serving.workload.Workload`: lengths from a
-    trace, arrivals in seconds (``rate`` in requests per second; ignored for a burst)."""
+    trace, or from ``prompt``/``response`` distributions or a length ``profile`` (SPEC §10.1;
+    empty: none), arrivals in seconds (``rate`` in requests per second; ignored for a burst),
+    ``max_batch`` the instance's batch cap (0: none)."""
     from .serving.workload import Workload
 
     fields = {k: p[k] for k in ("trace", "n", "memory", "arrivals", "lengths", "paired",
                                  "offset", "prediction_noise")}  # fmt: skip
+    fields.update({k: p[k] for k in ("prompt", "response", "profile") if p[k]})
+    if p["max_batch"]:
+        fields["max_batch"] = p["max_batch"]
     try:
         wl = Workload(**fields)
         rate = None if wl.arrivals == "burst" or (wl.arrivals == "trace" and not p["rate"]) \
             else p["rate"]  # fmt: skip
         return wl.instance(rate, seed)
     except InputError as err:
-        raise InputError(err.rule, source=f"--param {err.field or 'trace'}") from None
+        where = f"--param {err.field or 'trace'}"
+        if err.source and err.source != "workload":
+            where += f": {err.source}"
+        raise InputError(err.rule, source=where) from None
 
 
 _RANDOM_DEFAULTS = {
@@ -228,9 +237,12 @@ GENERATORS: dict[str, Generator] = {
         Generator("workload", _workload,
                   {"trace": "azure-conv", "n": 100, "memory": 16384, "arrivals": "poisson",
                    "rate": 8.0, "lengths": "sample", "paired": False, "offset": 0,
-                   "prediction_noise": 0.0},
-                  "timed instance (arrival_time in seconds, SPEC §10): trace lengths, burst / "
-                  "poisson at rate per second / trace timestamps rescaled to rate (0: as is)"),
+                   "prediction_noise": 0.0, "prompt": "", "response": "", "profile": "",
+                   "max_batch": 0},
+                  "timed instance (arrival_time in seconds, SPEC §10): trace lengths, or "
+                  "prompt/response distributions such as 'lognormal(mean=40.62, median=11)' or "
+                  f"a profile ({', '.join(profile_names())}); burst / poisson at rate per "
+                  "second / trace timestamps rescaled to rate (0: as is); max_batch 0: no cap"),
         Generator("prop1", _prop1, {"L": 4, "case": 2, "order": "x-first"},
                   "main paper Prop. 1: X=(1,L), Y=(L^3,1), M=L^3+1, case 1 or 2"),
         Generator("two-point", _two_point,

@@ -15,6 +15,10 @@ prompt-heavy ``o ≤ s``, small response-heavy ``o > s``; main paper §3 with
 Λ = M/4) and ``predicted`` (``predicted_response`` where given, else the true
 response).
 
+An instance may carry a **batch cap** ``max_batch`` (SPEC §10.1, vLLM's
+``max_num_seqs``): at most that many attempts run in any round.  It is written back
+only when set, so a file without it round-trips byte-identical.
+
 A timed instance carries ``arrival_time`` on every job (mixing it with ``arrival`` is
 bad input).  Its ``arrivals`` are ``⌈arrival_time⌉``: the arrival rounds under the
 ``unit`` time model (SPEC §10), so the exact solvers, the bounds and the class checks
@@ -42,7 +46,7 @@ from .fileio import gc_paused, read_json, write_json_atomic
 FORMAT = "kvopt.instance"
 VERSION = 1
 
-_TOP_KEYS = {"format", "version", "name", "memory", "jobs", "meta"}
+_TOP_KEYS = {"format", "version", "name", "memory", "max_batch", "jobs", "meta"}
 _JOB_KEYS = {"prompt", "response", "arrival", "arrival_time", "id", "predicted_response"}
 
 
@@ -288,6 +292,9 @@ class Instance:
     jobs: tuple[Job, ...]
     name: str = ""
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    #: the batch cap B of SPEC §10.1 (vLLM's ``max_num_seqs``): at most ``B`` attempts
+    #: run in any round; ``None`` = no cap (every result of SPEC §1–§9 unchanged)
+    max_batch: int | None = None
 
     # derived arrays (not dataclass fields)
     prompts: np.ndarray = field(init=False, repr=False, compare=False)
@@ -306,6 +313,8 @@ class Instance:
             raise InputError(f"must be a string, got {_describe(self.name)}", field="name")
         if not isinstance(self.meta, Mapping):
             raise InputError(f"must be an object, got {_describe(self.meta)}", field="meta")
+        if self.max_batch is not None:
+            object.__setattr__(self, "max_batch", _need_int(self.max_batch, "max_batch", 1))
         object.__setattr__(self, "memory", int(self.memory))
         object.__setattr__(self, "jobs", jobs)
         object.__setattr__(self, "meta", MappingProxyType(dict(self.meta)))
@@ -386,7 +395,7 @@ class Instance:
         meta = dict(self.meta)
         if self.arrival_times is not None:
             meta["arrival_times"] = [float(x) for x in self.arrival_times]
-        return Instance(self.memory, jobs, name=self.name, meta=meta)
+        return Instance(self.memory, jobs, name=self.name, meta=meta, max_batch=self.max_batch)
 
     @property
     def has_predictions(self) -> bool:
@@ -415,6 +424,7 @@ class Instance:
         predicted_response: Iterable[int] | None = None,
         name: str = "",
         meta: Mapping[str, Any] | None = None,
+        max_batch: int | None = None,
     ) -> Instance:
         s = [int(x) if _is_int(x) else x for x in prompt]
         o = [int(x) if _is_int(x) else x for x in response]
@@ -430,7 +440,7 @@ class Instance:
             Job(prompt=s[i], response=o[i], arrival=a[i], predicted_response=pr[i])
             for i in range(len(s))
         )
-        return cls(memory=memory, jobs=jobs, name=name, meta=dict(meta or {}))
+        return cls(memory=memory, jobs=jobs, name=name, meta=dict(meta or {}), max_batch=max_batch)
 
     def replace(self, **changes: Any) -> Instance:
         """A new instance with some fields changed (validated again)."""
@@ -452,6 +462,8 @@ class Instance:
         if self.name:
             d["name"] = self.name
         d["memory"] = self.memory
+        if self.max_batch is not None:
+            d["max_batch"] = self.max_batch
         d["jobs"] = [j.to_dict() for j in self.jobs]
         if self.meta:
             d["meta"] = dict(self.meta)
@@ -495,11 +507,22 @@ class Instance:
                     rj.get("arrival_time"),
                 )
             )
+        if "max_batch" in data and data["max_batch"] is None:  # the schema's integer, not null
+            raise InputError(
+                "must be an integer >= 1, got null (leave the key out for no cap)",
+                field="max_batch",
+            )
         name = data.get("name", "")
         meta = data.get("meta", {})
         if meta is None or not isinstance(meta, dict):
             raise InputError(f"must be an object, got {_describe(meta)}", field="meta")
-        return cls(memory=data["memory"], jobs=tuple(jobs), name=name, meta=meta)
+        return cls(
+            memory=data["memory"],
+            jobs=tuple(jobs),
+            name=name,
+            meta=meta,
+            max_batch=data.get("max_batch"),
+        )
 
 
 def _check_job_keys(rj: Any, i: int) -> None:

@@ -52,6 +52,7 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
             "serving.trace",
             "serving.seconds",
             "serving.workload",
+            "serving.lengths",
         ),
     ),  # fmt: skip
     2: ("policies", ("policy",)),

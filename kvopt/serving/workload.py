@@ -10,6 +10,15 @@ instance (jobs with ``arrival_time``) for a load and a seed.
   cannot be served (a zero length, ``prompt + response > memory``) are left out.
   ``lengths = "sample"`` draws ``n`` of them at random without replacement (seeded),
   ``"head"`` takes the first ``n`` from ``offset``.
+* **Or from distributions** (SPEC §10.1): ``prompt = "lognormal(mean=40.62, median=11)"``
+  and ``response = "…"`` (both, in the syntax of :mod:`kvopt.serving.lengths`), or a named
+  length profile ``profile = "lmsys-jaillet"`` (either, not both), draw each request's
+  lengths afresh; a request with ``prompt + response > memory`` is drawn again and the
+  count is ``meta["redrawn"]``.  The trace is then read only for ``"trace"`` arrivals (its
+  timestamps); ``paired``, ``lengths = "head"``, ``max_prompt`` and ``max_response`` (trace
+  options) are bad input with them — a distribution clips with ``max=``.
+* **Batch cap** (``max_batch``, integer >= 1): written into the instance (SPEC §10.1,
+  vLLM's ``max_num_seqs``); none by default.
 * **Arrivals** (``arrivals``): ``"burst"`` (every request at 0 s), ``"poisson"`` (at
   ``load`` requests per second: exponential gaps, the first request at 0 s), or
   ``"trace"`` (the trace's own timestamps of a window of ``n`` consecutive requests,
@@ -29,6 +38,8 @@ instance (jobs with ``arrival_time``) for a load and a seed.
   predictions) (``numpy.random.SeedSequence``),
   so at one seed every load and every
   policy sees the same requests (common random numbers) and only the arrival times change.
+  Distributions draw from the lengths stream (which a trace sample would use), so adding
+  them changed no trace workload's draws.
 
 Bad input — an unknown process, a rate ≤ 0, a trace without the needed columns or
 without timestamps for ``"trace"`` arrivals, too few usable requests — raises
@@ -47,6 +58,7 @@ import numpy as np
 
 from ..errors import InputError, did_you_mean
 from ..instance import Instance, Job
+from .lengths import Empirical, Mixture, draw_pairs, load_profile, parse_length
 from .trace import Trace, bundled_trace_dir, load_trace, usable_requests
 
 ARRIVAL_PROCESSES = ("burst", "poisson", "trace")
@@ -72,6 +84,10 @@ def resolve_trace(name: str) -> str:
     return name
 
 
+#: Fields written by :meth:`Workload.to_dict` only when set.
+_OPTIONAL = ("prompt", "response", "profile", "max_batch")
+
+
 @dataclass(frozen=True)
 class Workload:
     """Requests and their arrival process (module docstring); ``load`` is given per draw."""
@@ -86,9 +102,14 @@ class Workload:
     max_prompt: int | None = None  # optional cap: requests with a longer prompt are left out
     max_response: int | None = None
     prediction_noise: float = 0.0  # σ of a lognormal error on predicted_response (0: none)
+    prompt: str | None = None  # a length distribution (kvopt.serving.lengths) instead of a trace
+    response: str | None = None
+    profile: str | None = None  # a named length profile instead of prompt and response
+    max_batch: int | None = None  # the instance's batch cap (SPEC §10.1)
 
     def __post_init__(self) -> None:
         src = "workload"
+        self._check_lengths(src)
         if not isinstance(self.trace, str) or not self.trace:
             raise InputError("must be a trace path or a bundled name", field="trace", source=src)
         for key, low in (("n", 1), ("memory", 2), ("offset", 0)):
@@ -113,6 +134,58 @@ class Workload:
             raise InputError(f"must be true or false, got {self.paired!r}", field="paired",
                              source=src)  # fmt: skip
 
+    def _check_lengths(self, src: str) -> None:
+        mb = self.max_batch
+        if mb is not None and (isinstance(mb, bool) or not isinstance(mb, int) or mb < 1):
+            raise InputError(f"must be an integer >= 1, got {mb!r}", field="max_batch", source=src)
+        for key in ("prompt", "response", "profile"):
+            v = getattr(self, key)
+            if v is not None and (not isinstance(v, str) or not v.strip()):
+                raise InputError(f"must be a non-empty string, got {v!r}", field=key, source=src)
+        if self.profile is not None and (self.prompt is not None or self.response is not None):
+            raise InputError("give a profile or prompt and response, not both", field="profile",
+                             source=src)  # fmt: skip
+        if (self.prompt is None) != (self.response is None):
+            missing = "response" if self.response is None else "prompt"
+            raise InputError("prompt and response are given together (or use profile)",
+                             field=missing, source=src)  # fmt: skip
+        if self.drawn:
+            bad = [(k, v) for k, v in (("paired", self.paired), ("lengths", self.lengths != "sample"),
+                   ("max_prompt", self.max_prompt), ("max_response", self.max_response)) if v]  # fmt: skip
+            if bad:
+                raise InputError("a trace option, not used with prompt/response or profile "
+                                 "(clip a distribution with max=)", field=bad[0][0],
+                                 source=src)  # fmt: skip
+            self.mixture()  # parse once: bad distributions are reported here
+
+    @property
+    def drawn(self) -> bool:
+        """Whether lengths come from distributions (``prompt``/``response`` or ``profile``)."""
+        return self.profile is not None or self.prompt is not None
+
+    def mixture(self) -> Mixture:
+        """The distributions lengths are drawn from (a profile's mixture, or the pair)."""
+        if self.profile is not None:
+            return load_profile(self.profile).mixture
+        pair = []
+        for key in ("prompt", "response"):
+            dist = parse_length(getattr(self, key), field=key)
+            if isinstance(dist, Empirical):
+                try:
+                    dist.values()  # the file and its column are read (once) here
+                except InputError as err:
+                    raise InputError(err.rule, field=key, source=err.source) from None
+            pair.append(dist)
+        return Mixture.pair(*pair)
+
+    def lengths_text(self) -> str:
+        """How lengths are drawn, in one phrase (reports and ``meta["source"]``)."""
+        if self.profile is not None:
+            return f"profile {self.profile}"
+        if self.prompt is not None:
+            return f"prompt {self.prompt}, response {self.response}"
+        return f"trace {self.trace}"
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], source: str = "workload") -> Workload:
         known = {f.name for f in fields(cls)}
@@ -126,7 +199,10 @@ class Workload:
             raise InputError(err.rule, field=err.field, source=source) from None
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """Every field, except the newer optional ones (:data:`_OPTIONAL`) left unset: the
+        dict of a workload without them — and so an experiment cell's key — is as before."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if not (f.name in _OPTIONAL and getattr(self, f.name) is None)}  # fmt: skip
 
     def check_load(self, load: float | None) -> None:
         """A load is a rate in requests per second (> 0); ``None`` only for burst and raw trace."""
@@ -165,12 +241,13 @@ class Workload:
     def instance(self, load: float | None, seed: int, name: str = "") -> Instance:
         """One timed instance (``arrival_time`` on every job) for this load and seed."""
         self.check_load(load)
-        tr, ok = self._usable()
         n = self.n
-        len_rng, arr_rng, pred_rng = (
-            np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3)
-        )
+        len_seq, arr_seq, pred_seq = np.random.SeedSequence(seed).spawn(3)
+        len_rng, arr_rng, pred_rng = (np.random.default_rng(s) for s in (len_seq, arr_seq, pred_seq))
+        tr: Trace | None = None
         window = None
+        if not self.drawn or self.arrivals == "trace":
+            tr, ok = self._usable()
         if self.arrivals == "trace":
             if np.isnan(tr.timestamp[ok]).any():
                 raise InputError("the trace has no timestamp column (needed for trace arrivals)",
@@ -180,13 +257,22 @@ class Workload:
             if len(window) < n:
                 raise InputError(f"offset {self.offset} leaves fewer than {n} requests",
                                  field="offset", source="workload")  # fmt: skip
-        if window is not None and self.paired:
-            pick = window
-        elif self.lengths == "head":
-            pick = ok[self.offset : self.offset + n]
+        redrawn = None
+        if self.drawn:
+            field = "profile" if self.profile is not None else "prompt"
+            prompts, responses, _, redrawn = draw_pairs(self.mixture(), n, self.memory, len_seq,
+                                                        field=field)  # fmt: skip
+            ids = [f"req-{i}" for i in range(n)]
         else:
-            pick = np.sort(len_rng.choice(ok, size=n, replace=False))
-            pick = pick[len_rng.permutation(n)]  # order independent of trace position
+            if window is not None and self.paired:
+                pick = window
+            elif self.lengths == "head":
+                pick = ok[self.offset : self.offset + n]
+            else:
+                pick = np.sort(len_rng.choice(ok, size=n, replace=False))
+                pick = pick[len_rng.permutation(n)]  # order independent of trace position
+            prompts, responses = tr.prompt[pick], tr.response[pick]
+            ids = [f"row-{int(k)}" for k in pick]
         if self.arrivals == "burst":
             at = np.zeros(n)
         elif self.arrivals == "poisson":
@@ -202,20 +288,19 @@ class Workload:
         pred: list[int | None] = [None] * n
         if self.prediction_noise > 0:
             err = pred_rng.lognormal(0.0, float(self.prediction_noise), size=n)
-            pred = [max(1, round(int(tr.response[k]) * e)) for k, e in zip(pick, err)]
+            pred = [max(1, round(int(o) * e)) for o, e in zip(responses, err)]
         jobs = tuple(
-            Job(
-                int(tr.prompt[k]),
-                int(tr.response[k]),
-                id=f"row-{int(k)}",
-                predicted_response=p,
-                arrival_time=float(a),
-            )
-            for k, a, p in zip(pick, at, pred)
+            Job(int(s), int(o), id=i, predicted_response=p, arrival_time=float(a))
+            for s, o, i, a, p in zip(prompts, responses, ids, at, pred)
         )
-        meta = {"source": f"workload {self.trace}", "workload": self.to_dict(), "load": load,
-                "seed": int(seed)}  # fmt: skip
-        return Instance(self.memory, jobs, name=name or f"{self.trace}-{self.arrivals}", meta=meta)
+        src = self.lengths_text() if self.drawn else self.trace
+        meta: dict[str, Any] = {"source": f"workload {src}",
+                                "workload": self.to_dict(), "load": load, "seed": int(seed)}  # fmt: skip
+        if redrawn is not None:
+            meta["redrawn"] = int(redrawn)
+        label = self.profile or ("lengths" if self.drawn else self.trace)
+        return Instance(self.memory, jobs, name=name or f"{label}-{self.arrivals}", meta=meta,
+                        max_batch=self.max_batch)  # fmt: skip
 
 
 __all__ = ["ARRIVAL_PROCESSES", "BUNDLED", "LENGTH_MODES", "Workload", "resolve_trace"]

@@ -28,6 +28,7 @@ from ...logs import progress_logger
 from ...simulation import simulate
 from ..seconds import METRICS, seconds_report
 from ..timemodel import TimeModel, parse_time_model
+from ..lengths import Empirical, parse_length
 from ..workload import BUNDLED, Workload
 from .report import summary_csv, write_report
 
@@ -51,6 +52,7 @@ COLUMNS = (
     "makespan_rounds",
     "makespan_seconds",
     "wall_seconds",
+    "redrawn",  # requests redrawn because prompt + response > M (length distributions; else empty)
 )
 #: Metrics the report tabulates unless the experiment lists its own (``metrics = [...]``).
 REPORT_METRICS = ("mean_latency", "p95_latency", "mean_per_token", "throughput", "ratio")
@@ -98,6 +100,15 @@ class Experiment:
         trace = wl_d.get("trace")
         if isinstance(trace, str) and base and trace not in BUNDLED and not os.path.isabs(trace):
             wl_d["trace"] = os.path.normpath(os.path.join(base, trace))  # beside the file
+        for key in ("prompt", "response"):  # an empirical CSV is read beside the file too
+            if isinstance(wl_d.get(key), str) and base:
+                try:
+                    dist = parse_length(wl_d[key], field=key, base=base)
+                except InputError as err:
+                    raise InputError(err.rule, field=f"workload.{err.field}",
+                                     source=err.source or source) from None  # fmt: skip
+                if isinstance(dist, Empirical):
+                    wl_d[key] = str(dist)
         wl = Workload.from_dict(wl_d, source=f"{source}: workload")
         tm_raw = d.get("time_model", "unit")
         try:
@@ -314,6 +325,7 @@ def run_cell(task: tuple[dict[str, Any], str, Any, int]) -> dict[str, Any]:
         "makespan_rounds": int(res.objective["makespan"]),
         "makespan_seconds": max(rep.completion, default=0.0),
         "wall_seconds": round(wall, 3),
+        "redrawn": inst.meta.get("redrawn"),
     }
     return {"row": row, "latency": [round(x, 6) for x in rep.latency]}
 
@@ -432,7 +444,8 @@ def _probe(exp: Experiment, src: str) -> None:
         cell_instance(exp.workload, exp.loads[0], exp.seeds[0])
     except InputError as err:
         where = ": ".join(x for x in (err.source, err.field) if x and x != "workload")
-        raise InputError(err.rule, field=f"workload.trace {where}" if where else "workload",
+        what = "workload" if exp.workload.drawn else "workload.trace"
+        raise InputError(err.rule, field=f"{what} {where}" if where else "workload",
                          source=src) from None  # fmt: skip
 
 

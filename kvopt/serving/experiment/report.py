@@ -13,9 +13,9 @@ import csv
 import io
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -65,6 +65,33 @@ def _usable_text(wl) -> str:
             f"(prompt + response <= M{caps}; the others are left out)")  # fmt: skip
 
 
+def _redrawn_text(rows: Sequence[Mapping[str, Any]]) -> str:
+    """How many requests were drawn again (``s + o > M``), per seed: the lengths are those of
+    the distributions given that a request fits (:mod:`kvopt.serving.lengths`)."""
+    by_seed: dict[int, int] = {}
+    for r in rows:
+        if r.get("redrawn") is not None:
+            by_seed.setdefault(r["seed"], int(r["redrawn"]))
+    if not by_seed:
+        return ""
+    vals = sorted(by_seed.values())
+    span = f"{vals[0]:,}" if vals[0] == vals[-1] else f"{vals[0]:,}–{vals[-1]:,}"
+    return (f"; {span} requests per seed redrawn because prompt + response > M (the lengths "
+            "are the distributions' given that a request fits)")
+
+
+def _workload_text(wl, rows: Sequence[Mapping[str, Any]]) -> str:
+    cap = f", batch cap {wl.max_batch}" if wl.max_batch is not None else ""
+    if wl.drawn:
+        return (f"* **Workload**: lengths from {wl.lengths_text()}, n = {wl.n} requests, "
+                f"M = {wl.memory}{cap}, arrivals `{wl.arrivals}`"
+                + (f" (timestamps of trace `{wl.trace}`)" if wl.arrivals == "trace" else "")
+                + _redrawn_text(rows))  # fmt: skip
+    return (f"* **Workload**: trace `{wl.trace}`, n = {wl.n} requests, M = {wl.memory}{cap}, "
+            f"arrivals `{wl.arrivals}`, lengths `{wl.lengths}`"
+            + (", paired" if wl.paired else "") + _usable_text(wl))  # fmt: skip
+
+
 def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
     """The markdown report: what ran, then one table per metric (mean [95 % CI] over seeds)."""
     exp = result.experiment
@@ -76,10 +103,7 @@ def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
     lines += [
         f"* **Time model**: `{tm.label()}` — {tm.source}"
         + (f"; fit error {tm.fit_error}" if tm.fit_error else ""),
-        f"* **Workload**: trace `{wl.trace}`, n = {wl.n} requests, M = {wl.memory}, arrivals "
-        f"`{wl.arrivals}`, lengths `{wl.lengths}`"
-        + (", paired" if wl.paired else "")
-        + _usable_text(wl),
+        _workload_text(wl, result.rows),
         f"* **Loads** (requests per second): {', '.join(_load_label(x) for x in exp.loads)}; "
         f"**seeds**: {', '.join(map(str, exp.seeds))}",
         f"* **Policies**: {', '.join(f'`{p}`' for p in exp.policies)}",
