@@ -27,7 +27,8 @@ from ...fileio import read_json, write_bytes_atomic, write_json_atomic
 from ...logs import progress_logger
 from ...simulation import simulate
 from ..seconds import METRICS, seconds_report
-from ..timemodel import TimeModel, parse_time_model
+from ..setups import Setup, get_setup
+from ..timemodel import PRESETS, TimeModel, parse_time_model
 from ..lengths import Empirical, parse_length
 from ..workload import BUNDLED, Workload
 from .report import summary_csv, write_report
@@ -56,7 +57,7 @@ COLUMNS = (
 )
 #: Metrics the report tabulates unless the experiment lists its own (``metrics = [...]``).
 REPORT_METRICS = ("mean_latency", "p95_latency", "mean_per_token", "throughput", "ratio")
-_KEYS = {"name", "description", "notes", "workload", "time_model", "policies", "loads",
+_KEYS = {"name", "description", "notes", "workload", "time_model", "setup", "policies", "loads",
          "seeds", "metrics"}  # fmt: skip
 
 
@@ -74,6 +75,7 @@ class Experiment:
     notes: str = ""
     metrics: tuple[str, ...] = REPORT_METRICS
     base: str = field(default="", compare=False)  # folder that relative policy files are in
+    setup: Setup | None = None  # a serving setup (SPEC §10.1): it set memory, max_batch, time model
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], source: str = "experiment",
@@ -109,12 +111,24 @@ class Experiment:
                                      source=err.source or source) from None  # fmt: skip
                 if isinstance(dist, Empirical):
                     wl_d[key] = str(dist)
+        setup = None
+        if "setup" in d:
+            try:
+                setup = get_setup(d["setup"], source=source, base=base)
+            except InputError as err:
+                if err.field:
+                    raise
+                raise InputError(err.rule, field="setup", source=source) from None
+            wl_d = apply_setup(wl_d, setup, source)
         wl = Workload.from_dict(wl_d, source=f"{source}: workload")
         tm_raw = d.get("time_model", "unit")
         try:
             tm = parse_time_model(tm_raw, source="time_model")
         except InputError as err:
             raise InputError(err.rule, field=err.field or "time_model", source=source) from None
+        if setup is not None and "time_model" not in d:
+            assert setup.time_model is not None
+            tm = setup.time_model  # an explicit time_model next to the setup overrides it
         pols = d["policies"]
         if isinstance(pols, str) or not isinstance(pols, Sequence) or not pols:
             raise InputError("must be a non-empty list of policy names or references",
@@ -183,7 +197,7 @@ class Experiment:
             if not isinstance(d.get(key, ""), str):
                 raise InputError("must be a string", field=key, source=source)
         return cls(name, wl, tm, tuple(labels), tuple(loads), seeds, d.get("description", ""),
-                   d.get("notes", ""), tuple(metrics), base)  # fmt: skip
+                   d.get("notes", ""), tuple(metrics), base, setup)  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -192,6 +206,7 @@ class Experiment:
             "notes": self.notes,
             "workload": self.workload.to_dict(),
             "time_model": self.time_model.to_dict(),
+            **({"setup": self.setup.to_dict()} if self.setup is not None else {}),
             "policies": list(self.policies),
             "loads": list(self.loads),
             "seeds": list(self.seeds),
@@ -256,7 +271,8 @@ class Cell:
         blob = json.dumps(
             {"format": CELL_FORMAT, "workload": e.workload.to_dict(),
              "time_model": e.time_model.coefficients(), "policy": _policy_fingerprint(self.policy),
-             "load": self.load, "seed": self.seed},
+             "load": self.load, "seed": self.seed,
+             **({"setup": e.setup.name} if e.setup is not None else {})},
             sort_keys=True,
         )  # fmt: skip
         return hashlib.sha256(blob.encode()).hexdigest()[:20]
@@ -264,6 +280,26 @@ class Cell:
     def describe(self) -> str:
         load = self.load if isinstance(self.load, str) else f"{self.load:g}/s"
         return f"{self.policy} load={load} seed={self.seed}"
+
+
+def apply_setup(workload: Mapping[str, Any], setup: Setup, source: str) -> dict[str, Any]:
+    """The ``[workload]`` table with the setup's ``memory`` and ``max_batch`` (SPEC §10.1).
+
+    A ``memory`` or ``max_batch`` of the workload next to a setup is an error (one line
+    naming it): the setup's name stands for its budget and cap, so an experiment that
+    names it must run them (a variant is a ``[setup]`` table of its own).  An explicit
+    ``time_model`` next to the setup, in contrast, overrides the setup's (say ``unit``, to
+    count rounds at the setup's budget).
+    """
+    for key in ("memory", "max_batch"):
+        if key in workload:
+            raise InputError(f"given next to setup {setup.name!r}, which sets it "
+                             f"({key} = {getattr(setup, key)}); remove one",
+                             field=f"workload.{key}", source=source)  # fmt: skip
+    out = dict(workload, memory=setup.memory)
+    if setup.max_batch is not None:
+        out["max_batch"] = setup.max_batch
+    return out
 
 
 def cell_instance(workload: Workload, load: float | str, seed: int):
@@ -287,9 +323,13 @@ def run_cell(task: tuple[dict[str, Any], str, Any, int]) -> dict[str, Any]:
     """Run one cell from its plain-data task (picklable, for worker processes)."""
     exp_d, policy, load, seed = task
     wl = Workload.from_dict(exp_d["workload"])
-    tm = parse_time_model({k: exp_d["time_model"][k] for k in ("c0", "c_b", "c_k", "c_p", "c_q")})
-    if exp_d["time_model"].get("name") not in (None, "custom"):
-        tm = parse_time_model(exp_d["time_model"]["name"])
+    tm_d = exp_d["time_model"]
+    if tm_d.get("name") in PRESETS:
+        tm = PRESETS[tm_d["name"]]
+    else:  # given coefficients, or a user's setup (its own name, source and error kept)
+        tm = TimeModel(**{k: tm_d[k] for k in ("c0", "c_b", "c_k", "c_p", "c_q")},
+                       name=tm_d.get("name", "custom"), source=tm_d.get("source", ""),
+                       fit_error=tm_d.get("fit_error", ""))  # fmt: skip
     ckey = (json.dumps(exp_d["workload"], sort_keys=True), str(load), seed)
     inst = _INSTANCE_CACHE.get(ckey)
     if inst is None:

@@ -92,6 +92,16 @@ def _workload_text(wl, rows: Sequence[Mapping[str, Any]]) -> str:
             + (", paired" if wl.paired else "") + _usable_text(wl))  # fmt: skip
 
 
+def _setup_text(exp) -> list[str]:
+    """The serving setup (SPEC §10.1) and its budget's arithmetic, when the experiment names one."""
+    s = exp.setup
+    if s is None:
+        return []
+    cap = "no cap" if s.max_batch is None else f"cap {s.max_batch}"
+    steps = "; ".join(s.arithmetic().split("\n"))
+    return [f"* **Setup**: `{s.name}` — M = {s.memory:,}, {cap} ({steps}); {s.source}"]
+
+
 def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
     """The markdown report: what ran, then one table per metric (mean [95 % CI] over seeds)."""
     exp = result.experiment
@@ -104,6 +114,7 @@ def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
         f"* **Time model**: `{tm.label()}` — {tm.source}"
         + (f"; fit error {tm.fit_error}" if tm.fit_error else ""),
         _workload_text(wl, result.rows),
+        *_setup_text(exp),
         f"* **Loads** (requests per second): {', '.join(_load_label(x) for x in exp.loads)}; "
         f"**seeds**: {', '.join(map(str, exp.seeds))}",
         f"* **Policies**: {', '.join(f'`{p}`' for p in exp.policies)}",
