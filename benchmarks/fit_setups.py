@@ -133,9 +133,25 @@ def _duration(tm: TimeModel, r: dict) -> float:
     return tm.duration(r["b"], r["K"], r["P"], r["Q"])
 
 
-def genz_compare(path: str) -> None:
-    from scipy.optimize import nnls
+def _nonnegative_lstsq(a: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Least squares with every coefficient ≥ 0 and the first (c0) kept: the best of the
+    unconstrained fits over every subset of the other columns whose solution is ≥ 0."""
+    best, best_res = None, np.inf
+    k = a.shape[1]
+    for mask in range(1 << (k - 1)):
+        cols = [0] + [j + 1 for j in range(k - 1) if mask >> j & 1]
+        x, *_ = np.linalg.lstsq(a[:, cols], y, rcond=None)
+        if (x < 0).any():
+            continue
+        res = float(np.sum((a[:, cols] @ x - y) ** 2))
+        if res < best_res:
+            best_res, best = res, np.zeros(k)
+            best[cols] = x
+    assert best is not None
+    return best
 
+
+def genz_compare(path: str) -> None:
     with open(path) as fh:
         rows = [json.loads(line) for line in fh if line.strip()]
     for case, names in _GENZ_CASE.items():
@@ -152,8 +168,7 @@ def genz_compare(path: str) -> None:
                   f"range {ratio.min():.2f}-{ratio.max():.2f}")  # fmt: skip
         a = np.array([[1.0, r["b"], r["K"], r["P"], r["Q"]] for r in rs])
         scale = a.max(axis=0)
-        x, _ = nnls(a / scale, g)
-        x = x / scale
+        x = _nonnegative_lstsq(a / scale, g) / scale
         fit = a @ x
         rel = np.abs(fit - g) / g
         coef = ", ".join(f"{k}={v:.4g}" for k, v in zip(COEFFICIENTS, x))
