@@ -219,13 +219,19 @@ def _toml(v) -> str:
         ({"model": "llama-3.1-8b", "gpu": "a100-80gb", "max_batch": 0}, "setup.max_batch"),
         ({"model": "llama-3.1-8b", "gpu": "v100"}, "setup.gpu"),
         ({"model": "llama-3.1-70b", "gpu": "a100-80gb"}, "setup.memory"),  # weights don't fit
-        ({"model": "llama-3.1-8b", "gpu": {"memory_gib": 24, "bandwidth": 1e12}},
-         "setup.gpu.flops"),
-        ({"model": {k: v for k, v in CONFIG.items() if k != "vocab_size"}, "gpu": "a100-80gb"},
-         "setup.model.vocab_size"),
+        (
+            {"model": "llama-3.1-8b", "gpu": {"memory_gib": 24, "bandwidth": 1e12}},
+            "setup.gpu.flops",
+        ),
+        (
+            {"model": {k: v for k, v in CONFIG.items() if k != "vocab_size"}, "gpu": "a100-80gb"},
+            "setup.model.vocab_size",
+        ),
         ({"model": "llama-3.1-8b", "gpu": "a100-80gb", "tp": 0}, "setup.tp"),
-        ({"model": "llama-3.1-8b", "gpu": "a100-80gb", "memory_fraction": 1.5},
-         "setup.memory_fraction"),
+        (
+            {"model": "llama-3.1-8b", "gpu": "a100-80gb", "memory_fraction": 1.5},
+            "setup.memory_fraction",
+        ),
         ({"model": "llama-3.1-8b", "gpu": "a100-80gb", "time_model": "c0=0"}, "c0"),
         ({"gpu": "a100-80gb"}, "setup.model"),
         ({"model": "llama-3.1-8b", "gpu": "a100-80gb", "colour": 1}, "setup.colour"),

@@ -102,7 +102,9 @@ class TimeModel:
 
 
 _VIDUR_ERROR = "MLP part: mean 3.5 %, max 27.6 % relative (Vidur profile); attention: a roofline"
-_ROOFLINE_ERROR = "a roofline; its MLP part is within mean 5.1 %, max 25.5 % of Vidur's Llama-2-70B profile"
+_ROOFLINE_ERROR = (
+    "a roofline; its MLP part is within mean 5.1 %, max 25.5 % of Vidur's Llama-2-70B profile"
+)
 
 #: The named time models (SPEC §10).  Each non-unit row names its model, hardware,
 #: data and fit error; ``benchmarks/fit_time_model.py`` reproduces the fitted numbers.

@@ -26,10 +26,10 @@ from ...errors import InputError, Interrupted, did_you_mean
 from ...fileio import read_json, write_bytes_atomic, write_json_atomic
 from ...logs import progress_logger
 from ...simulation import simulate
+from ..lengths import Empirical, parse_length
 from ..seconds import METRICS, seconds_report
 from ..setups import Setup, get_setup
 from ..timemodel import PRESETS, TimeModel, parse_time_model
-from ..lengths import Empirical, parse_length
 from ..workload import BUNDLED, Workload
 from .report import summary_csv, write_report
 

@@ -76,8 +76,10 @@ def _redrawn_text(rows: Sequence[Mapping[str, Any]]) -> str:
         return ""
     vals = sorted(by_seed.values())
     span = f"{vals[0]:,}" if vals[0] == vals[-1] else f"{vals[0]:,}–{vals[-1]:,}"
-    return (f"; {span} requests per seed redrawn because prompt + response > M (the lengths "
-            "are the distributions' given that a request fits)")
+    return (
+        f"; {span} requests per seed redrawn because prompt + response > M (the lengths "
+        "are the distributions' given that a request fits)"
+    )
 
 
 def _workload_text(wl, rows: Sequence[Mapping[str, Any]]) -> str:
