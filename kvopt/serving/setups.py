@@ -412,6 +412,26 @@ def get_setup(spec: str | Mapping[str, Any] | Setup, source: str = "setup",
         raise InputError(err.rule, field=f"setup.{err.field}", source=source) from None
 
 
+def apply_setup(workload: Mapping[str, Any], setup: Setup, source: str) -> dict[str, Any]:
+    """The ``[workload]`` table with the setup's ``memory`` and ``max_batch`` (SPEC §10.1).
+
+    A ``memory`` or ``max_batch`` of the workload next to a setup is an error (one line
+    naming it): the setup's name stands for its budget and cap, so an experiment that
+    names it must run them (a variant is a ``[setup]`` table of its own).  An explicit
+    ``time_model`` next to the setup, in contrast, overrides the setup's (say ``unit``, to
+    count rounds at the setup's budget).
+    """
+    for key in ("memory", "max_batch"):
+        if key in workload:
+            raise InputError(f"given next to setup {setup.name!r}, which sets it "
+                             f"({key} = {getattr(setup, key)}); remove one",
+                             field=f"workload.{key}", source=source)  # fmt: skip
+    out = dict(workload, memory=setup.memory)
+    if setup.max_batch is not None:
+        out["max_batch"] = setup.max_batch
+    return out
+
+
 def _model(d: Mapping[str, Any], source: str, base: str) -> ModelConfig:
     import os
 
@@ -476,4 +496,14 @@ def _gpu(g: Any, source: str) -> GPU:
         raise InputError(err.rule, field=f"setup.{err.field}", source=source) from None
 
 
-__all__ = ["GPU", "GPUS", "MODELS", "SETUPS", "ModelConfig", "Setup", "get_setup", "roofline"]
+__all__ = [
+    "GPU",
+    "GPUS",
+    "MODELS",
+    "SETUPS",
+    "ModelConfig",
+    "Setup",
+    "apply_setup",
+    "get_setup",
+    "roofline",
+]

@@ -21,6 +21,13 @@ variants do::
     memory = 16492
     arrivals = "poisson"                      # burst | poisson | trace
 
+**Setups.**  ``setup = "NAME"`` (a preset of ``kvopt setups``) or a ``[setup]`` table
+(:func:`kvopt.serving.setups.get_setup`: a model's config, GPU, TP, memory fraction, cap)
+sets the workload's ``memory`` and ``max_batch`` and the time model (SPEC §10.1).  A
+``memory`` or ``max_batch`` in ``[workload]`` next to it is an error; an explicit
+``time_model`` overrides the setup's.  The setup is part of every cell's key and of the
+report (its budget's arithmetic).
+
 **Cells.**  One cell is one (policy, load, seed): the workload's timed instance for
 that load and seed (the same requests for every policy), the policy simulated under the
 time model, and every metric of :func:`kvopt.seconds.seconds_report` with the lower

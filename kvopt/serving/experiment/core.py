@@ -28,7 +28,7 @@ from ...logs import progress_logger
 from ...simulation import simulate
 from ..lengths import Empirical, parse_length
 from ..seconds import METRICS, seconds_report
-from ..setups import Setup, get_setup
+from ..setups import Setup, apply_setup, get_setup
 from ..timemodel import PRESETS, TimeModel, parse_time_model
 from ..workload import BUNDLED, Workload
 from .report import summary_csv, write_report
@@ -280,26 +280,6 @@ class Cell:
     def describe(self) -> str:
         load = self.load if isinstance(self.load, str) else f"{self.load:g}/s"
         return f"{self.policy} load={load} seed={self.seed}"
-
-
-def apply_setup(workload: Mapping[str, Any], setup: Setup, source: str) -> dict[str, Any]:
-    """The ``[workload]`` table with the setup's ``memory`` and ``max_batch`` (SPEC §10.1).
-
-    A ``memory`` or ``max_batch`` of the workload next to a setup is an error (one line
-    naming it): the setup's name stands for its budget and cap, so an experiment that
-    names it must run them (a variant is a ``[setup]`` table of its own).  An explicit
-    ``time_model`` next to the setup, in contrast, overrides the setup's (say ``unit``, to
-    count rounds at the setup's budget).
-    """
-    for key in ("memory", "max_batch"):
-        if key in workload:
-            raise InputError(f"given next to setup {setup.name!r}, which sets it "
-                             f"({key} = {getattr(setup, key)}); remove one",
-                             field=f"workload.{key}", source=source)  # fmt: skip
-    out = dict(workload, memory=setup.memory)
-    if setup.max_batch is not None:
-        out["max_batch"] = setup.max_batch
-    return out
 
 
 def cell_instance(workload: Workload, load: float | str, seed: int):
