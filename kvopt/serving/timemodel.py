@@ -18,6 +18,14 @@ prompt is prefilled).  Every coefficient is ≥ 0 and ``c0 > 0``.
   1–4,096 tokens per round: mean 3.5 %, max 27.6 % relative (the max at a few tokens,
   where the GEMMs do not yet scale).
 
+* ``jaillet-llama2-70b-2xa100``, ``vllm-llama3.1-8b-a100-80gb``,
+  ``vllm-llama3.1-70b-8xa100-80gb`` — the time models of the serving setups of the same
+  names (SPEC §10.1, :mod:`kvopt.serving.setups`), each with attention (``c_k > 0``): for
+  Llama-2-70B the measured coefficients above plus a roofline's ``c_k`` and ``c_q``; for the
+  Llama-3.1 models a roofline whose efficiencies are measured on Vidur's A100 profile (its
+  non-attention part is within mean 5.1 %, max 25.5 % of that profile).
+  ``benchmarks/fit_setups.py`` prints them, their errors and the comparison with GenZ.
+
 Users give their own coefficients with :func:`parse_time_model`
 (``"c0=0.02,c_b=1e-4"``, omitted terms 0) or :class:`TimeModel` directly.
 """
