@@ -15,14 +15,15 @@ Prints, in order:
    part of the Llama-2-70B/TP2 roofline (80 layers, no LM head) against Vidur's profiled
    block times, ``N = 1 … 4,096`` tokens per round: mean and max relative error; the same
    for the linear Vidur fit (``benchmarks/fit_time_model.py``).
-4. With ``--genz FILE`` (the output of ``benchmarks/genz_rounds.py``, run in a separate
-   environment with ``genz-llm``): for each case, each shipped preset's error against
+4. With ``--genz [FILE]`` (the output of ``benchmarks/genz_rounds.py``, run in a separate
+   environment with ``genz-llm``; without FILE the copy shipped in
+   ``instances/profiles/genz-a100-rounds/``): for each case, each shipped preset's error against
    GenZ's round times, a non-negative least-squares fit of the five coefficients to
    GenZ's rounds with its error, and for Llama-2-70B a table of rounds under the measured
    preset, the roofline and GenZ.  GenZ assumes peak efficiency; kvopt ships the
    roofline with measured efficiencies, so a ratio above 1 against GenZ is expected.
 
-Run: ``python benchmarks/fit_setups.py [--genz rounds.jsonl]``.
+Run: ``python benchmarks/fit_setups.py [--genz [rounds.jsonl]]``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from kvopt.serving.setups import (  # noqa: E402
 from kvopt.serving.timemodel import COEFFICIENTS, PRESETS, TimeModel  # noqa: E402
 
 DATA = os.path.join(HERE, "..", "instances", "profiles", "vidur-llama2-70b-a100")
+GENZ = os.path.join(HERE, "..", "instances", "profiles", "genz-a100-rounds", "rounds.jsonl")
 GEMMS = ("attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj")
 TP = 2
 A100 = GPUS["a100-80gb"]
@@ -151,45 +153,61 @@ def _nonnegative_lstsq(a: np.ndarray, y: np.ndarray) -> np.ndarray:
     return best
 
 
-def genz_compare(path: str) -> None:
+def genz_comparison(path: str = GENZ) -> dict[str, dict]:
+    """Per GenZ case: each preset's ratio to GenZ (median, min, max), a fit of the five
+    terms to GenZ's rounds (coefficients; mean and max relative error), GenZ's attention share."""
     with open(path) as fh:
         rows = [json.loads(line) for line in fh if line.strip()]
+    out: dict[str, dict] = {}
     for case, names in _GENZ_CASE.items():
         rs = [r for r in rows if r["case"] == case]
         if not rs:
             continue
         g = np.array([r["seconds"] for r in rs])
-        print(f"\nGenZ {case}: {len(rs)} rounds (decode b=1..256 x context 128..1700; "
-              "prefill 128..4096)")  # fmt: skip
+        ratios = {}
         for name in names:
-            p = np.array([_duration(PRESETS[name], r) for r in rs])
-            ratio = p / g
-            print(f"  preset {name}: preset/GenZ ratio median {np.median(ratio):.2f}, "
-                  f"range {ratio.min():.2f}-{ratio.max():.2f}")  # fmt: skip
+            ratio = np.array([_duration(PRESETS[name], r) for r in rs]) / g
+            ratios[name] = (float(np.median(ratio)), float(ratio.min()), float(ratio.max()))
         a = np.array([[1.0, r["b"], r["K"], r["P"], r["Q"]] for r in rs])
         scale = a.max(axis=0)
         x = _nonnegative_lstsq(a / scale, g) / scale
-        fit = a @ x
-        rel = np.abs(fit - g) / g
-        coef = ", ".join(f"{k}={v:.4g}" for k, v in zip(COEFFICIENTS, x))
-        print(f"  least-squares fit to GenZ: {coef}; error mean {rel.mean():.1%}, "
-              f"max {rel.max():.1%}")  # fmt: skip
+        rel = np.abs(a @ x - g) / g
         share = [r["attention_seconds"] / r["seconds"] for r in rs if r["attention_seconds"]]
-        if share:
-            print(f"  GenZ attention share of a round: {min(share):.0%}-{max(share):.0%}")
+        out[case] = {"rounds": rs, "ratios": ratios, "fit": dict(zip(COEFFICIENTS, map(float, x))),
+                     "fit_error": (float(rel.mean()), float(rel.max())),
+                     "attention_share": (min(share), max(share)) if share else None}  # fmt: skip
+    return out
+
+
+def print_genz(path: str) -> None:
+    for case, res in genz_comparison(path).items():
+        rs = res["rounds"]
+        print(f"\nGenZ {case}: {len(rs)} rounds (decode b=1..256 x context 128..1700; "
+              "prefill 128..4096)")  # fmt: skip
+        for name, (med, lo, hi) in res["ratios"].items():
+            print(f"  preset {name}: preset/GenZ ratio median {med:.2f}, range {lo:.2f}-{hi:.2f}")
+        coef = ", ".join(f"{k}={v:.4g}" for k, v in res["fit"].items())
+        mean, mx = res["fit_error"]
+        print(f"  least-squares fit to GenZ: {coef}; error mean {mean:.1%}, max {mx:.1%}")
+        if res["attention_share"]:
+            lo, hi = res["attention_share"]
+            print(f"  GenZ attention share of a round: {lo:.0%}-{hi:.0%}")
         if case == "llama2-70b-tp2":
             rl = roofline(L2, A100, TP)
+            measured = PRESETS[_GENZ_CASE[case][0]]
             print("  rounds (ms):      b       K       P   measured+attn  roofline    GenZ")
             for r in rs:
                 if r["b"] in (1, 64, 256) and r["K"] in (129, 64 * 513, 256 * 1701) or r["P"]:
                     print(f"  {'':14s}{r['b']:4d} {r['K']:7d} {r['P']:7d} "
-                          f"{_duration(PRESETS[names[0]], r) * 1e3:12.1f} "
+                          f"{_duration(measured, r) * 1e3:12.1f} "
                           f"{_duration(rl, r) * 1e3:9.1f} {r['seconds'] * 1e3:8.1f}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--genz", metavar="FILE", help="rounds from benchmarks/genz_rounds.py")
+    ap.add_argument("--genz", metavar="FILE", nargs="?", const=GENZ,
+                    help="compare with GenZ's rounds (benchmarks/genz_rounds.py's output; "
+                    "default: the shipped instances/profiles/genz-a100-rounds/rounds.jsonl)")  # fmt: skip
     args = ap.parse_args(argv)
     cal = calibrate()
     print("calibration on Vidur's Llama-2-70B/TP2 A100 profile:")
@@ -215,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  linear Vidur fit (llama2-70b-a100-tp2): mean {rv['vidur_fit_mean']:.1%}, "
           f"max {rv['vidur_fit_max']:.1%}")  # fmt: skip
     if args.genz:
-        genz_compare(args.genz)
+        print_genz(args.genz)
     return 0
 
 
