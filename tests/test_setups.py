@@ -278,7 +278,10 @@ def test_presets_against_genz_shipped_rounds():
     res = _fit_setups().genz_comparison()
     assert set(res) == {"llama2-70b-tp2", "llama3-8b-tp1", "llama3.1-70b-tp8"}
     for case in res.values():
-        for _med, lo, hi in case["ratios"].values():
+        for name, (med, lo, hi) in case["ratios"].items():
             assert 1.0 < lo <= hi < 3.0
+            if name in SETUPS:  # the preset states this comparison in its error
+                assert f"{lo:.2f}-{hi:.2f} x GenZ" in PRESETS[name].fit_error
+                assert f"(median {med:.2f})" in PRESETS[name].fit_error
         assert all(v >= 0 for v in case["fit"].values()) and case["fit"]["c0"] > 0
         assert case["fit_error"][0] < 0.15
