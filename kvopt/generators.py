@@ -184,7 +184,10 @@ def _workload(rng, seed, p):
     """A timed instance (SPEC §10) of :class:`kvopt.serving.workload.Workload`: lengths from a
     trace, or from ``prompt``/``response`` distributions or a length ``profile`` (SPEC §10.1;
     empty: none), arrivals in seconds (``rate`` in requests per second; ignored for a burst),
-    ``max_batch`` the instance's batch cap (0: none)."""
+    ``max_batch`` the instance's batch cap (0: none).  ``setup`` (a preset of ``kvopt
+    setups``) sets ``memory`` and ``max_batch`` to the setup's ``M`` and cap; giving either
+    of them too is an error (SPEC §10.1)."""
+    from .serving.setups import get_setup
     from .serving.workload import Workload
 
     fields = {k: p[k] for k in ("trace", "n", "memory", "arrivals", "lengths", "paired",
@@ -192,6 +195,14 @@ def _workload(rng, seed, p):
     fields.update({k: p[k] for k in ("prompt", "response", "profile") if p[k]})
     if p["max_batch"]:
         fields["max_batch"] = p["max_batch"]
+    if p["setup"]:
+        setup = get_setup(p["setup"], source="--param setup")
+        for key, default in (("memory", 16384), ("max_batch", 0)):
+            _need(p[key] == default, key, f"given with --param setup={setup.name}, which sets "
+                  f"it ({getattr(setup, key)}); remove one")  # fmt: skip
+        fields["memory"] = setup.memory
+        if setup.max_batch is not None:
+            fields["max_batch"] = setup.max_batch
     try:
         wl = Workload(**fields)
         rate = None if wl.arrivals == "burst" or (wl.arrivals == "trace" and not p["rate"]) \
@@ -238,11 +249,12 @@ GENERATORS: dict[str, Generator] = {
                   {"trace": "azure-conv", "n": 100, "memory": 16384, "arrivals": "poisson",
                    "rate": 8.0, "lengths": "sample", "paired": False, "offset": 0,
                    "prediction_noise": 0.0, "prompt": "", "response": "", "profile": "",
-                   "max_batch": 0},
+                   "max_batch": 0, "setup": ""},
                   "timed instance (arrival_time in seconds, SPEC §10): trace lengths, or "
                   "prompt/response distributions such as 'lognormal(mean=40.62, median=11)' or "
                   f"a profile ({', '.join(profile_names())}); burst / poisson at rate per "
-                  "second / trace timestamps rescaled to rate (0: as is); max_batch 0: no cap"),
+                  "second / trace timestamps rescaled to rate (0: as is); max_batch 0: no cap; "
+                  "setup NAME (kvopt setups) sets memory and max_batch"),
         Generator("prop1", _prop1, {"L": 4, "case": 2, "order": "x-first"},
                   "main paper Prop. 1: X=(1,L), Y=(L^3,1), M=L^3+1, case 1 or 2"),
         Generator("two-point", _two_point,

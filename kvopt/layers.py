@@ -35,6 +35,7 @@ LAYERS: dict[int, tuple[str, tuple[str, ...]]] = {
             "usercode",
             "_version",
             "serving.timemodel",
+            "serving.setups",
         ),
     ),
     1: (

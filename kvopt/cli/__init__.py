@@ -27,6 +27,7 @@ COMMANDS = [
     "policies",
     "compare",
     "time-models",
+    "setups",
     "experiment",
     "gen",
     "search",

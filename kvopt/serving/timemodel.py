@@ -18,6 +18,14 @@ prompt is prefilled).  Every coefficient is ≥ 0 and ``c0 > 0``.
   1–4,096 tokens per round: mean 3.5 %, max 27.6 % relative (the max at a few tokens,
   where the GEMMs do not yet scale).
 
+* ``jaillet-llama2-70b-2xa100``, ``vllm-llama3.1-8b-a100-80gb``,
+  ``vllm-llama3.1-70b-8xa100-80gb`` — the time models of the serving setups of the same
+  names (SPEC §10.1, :mod:`kvopt.serving.setups`), each with attention (``c_k > 0``): for
+  Llama-2-70B the measured coefficients above plus a roofline's ``c_k`` and ``c_q``; for the
+  Llama-3.1 models a roofline whose efficiencies are measured on Vidur's A100 profile (its
+  non-attention part is within mean 5.1 %, max 25.5 % of that profile).
+  ``benchmarks/fit_setups.py`` prints them, their errors and the comparison with GenZ.
+
 Users give their own coefficients with :func:`parse_time_model`
 (``"c0=0.02,c_b=1e-4"``, omitted terms 0) or :class:`TimeModel` directly.
 """
@@ -101,6 +109,13 @@ class TimeModel:
         return ",".join(f"{k}={v:g}" for k, v in self.coefficients().items() if v)
 
 
+_VIDUR_ERROR = "MLP part: mean 3.5 %, max 27.6 % relative (Vidur profile); attention: a roofline"
+_ROOFLINE_ERROR = (
+    "a roofline; its MLP part is within mean 5.1 %, max 25.5 % of Vidur's Llama-2-70B profile"
+)
+#: How each setup's preset compares with GenZ (benchmarks/fit_setups.py --genz).
+_GENZ = "; {} x GenZ's peak-efficiency rounds (median {})"
+
 #: The named time models (SPEC §10).  Each non-unit row names its model, hardware,
 #: data and fit error; ``benchmarks/fit_time_model.py`` reproduces the fitted numbers.
 PRESETS: Mapping[str, TimeModel] = {
@@ -119,6 +134,51 @@ PRESETS: Mapping[str, TimeModel] = {
             "so c_k = c_q = 0"
         ),
         fit_error="mean 3.5 %, max 27.6 % relative over 1-4096 tokens per round",
+    ),
+    # The serving setups' time models (SPEC §10.1; kvopt.serving.setups, same names), each
+    # with attention (c_k > 0); benchmarks/fit_setups.py prints these numbers and the errors.
+    "jaillet-llama2-70b-2xa100": TimeModel(
+        c0=0.03926,
+        c_b=3.161e-4,
+        c_k=1.017e-7,
+        c_p=3.161e-4,
+        c_q=4.201e-9,
+        name="jaillet-llama2-70b-2xa100",
+        source=(
+            "Llama-2-70B on 2 x A100-80GB (TP 2): c0, c_b, c_p measured (the Vidur fit of "
+            "llama2-70b-a100-tp2); attention from the roofline of kvopt.serving.setups "
+            "(c_k: KV bytes per token per GPU at 0.79 x 2.039 TB/s; c_q: causal prefill "
+            "FLOPs at 0.5 x 312 TFLOP/s); benchmarks/fit_setups.py"
+        ),
+        fit_error=_VIDUR_ERROR + _GENZ.format("1.22-2.26", 1.48),
+    ),
+    "vllm-llama3.1-8b-a100-80gb": TimeModel(
+        c0=9.970e-3,
+        c_b=6.248e-5,
+        c_k=8.137e-8,
+        c_p=5.811e-5,
+        c_q=1.680e-9,
+        name="vllm-llama3.1-8b-a100-80gb",
+        source=(
+            "Llama-3.1-8B on 1 x A100-80GB: the roofline of kvopt.serving.setups (weights "
+            "and KV read at 0.79 x 2.039 TB/s, GEMMs at 0.77 x 312 TFLOP/s, efficiencies "
+            "measured on Vidur's A100 profile); benchmarks/fit_setups.py"
+        ),
+        fit_error=_ROOFLINE_ERROR + _GENZ.format("1.16-2.40", 1.65),
+    ),
+    "vllm-llama3.1-70b-8xa100-80gb": TimeModel(
+        c0=1.722e-2,
+        c_b=9.585e-5,
+        c_k=2.543e-8,
+        c_p=9.476e-5,
+        c_q=1.050e-9,
+        name="vllm-llama3.1-70b-8xa100-80gb",
+        source=(
+            "Llama-3.1-70B on 8 x A100-80GB (TP 8): the roofline of kvopt.serving.setups "
+            "(as the 8B preset, plus two all-reduces per layer at Vidur's measured 2-GPU "
+            "latency and bus bandwidth); benchmarks/fit_setups.py"
+        ),
+        fit_error=_ROOFLINE_ERROR + _GENZ.format("1.13-1.94", 1.65),
     ),
 }
 

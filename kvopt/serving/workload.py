@@ -4,7 +4,7 @@ A :class:`Workload` is data (it reads from a dict or an experiment's ``[workload
 table, and checks itself once on creation); :meth:`Workload.instance` draws one timed
 instance (jobs with ``arrival_time``) for a load and a seed.
 
-* **Lengths** come from any trace :func:`kvopt.trace.load_trace` reads (Azure 2023 and
+* **Lengths** come from any trace :func:`kvopt.serving.trace.load_trace` reads (Azure 2023 and
   2024, BurstGPT, Mooncake-style JSONL, the SPEC §3 columns); ``trace = "azure-conv"``,
   ``"azure-code"`` and ``"azure"`` name the bundled Azure 2023 traces.  Requests that
   cannot be served (a zero length, ``prompt + response > memory``) are left out.

@@ -1,8 +1,8 @@
 """Experiments as data (SPEC §10): a declarative grid run cell by cell, resumable, with a report.
 
 An experiment (a TOML file for ``kvopt experiment run``, or a dict for
-:func:`run_experiment`) names a workload (:class:`kvopt.workload.Workload`), a time
-model (:mod:`kvopt.timemodel`), policies (built-in names, ``NAME[K=V;…]``, or
+:func:`run_experiment`) names a workload (:class:`kvopt.serving.workload.Workload`), a time
+model (:mod:`kvopt.serving.timemodel`), policies (built-in names, ``NAME[K=V;…]``, or
 references to your own, SPEC §4), loads (rates in requests per second, or
 ``"burst"``) and seeds.  A policy written ``oracle:NAME`` runs on the true lengths
 (the workload's ``prediction_noise`` predictions removed), as the papers' oracle
@@ -26,9 +26,16 @@ median=11)"``, ``response = "…"``; a relative ``empirical(PATH, …)`` is read
 file) or a named ``profile`` (:mod:`kvopt.serving.lengths`); each row's ``redrawn`` counts
 the requests drawn again because ``prompt + response > memory``, and the report says it.
 
+**Setups.**  ``setup = "NAME"`` (a preset of ``kvopt setups``) or a ``[setup]`` table
+(:func:`kvopt.serving.setups.get_setup`: a model's config, GPU, TP, memory fraction, cap)
+sets the workload's ``memory`` and ``max_batch`` and the time model (SPEC §10.1).  A
+``memory`` or ``max_batch`` in ``[workload]`` next to it is an error; an explicit
+``time_model`` overrides the setup's.  The setup is part of every cell's key and of the
+report (its budget's arithmetic).
+
 **Cells.**  One cell is one (policy, load, seed): the workload's timed instance for
 that load and seed (the same requests for every policy), the policy simulated under the
-time model, and every metric of :func:`kvopt.seconds.seconds_report` with the lower
+time model, and every metric of :func:`kvopt.serving.seconds.seconds_report` with the lower
 bound on Opt's total latency and the ratio.  Each cell is written to
 ``OUT/cells/<key>.json`` as soon as it finishes; its key is the SHA-256 of everything
 that determines it (workload, time model, policy with its parameters and — for a

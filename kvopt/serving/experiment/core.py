@@ -1,7 +1,7 @@
 """The grid of an experiment (SPEC §10): :class:`Experiment`, its cells, running them.
 
-See :mod:`kvopt.experiment` for the file format, the cells and the results; the summary,
-the report and its plots are :mod:`kvopt.experiment.report`.
+See :mod:`kvopt.serving.experiment` for the file format, the cells and the results; the summary,
+the report and its plots are :mod:`kvopt.serving.experiment.report`.
 """
 
 from __future__ import annotations
@@ -28,12 +28,13 @@ from ...logs import progress_logger
 from ...simulation import simulate
 from ..lengths import Empirical, parse_length
 from ..seconds import METRICS, seconds_report
-from ..timemodel import TimeModel, parse_time_model
+from ..setups import Setup, apply_setup, get_setup
+from ..timemodel import PRESETS, TimeModel, parse_time_model
 from ..workload import BUNDLED, Workload
 from .report import summary_csv, write_report
 
 #: Version of the cell file; part of every cell's key.
-CELL_FORMAT = 2  # 2: the srpt bound (kvopt.seconds)
+CELL_FORMAT = 2  # 2: the srpt bound (kvopt.serving.seconds)
 #: The columns of ``results.csv``, in order.
 COLUMNS = (
     "experiment",
@@ -56,7 +57,7 @@ COLUMNS = (
 )
 #: Metrics the report tabulates unless the experiment lists its own (``metrics = [...]``).
 REPORT_METRICS = ("mean_latency", "p95_latency", "mean_per_token", "throughput", "ratio")
-_KEYS = {"name", "description", "notes", "workload", "time_model", "policies", "loads",
+_KEYS = {"name", "description", "notes", "workload", "time_model", "setup", "policies", "loads",
          "seeds", "metrics"}  # fmt: skip
 
 
@@ -74,6 +75,7 @@ class Experiment:
     notes: str = ""
     metrics: tuple[str, ...] = REPORT_METRICS
     base: str = field(default="", compare=False)  # folder that relative policy files are in
+    setup: Setup | None = None  # a serving setup (SPEC §10.1): it set memory, max_batch, time model
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], source: str = "experiment",
@@ -108,12 +110,24 @@ class Experiment:
                     dist = None  # Workload.from_dict reports it, as for every field
                 if isinstance(dist, Empirical):
                     wl_d[key] = str(dist)
+        setup = None
+        if "setup" in d:
+            try:
+                setup = get_setup(d["setup"], source=source, base=base)
+            except InputError as err:
+                if err.field:
+                    raise
+                raise InputError(err.rule, field="setup", source=source) from None
+            wl_d = apply_setup(wl_d, setup, source)
         wl = Workload.from_dict(wl_d, source=f"{source}: workload")
         tm_raw = d.get("time_model", "unit")
         try:
             tm = parse_time_model(tm_raw, source="time_model")
         except InputError as err:
             raise InputError(err.rule, field=err.field or "time_model", source=source) from None
+        if setup is not None and "time_model" not in d:
+            assert setup.time_model is not None
+            tm = setup.time_model  # an explicit time_model next to the setup overrides it
         pols = d["policies"]
         if isinstance(pols, str) or not isinstance(pols, Sequence) or not pols:
             raise InputError("must be a non-empty list of policy names or references",
@@ -182,7 +196,7 @@ class Experiment:
             if not isinstance(d.get(key, ""), str):
                 raise InputError("must be a string", field=key, source=source)
         return cls(name, wl, tm, tuple(labels), tuple(loads), seeds, d.get("description", ""),
-                   d.get("notes", ""), tuple(metrics), base)  # fmt: skip
+                   d.get("notes", ""), tuple(metrics), base, setup)  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -191,6 +205,7 @@ class Experiment:
             "notes": self.notes,
             "workload": self.workload.to_dict(),
             "time_model": self.time_model.to_dict(),
+            **({"setup": self.setup.to_dict()} if self.setup is not None else {}),
             "policies": list(self.policies),
             "loads": list(self.loads),
             "seeds": list(self.seeds),
@@ -270,8 +285,10 @@ class Cell:
         d = {"format": CELL_FORMAT, "workload": e.workload.to_dict(),
              "time_model": e.time_model.coefficients(), "policy": _policy_fingerprint(self.policy),
              "load": self.load, "seed": self.seed}  # fmt: skip
+        if e.setup is not None:  # only then: the keys of every other experiment stay as they were
+            d["setup"] = e.setup.name
         files = _lengths_fingerprint(e.workload)
-        if files:  # only then: the keys of every other experiment stay as they were
+        if files:
             d["length_files"] = files
         blob = json.dumps(d, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:20]
@@ -302,9 +319,13 @@ def run_cell(task: tuple[dict[str, Any], str, Any, int]) -> dict[str, Any]:
     """Run one cell from its plain-data task (picklable, for worker processes)."""
     exp_d, policy, load, seed = task
     wl = Workload.from_dict(exp_d["workload"])
-    tm = parse_time_model({k: exp_d["time_model"][k] for k in ("c0", "c_b", "c_k", "c_p", "c_q")})
-    if exp_d["time_model"].get("name") not in (None, "custom"):
-        tm = parse_time_model(exp_d["time_model"]["name"])
+    tm_d = exp_d["time_model"]
+    if tm_d.get("name") in PRESETS:
+        tm = PRESETS[tm_d["name"]]
+    else:  # given coefficients, or a user's setup (its own name, source and error kept)
+        tm = TimeModel(**{k: tm_d[k] for k in ("c0", "c_b", "c_k", "c_p", "c_q")},
+                       name=tm_d.get("name", "custom"), source=tm_d.get("source", ""),
+                       fit_error=tm_d.get("fit_error", ""))  # fmt: skip
     ckey = (json.dumps(exp_d["workload"], sort_keys=True), str(load), seed)
     inst = _INSTANCE_CACHE.get(ckey)
     if inst is None:

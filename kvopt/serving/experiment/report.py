@@ -4,7 +4,7 @@
 its 95 % bootstrap interval), :func:`report_markdown` (``report.md``),
 :func:`plot_latency_vs_load` and :func:`plot_latency_cdf` (its two plots), and
 :func:`write_report`, which writes the report with its plots.  They read an
-:class:`~kvopt.experiment.ExperimentResult` only (:mod:`kvopt.experiment.core` runs the cells).
+:class:`~kvopt.serving.experiment.ExperimentResult` only (:mod:`kvopt.serving.experiment.core` runs the cells).
 """
 
 from __future__ import annotations
@@ -94,6 +94,16 @@ def _workload_text(wl, rows: Sequence[Mapping[str, Any]]) -> str:
             + (", paired" if wl.paired else "") + _usable_text(wl))  # fmt: skip
 
 
+def _setup_text(exp) -> list[str]:
+    """The serving setup (SPEC §10.1) and its budget's arithmetic, when the experiment names one."""
+    s = exp.setup
+    if s is None:
+        return []
+    cap = "no cap" if s.max_batch is None else f"cap {s.max_batch}"
+    steps = "; ".join(s.arithmetic().split("\n"))
+    return [f"* **Setup**: `{s.name}` — M = {s.memory:,}, {cap} ({steps}); {s.source}"]
+
+
 def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
     """The markdown report: what ran, then one table per metric (mean [95 % CI] over seeds)."""
     exp = result.experiment
@@ -106,12 +116,13 @@ def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
         f"* **Time model**: `{tm.label()}` — {tm.source}"
         + (f"; fit error {tm.fit_error}" if tm.fit_error else ""),
         _workload_text(wl, result.rows),
+        *_setup_text(exp),
         f"* **Loads** (requests per second): {', '.join(_load_label(x) for x in exp.loads)}; "
         f"**seeds**: {', '.join(map(str, exp.seeds))}",
         f"* **Policies**: {', '.join(f'`{p}`' for p in exp.policies)}",
         "* **Bound**: each cell's `ratio` is the policy's total latency over a lower bound on "
         "Opt's total latency for the same requests, arrival times and time model (SPEC §10; "
-        "`kvopt.seconds`), so it is at least the true ratio to Opt.",
+        "`kvopt.serving.seconds`), so it is at least the true ratio to Opt.",
     ]
     if exp.notes:
         lines += [f"* **Notes**: {exp.notes}"]
