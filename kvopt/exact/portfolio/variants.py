@@ -35,6 +35,8 @@ class LocalSearch:
     neither the windows nor the threads."""
 
     name: ClassVar[str] = "ils"
+    #: its serial placement respects the batch cap (kvopt.exact.heuristic)
+    batch_cap: ClassVar[bool] = True
 
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
         t0 = time.monotonic()
@@ -144,6 +146,12 @@ class CliqueWindows:
     @property
     def name(self) -> str:
         return self.label
+
+    @property
+    def batch_cap(self) -> bool:
+        """Whether ``inner`` models the batch cap (the prices come from the LP without the
+        count rows, a relaxation: valid under a cap)."""
+        return bool(getattr(self.inner, "batch_cap", False))
 
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
         from ..bounds.lagrange import priced_windows
