@@ -60,6 +60,8 @@ def run(args) -> int:
     print(f"instance   {inst.name}  (n={inst.n}, M={inst.memory})")
     print(f"area       {b.area}   (Lemma 1, exact value {b.area_exact:.6g})")
     print(f"processing {b.processing}   (Lemma 3, with arrivals)")
+    if b.machines is not None:
+        print(f"machines   {b.machines}   (batch cap {inst.max_batch}: SPT on that many machines)")
     print(f"rank       {b.rank}   (per completion rank: area and conflict families)")
     if b.lp is not None:
         print(f"lp         {b.lp:.6g}   (LP relaxation of the time-indexed model)")
@@ -78,6 +80,8 @@ def run(args) -> int:
     print(
         f"makespan   {b.makespan_best}   ({b.makespan_best_name}; "
         f"processing {b.makespan['processing']}, area {b.makespan['area']}, "
-        f"rank {b.makespan['rank']})"
+        f"rank {b.makespan['rank']}"
+        + (f", machines {b.makespan['machines']}" if "machines" in b.makespan else "")
+        + ")"
     )
     return 0

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..bound import area_bound, makespan_bounds, processing_bound
+from ..bound import area_bound, machines_bound, makespan_bounds, processing_bound
 from ..errors import InputError
 from ..instance import Instance
 from ..schedule import Schedule, checked
@@ -156,11 +156,12 @@ def value_of(inst: Instance, starts: np.ndarray, objective: str) -> int:
 
 
 def lower_bound(inst: Instance, objective: str) -> int:
-    """Cheap proven lower bound (SPEC §2): area/processing, or the makespan bounds."""
+    """Cheap proven lower bound (SPEC §2): area/processing, or the makespan bounds; with a
+    batch cap also the ``B``-machine bound (:func:`kvopt.bound.machines_bound`)."""
     if inst.n == 0:
         return 0
     if objective == "total":
-        return max(area_bound(inst), processing_bound(inst))
+        return max(area_bound(inst), processing_bound(inst), machines_bound(inst) or 0)
     return max(makespan_bounds(inst).values())
 
 
