@@ -78,8 +78,7 @@ CAPPED_ROUTES: tuple[Route, ...] = (
         "capped-typed",
         When(capped=True, objective="total", typed=True),
         (Phase("highs"),),
-        "batch cap, typed instance: HiGHS on the aggregated time-indexed model with the count "
-        "rows",
+        "batch cap, typed instance: HiGHS on the aggregated time-indexed model with the count rows",
         _CAPPED,
         lp_values=False,
     ),
@@ -103,9 +102,7 @@ CAPPED_ROUTES: tuple[Route, ...] = (
 )
 
 
-def check_batch_cap(
-    route: Route, backend: Callable[[str], Backend], max_batch: int | None
-) -> None:
+def check_batch_cap(route: Route, backend: Callable[[str], Backend], max_batch: int | None) -> None:
     """Refuse a plan with a backend that does not model the batch cap ``max_batch`` (one
     without ``batch_cap = True``): its schedules could break the cap, and its proofs rest on
     facts of the uncapped model.  Nothing without a cap."""
