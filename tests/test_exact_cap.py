@@ -225,3 +225,24 @@ def test_worker_process_keeps_the_cap():
     r = solve(inst, solver="highs", time_limit=30, portfolio=Portfolio(backends=portfolio_backends))
     assert r.optimal and r.objective == 20
     assert BACKENDS["highs"].batch_cap
+
+
+@settings(max_examples=25)
+@given(inst=capped(max_n=7))
+def test_branch_and_bound_without_the_cap_keeps_it(inst):
+    """``bnb-without-cap`` returns a schedule that keeps the cap (its own when that does, else
+    the warm start) and a bound at most the capped Opt."""
+    from kvopt.exact.backend import Limits, Problem
+    from kvopt.exact.portfolio.variants import VARIANTS
+
+    warm = heuristic_starts(inst, seconds=0.01)
+    ub = int((warm + inst.responses).sum())
+    lo, hi = start_windows(inst, "total", ub)
+    r = VARIANTS["bnb-without-cap"].solve(
+        Problem(inst, "total", lo, hi, warm=warm, ub=ub), Limits(time_limit=20)
+    )
+    assert r.starts is not None and rounds_ok(inst, r.starts)
+    opt = solve(inst, solver="cpsat", time_limit=30, threads=1)
+    assert opt.optimal and r.bound <= opt.objective + 1e-6
+    if r.proven:
+        assert int((r.starts + inst.responses).sum()) == opt.objective

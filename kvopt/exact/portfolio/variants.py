@@ -20,7 +20,7 @@ from ..backends.events import CpSatEvents
 from ..backends.highs import Highs
 from ..bnb import BranchAndBound
 from ..bounds.cliques import DEFAULT_KS
-from ..common import RawResult, SolveStatus, value_of
+from ..common import RawResult, SolveStatus, value_of, within_cap
 from ..heuristic import LocalSearchInterrupted, improve_starts
 
 #: the version string of the block bound in results
@@ -175,6 +175,55 @@ class CliqueWindows:
         return replace(r, bound=bound, stats=stats)
 
 
+@dataclass(frozen=True)
+class WithoutCap:
+    """``inner`` on the relaxation without the batch cap (SPEC §10.1; ``models/time-indexed.md``
+    §11): for a backend that does not model the cap (the branch and bound).  Every capped
+    schedule is an uncapped one, so ``inner``'s proven bound is a lower bound under the cap
+    too; its schedule is kept only when it respects the cap (:func:`~kvopt.exact.common.within_cap`),
+    else the problem's warm start (capped) stands in, so that a bound meeting the warm start's
+    value ends the plan as a proof.  A schedule kept and proven optimal without the cap is
+    optimal with it.  Races see its bounds only (``monitor(None, bound)``): its incumbents may
+    break the cap.  Without a cap: ``inner`` as it is."""
+
+    inner: Backend
+    label: str = "without-cap"
+    #: safe on a capped instance: it never returns a schedule that breaks the cap
+    batch_cap: ClassVar[bool] = True
+
+    @property
+    def name(self) -> str:
+        return self.label
+
+    def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
+        inst = problem.instance
+        if inst.max_batch is None:
+            return self.inner.solve(problem, limits, hooks)
+        monitor = hooks.monitor
+        quiet = replace(
+            hooks, monitor=None if monitor is None else (lambda _value, bound: monitor(None, bound))
+        )
+        free = replace(problem, instance=inst.replace(max_batch=None))
+        r = self.inner.solve(free, limits, quiet)
+        keep = r.starts is not None and within_cap(inst, r.starts)
+        starts = r.starts if keep else problem.warm
+        if keep:
+            status = r.status
+        elif r.infeasible:  # no uncapped schedule in the windows: none capped either
+            status = SolveStatus.INFEASIBLE
+        else:
+            status = SolveStatus.FEASIBLE if starts is not None else SolveStatus.UNKNOWN
+        return replace(
+            r,
+            starts=None if starts is None else np.asarray(starts, dtype=np.int64),
+            status=status,
+            solver=self.label,
+            native_status=f"{r.native_status} (without the cap; "
+            + ("its schedule keeps it)" if keep else "its schedule breaks it: dropped)"),
+            stats=dict(r.stats, schedule_kept=bool(keep)),
+        )
+
+
 #: the share of its phase the LP with the cliques may take in ``events-cliques``: from about
 #: 45 jobs on, by column generation, it is still rising when CP-SAT would start, and CP-SAT
 #: adds little to its bound there (``models/cliques.md`` §13: 0.5 → 0.8 raised six bounds at
@@ -199,4 +248,7 @@ VARIANTS = {
     # 'cliques-ils' and 'cliques-arrivals-bnb': a bound where the search above did not
     # finish; models/cliques.md §14-15)
     "bnb-cliques-ladder": CliqueWindows(BranchAndBound(ladder=True), label="bnb-cliques-ladder"),
+    # the branch and bound on the relaxation without the batch cap: its bound, and its
+    # schedule when that keeps the cap (the routes of kvopt.exact.portfolio.cappedrows)
+    "bnb-without-cap": WithoutCap(BranchAndBound(), label="bnb-without-cap"),
 }
