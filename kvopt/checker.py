@@ -13,6 +13,8 @@ nothing but SPEC §1:
 * ``attempt-after-completion``  the completing attempt is the job's last;
 * ``memory``        in every round the running attempts hold ``≤ M``
   (attempt round ``u`` holds ``s_i + u + 1``);
+* ``max-batch``     with a batch cap ``B`` (``max_batch``, SPEC §10.1) at most ``B``
+  attempts run in any round;
 * ``memory-budget`` the schedule's ``memory`` equals the instance's ``M``;
 * ``stated-completion-times`` / ``stated-objective``  derived fields written in
   the file, if any, agree with the attempts.
@@ -26,17 +28,34 @@ under a second.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
-from .memory import memory_segments
+from .memory import AttemptColumns, memory_segments
 
 if TYPE_CHECKING:
     from .instance import Instance
-    from .schedule import Schedule
+
+
+class CheckableSchedule(AttemptColumns, Protocol):
+    """What the checker reads of a schedule (:class:`kvopt.schedule.Schedule` has it all): the
+    attempt columns, the budget it was made for and the derived fields a file stated.  A
+    protocol rather than the class keeps ``schedule`` → ``checker`` → ``memory`` one way."""
+
+    @property
+    def memory(self) -> int: ...
+    @property
+    def producer(self) -> str: ...
+    @property
+    def stated_completion_times(self) -> tuple[int, ...] | None: ...
+    @property
+    def stated_objective(self) -> Mapping[str, int] | None: ...
+
+
+_S = TypeVar("_S", bound=CheckableSchedule)
 
 #: How many memory violations are listed one by one before a summary.
 MAX_MEMORY_ERRORS = 50
@@ -122,7 +141,7 @@ class ScheduleInvalid(AssertionError):
         self.result = result
 
 
-def check_schedule(instance: Instance, schedule: Schedule) -> CheckResult:
+def check_schedule(instance: Instance, schedule: CheckableSchedule) -> CheckResult:
     """Check ``schedule`` against ``instance`` by every rule of SPEC §1 (see module doc)."""
     errors: list[Violation] = []
     n, M = instance.n, instance.memory
@@ -307,6 +326,8 @@ def check_schedule(instance: Instance, schedule: Schedule) -> CheckResult:
                     f"... and {len(mem_errors) - MAX_MEMORY_ERRORS} more stretches over memory {M}",
                 )
             )
+        if instance.max_batch is not None:
+            errors.extend(_batch_errors(instance.max_batch, bounds, Ks, js, ss, rs))
 
     # --- derived fields -----------------------------------------------------
     # C_i of the last completing attempt of job i in the file's order (as a loop would)
@@ -344,7 +365,53 @@ def check_schedule(instance: Instance, schedule: Schedule) -> CheckResult:
     return CheckResult(not errors, tuple(errors), tuple(ct), objective, peak)
 
 
-def checked(instance: Instance, schedule: Schedule, what: str | None = None) -> Schedule:
+def _batch_errors(
+    B: int, bounds: np.ndarray, Ks: np.ndarray, js: np.ndarray, ss: np.ndarray, rs: np.ndarray
+) -> list[Violation]:
+    """``max-batch`` violations: the stretches of rounds in which more than ``B`` attempts
+    run (``Ks`` = running attempts per segment of :func:`~kvopt.memory.memory_segments`),
+    one per stretch, naming its first round and the attempt started last there (ties: the
+    larger job index, as the engine names the start that broke the cap)."""
+    over = np.flatnonzero(Ks > B)
+    if not len(over):
+        return []
+    runs: list[tuple[int, int]] = []  # (first segment, largest count) of each stretch
+    prev = None
+    for k in over.tolist():
+        if prev is not None and k == prev + 1:  # adjacent segments: one stretch
+            runs[-1] = (runs[-1][0], max(runs[-1][1], int(Ks[k])))
+        else:
+            runs.append((k, int(Ks[k])))
+        prev = k
+    out = []
+    for k, most in runs[:MAX_MEMORY_ERRORS]:
+        t0 = int(bounds[k])
+        live = np.flatnonzero((ss <= t0) & (t0 < ss + rs))
+        last = max(live.tolist(), key=lambda i: (int(ss[i]), int(js[i])))
+        names = sorted(int(js[i]) for i in live)
+        shown = ", ".join(map(str, names[:8])) + (", …" if len(names) > 8 else "")
+        out.append(
+            Violation(
+                "max-batch",
+                f"job {int(js[last])}, round {t0}: {len(live)} attempts run (jobs {shown}) > "
+                f"max_batch {B} (job {int(js[last])}, started at round {int(ss[last])}, is the "
+                f"last one started; up to {most} in this stretch)",
+                job=int(js[last]),
+                round=t0,
+                amount=most - B,
+            )
+        )
+    if len(runs) > MAX_MEMORY_ERRORS:
+        out.append(
+            Violation(
+                "max-batch",
+                f"... and {len(runs) - MAX_MEMORY_ERRORS} more stretches over max_batch {B}",
+            )
+        )
+    return out
+
+
+def checked(instance: Instance, schedule: _S, what: str | None = None) -> _S:
     """Return ``schedule`` after it passed :func:`check_schedule`; raise otherwise.
 
     Every schedule kvopt produces goes through here before it is reported.

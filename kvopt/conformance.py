@@ -14,6 +14,8 @@ group               instances
 ``full-peak``       a job whose peak ``s + o`` equals ``M`` among others
 ``identical``       many identical jobs (40 copies)
 ``long``            few jobs with long responses (hundreds of rounds)
+``capped``          random instances (some with arrivals) with a batch cap
+                    ``max_batch`` of 1–3 (SPEC §10.1)
 ``adversary``       the adaptive releases of the ``online-sqrt-n`` and
                     ``online-linear-n`` constructions (:mod:`kvopt.adversary`)
 ==================  =========================================================
@@ -31,6 +33,12 @@ The checks, on every instance:
   response lengths, the decisions are the same up to the first round at which a
   changed job completes in either run (the first round the difference is
   observable; SPEC §1: ``o_i`` is revealed only at completion);
+* ``predictions`` (policies that plan with ``predicted_response``, their class's
+  ``predictions = True``, and non-clairvoyant ones) — on two instances that carry the
+  same predictions and differ only in true responses, the decisions are the same up
+  to the first round at which any job completes in either run (SPEC §10.1: a
+  completion is what reveals a true length; running attempts' progress is visible to
+  every policy);
 * ``visibility`` (policies that accept arrivals) — changing a job that has not
   arrived changes no decision before its arrival;
 * ``kills`` (policies declaring ``kills = False``) — no attempt is killed and no
@@ -64,6 +72,8 @@ CHECKS: dict[str, str] = {
     "model": "every decision is allowed and every schedule passes the checker (SPEC §1)",
     "deterministic": "the same seed gives the same schedule",
     "blind": "same decisions when only responses it has not seen change (BlindPolicy)",
+    "predictions": "given predictions, decisions before the first completion ignore the true "
+    "responses (SPEC §10.1)",
     "visibility": "a job that has not arrived changes no decision before its arrival",
     "kills": "kills = False is honoured: no attempt killed, no cap expires",
 }
@@ -189,6 +199,12 @@ def battery(seed: int = 0, size: int = 1) -> list[tuple[str, Instance]]:
     for memory, s, o, count in ((32, 2, 3, 40), (64, 5, 5, 40), (20, 9, 10, 12)):
         jobs = [(s, o, 0)] * count
         out.append(("identical", _fit(jobs, memory, f"identical-{s}-{o}x{count}", "identical")))
+    for rep in range(6 * size):
+        n = 3 + rep % 8
+        memory = (24, 40, 64)[rep % 3]
+        family, extra = ("arrivals", {"rate": 0.5}) if rep % 2 else ("random", {})
+        inst = generate(family, seed + 200 + rep, n=n, memory=memory, **extra)
+        out.append(("capped", inst.replace(name=f"capped-{rep}", max_batch=1 + rep % 3)))
     for rep in range(3 * size):
         memory = int(rng.integers(300, 700))
         jobs = []
@@ -255,10 +271,22 @@ def _simulate(policy: ResolvedPolicy, inst: Instance, seed, adversary=None) -> _
     trace = tuple(res.trace or ())
     decisions = tuple(r for r in trace if r[1] in ("start", "kill"))
     attempts = tuple(sorted((a.start, a.job, a.rounds, a.completed) for a in res.schedule.attempts))
-    if not getattr(policy.spec.policy_class, "kills", True) and any(not a[3] for a in attempts):
+    if _never_kills(policy, final, seed) and any(not a[3] for a in attempts):
         return _Run(error="an attempt was killed although the policy declares kills = False",
                     kind="kills")  # fmt: skip
     return _Run(decisions=decisions, trace=trace, attempts=attempts)
+
+
+def _never_kills(policy: ResolvedPolicy, inst: Instance, seed) -> bool:
+    """Whether the policy object declares ``kills = False`` for a run on ``inst`` (a
+    parameter may change the mark; ``kills_when_mispredicted``: not where a prediction is
+    wrong), as the engine holds it (:meth:`kvopt.engine.core._Engine.never_kills`)."""
+    obj = policy.make(seed if policy.seeded else None)
+    if getattr(obj, "kills", True) is not False:
+        return False
+    if getattr(obj, "kills_when_mispredicted", False):
+        return bool((inst.predicted == inst.responses).all())
+    return True
 
 
 def _first_completion(trace: Sequence[tuple], jobs: set[int]) -> float:
@@ -317,6 +345,55 @@ def _blind_failure(policy: ResolvedPolicy, inst, seed) -> str | None:
             return (f"with the responses made {how} (jobs {sorted(changed)[:6]}), the decisions "
                     f"before round {before} differ: {_first_difference(a, b)} — the policy "
                     "reads response lengths it has not seen")  # fmt: skip
+    return None
+
+
+def _with_predictions(inst: Instance, rng_seed: int) -> Instance:
+    """``inst`` with a ``predicted_response`` on every job (often wrong, within ``M − s``)."""
+    rng = np.random.default_rng(rng_seed)
+    jobs = tuple(
+        dataclasses.replace(j, predicted_response=int(rng.integers(1, inst.memory - j.prompt + 1)))
+        for j in inst.jobs
+    )
+    return inst.replace(jobs=jobs)
+
+
+def _truths_changed(inst: Instance, how: str, rng_seed: int) -> Instance:
+    """``inst`` with its true responses changed and its predictions kept."""
+    rng = np.random.default_rng(rng_seed)
+    jobs = []
+    for j in inst.jobs:
+        room = inst.memory - j.prompt
+        o = {"longer": min(room, 2 * j.response + 1), "shorter": max(1, j.response // 2)}.get(
+            how, int(rng.integers(1, room + 1))
+        )
+        jobs.append(dataclasses.replace(j, response=int(o)))
+    return inst.replace(jobs=tuple(jobs))
+
+
+def _predictions_failure(policy: ResolvedPolicy, inst, seed) -> str | None:
+    """SPEC §10.1: with predictions given, the true responses change no decision before the
+    first completion (of any job, in either run)."""
+    base_inst = _with_predictions(inst, seed + 31 * inst.n)
+    base = _simulate(policy, base_inst, seed)
+    if base.error:
+        return None  # another check reports it
+    for how in ("longer", "shorter", "random"):
+        other = _truths_changed(base_inst, how, seed + inst.n)
+        if other.jobs == base_inst.jobs:
+            continue
+        run = _simulate(policy, other, seed)
+        if run.error:
+            continue
+        assert base.trace is not None and run.trace is not None
+        every = set(range(base_inst.n))
+        before = min(_first_completion(base.trace, every), _first_completion(run.trace, every))
+        a, b = _prefix(base.decisions or (), before), _prefix(run.decisions or (), before)
+        if a != b:
+            return (f"with the same predictions and the true responses made {how}, the "
+                    f"decisions before the first completion (round {before}) differ: "
+                    f"{_first_difference(a, b)} — the policy reads true lengths, not only "
+                    "the predictions")  # fmt: skip
     return None
 
 
@@ -439,12 +516,14 @@ def check_policy(
     out_dir = Path(out) if out is not None else Path("kvopt-check") / spec.slug
     say = progress or (lambda msg: None)
     t0 = time.monotonic()
-    never_kills = getattr(spec.policy_class, "kills", True) is False
+    # the object's own mark: a parameter may change it (``svf admission=vllm`` preempts)
+    never_kills = getattr(ref.make(seed if spec.seeded else None), "kills", True) is False
     applicable = {
         "no-exception": True,
         "model": True,
         "deterministic": True,
         "blind": not spec.clairvoyant,
+        "predictions": spec.predictions or not spec.clairvoyant,
         "visibility": spec.arrivals,
         "kills": never_kills,
     }
@@ -503,6 +582,7 @@ def check_policy(
             fails[kind].append((group, inst, base.error, run_fails(base.kind or kind)))
             continue
         for c, probe in (("deterministic", _deterministic_failure), ("blind", _blind_failure),
+                         ("predictions", _predictions_failure),
                          ("visibility", _visibility_failure)):  # fmt: skip
             if not applicable[c]:
                 continue
@@ -555,6 +635,7 @@ def check_policy(
                 again = {
                     "deterministic": lambda x: _deterministic_failure(ref, x, seed),
                     "blind": lambda x: _blind_failure(ref, x, seed),
+                    "predictions": lambda x: _predictions_failure(ref, x, seed),
                     "visibility": lambda x: _visibility_failure(ref, x, seed),
                 }.get(c)
                 now = again(small) if again is not None else _simulate(ref, small, seed).error
@@ -617,6 +698,7 @@ _NOT_RUN = {
     "kills": "every run raised before it made a schedule (see no-exception)",
     "deterministic": "every run raised or broke the model before it could be repeated",
     "blind": "every run raised or broke the model before responses could be changed",
+    "predictions": "every run raised or broke the model before responses could be changed",
     "visibility": "no run on an instance with arrivals ended without an error",
 }
 

@@ -5,13 +5,21 @@ checker reads (:func:`memory_segments`) and the dense per-round one plots draw
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
     from .instance import Instance
-    from .schedule import Schedule
+
+
+class AttemptColumns(Protocol):
+    """What this module and :mod:`kvopt.checker` read of a schedule: its attempt columns
+    ``(job, start, rounds, completed)``.  :class:`kvopt.schedule.Schedule` has them; naming
+    the protocol here, not the class, keeps ``schedule`` → ``checker`` → ``memory`` one way
+    (no import circle, not even for types)."""
+
+    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 
 
 def memory_segments(
@@ -60,7 +68,7 @@ def memory_segments(
 
 
 def memory_profile(
-    instance: Instance, schedule: Schedule, horizon: int | None = None
+    instance: Instance, schedule: AttemptColumns, horizon: int | None = None
 ) -> np.ndarray:
     """Memory held in each round ``0 … horizon−1`` (dense difference arrays; for plots and tests)."""
     job, start, rounds, _ = schedule.columns()
@@ -82,4 +90,4 @@ def memory_profile(
     return np.cumsum(dC)[:horizon] + t * np.cumsum(dK)[:horizon]
 
 
-__all__ = ["memory_profile", "memory_segments"]
+__all__ = ["AttemptColumns", "memory_profile", "memory_segments"]

@@ -127,7 +127,7 @@ def per_round(inst: Instance, policy: str) -> list[tuple[int, int, int, bool]]:
     M, n = inst.memory, inst.n
     s, o, a = inst.prompts.tolist(), inst.responses.tolist(), inst.arrivals.tolist()
     pred = inst.predicted.tolist()
-    est = o if policy == "svf-1bit" else pred
+    est = pred  # SPEC §10.1: svf-1bit too plans with the predictions
 
     def key(j):
         if policy == "mcsf":
@@ -136,7 +136,7 @@ def per_round(inst: Instance, policy: str) -> list[tuple[int, int, int, bool]]:
             return (a[j], j)
         if policy == "svf":
             return (s[j] * pred[j] + pred[j] * (pred[j] + 1) / 2, j)
-        p = M**0.25 if o[j] * o[j] <= M else M**0.75  # svf-1bit: proxy volume
+        p = M**0.25 if pred[j] * pred[j] <= M else M**0.75  # svf-1bit: the predicted bit
         return (s[j] * p + p * (p + 1) / 2, j)
 
     def fits(jobs, t):  # jobs: (prompt, start, last round expected)

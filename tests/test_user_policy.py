@@ -777,6 +777,8 @@ class KillNewest(BlindPolicy):
             act.kill(newest)
             self.seen.append(("kill", newest in view.running))
         for j in sorted(view.unfinished(), key=lambda j: view.prompts[j]):
+            if not view.has_slot():  # the batch cap (SPEC §10.1)
+                break
             if not view.is_running(j) and view.memory_now() + view.prompts[j] + 1 <= view.memory:
                 act.start(j)
                 self.seen.append(("start", j in view.running))

@@ -55,6 +55,12 @@ class EngineActions(Actions):
             raise self._err("started after it finished", job)
         if job in v._running:
             raise self._err("started while an attempt of it is running (two attempts)", job)
+        if v.max_batch is not None and v._K >= v.max_batch:
+            raise self._err(
+                f"started while {v._K} attempts run: the batch cap max_batch = {v.max_batch} "
+                "allows no more (SPEC §10.1)",
+                job,
+            )
         if cap is None:
             c = -1
         else:

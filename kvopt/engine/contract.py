@@ -136,7 +136,10 @@ class VisibleData:
 class View:
     """The state a policy may see (SPEC §1, non-clairvoyant information).
 
-    * ``memory`` — the budget ``M``;
+    * ``memory`` — the budget ``M``; ``max_batch`` — the batch cap ``B`` (SPEC §10.1:
+      at most ``B`` attempts run in any round; ``None``: no cap), with
+      :attr:`free_slots` and :meth:`has_slot` for an admission scan (the engine
+      refuses a start beyond the cap);
     * ``n`` — the number of jobs **visible so far** (arrived by round ``now``).
       Without arrivals every job is visible at round 0 and ``n`` is the
       instance's ``n``; with arrivals the total number of jobs is not visible;
@@ -159,6 +162,7 @@ class View:
 
     __slots__ = (
         "memory",
+        "max_batch",
         "n",
         "prompts",
         "now",
@@ -177,8 +181,9 @@ class View:
         "done",
     )
 
-    def __init__(self, memory: int):
+    def __init__(self, memory: int, max_batch: int | None = None):
         self.memory = int(memory)
+        self.max_batch = None if max_batch is None else int(max_batch)
         self.n = 0
         self.prompts = VisibleData(self, "prompt length")
         self._ps = self.prompts._d  # the engine's fast path to the visible prompts
@@ -249,6 +254,16 @@ class View:
         """How many attempts are running."""
         return self._K
 
+    @property
+    def free_slots(self) -> int | None:
+        """How many more attempts may start now under the batch cap (SPEC §10.1);
+        ``None`` without a cap."""
+        return None if self.max_batch is None else self.max_batch - self._K
+
+    def has_slot(self) -> bool:
+        """Whether one more attempt may start now (always, without a batch cap)."""
+        return self.max_batch is None or self._K < self.max_batch
+
     # ------------------------------------------------------- updates (engine)
     def _arrive(self, job: int, t: int, prompt: int) -> None:
         self._jobs.append(job)
@@ -292,8 +307,8 @@ class ClairvoyantView(View):
 
     __slots__ = ("responses", "predicted", "_rs", "_pr", "_instance")
 
-    def __init__(self, memory: int, instance: Instance | None = None):
-        super().__init__(memory)
+    def __init__(self, memory: int, instance: Instance | None = None, max_batch: int | None = None):
+        super().__init__(memory, max_batch)
         self.responses = VisibleData(self, "response length")
         self.predicted = VisibleData(self, "predicted response length")
         self._rs = self.responses._d

@@ -27,6 +27,7 @@ policy may know.
 arrived, or no job at all), is finished or already running, killing a job that
 is not running (or in the round it started), a kill or an expiring cap of a policy that
 declares ``kills = False``, a cap < 1, a wake-up in the past,
+a start beyond the batch cap (``max_batch`` attempts already running, SPEC §10.1),
 a decision after which the running set exceeds ``M`` in the current round,
 a policy that stops while jobs are unfinished (a *stall*: nothing running, no
 wake-up, no arrival to come) and a policy that makes no progress (below) all
@@ -54,7 +55,7 @@ time) and becomes the next event; everywhere else the clock only reads the run, 
 ``unit`` every schedule is the one of the round model.
 
 **Compiled loops.**  A plain run (no trace, instrumentation, adversary or ``max_attempts``;
-the ``unit`` model) of a built-in policy with a ``compiled_run`` method goes through
+the ``unit`` model; no batch cap) of a built-in policy with a ``compiled_run`` method goes through
 :mod:`kvopt.engine.fastpath` when that method returns a result; this loop is the reference.
 
 **Adversaries.**  ``run(..., adversary=A)`` runs an adaptive adversary
@@ -165,9 +166,9 @@ class _Engine:
         self.ended = False
         if policy.clairvoyant:
             whole = instance if adversary is None and not instance.has_arrivals else None
-            self.view: View = ClairvoyantView(instance.memory, whole)
+            self.view: View = ClairvoyantView(instance.memory, whole, instance.max_batch)
         else:
-            self.view = View(instance.memory)
+            self.view = View(instance.memory, instance.max_batch)
         self.heap: list[tuple[int, int, int, int]] = []
         self.seq: dict[int, int] = {}
         self.counter = 0
@@ -282,7 +283,11 @@ class _Engine:
         meta["adversary"] = str(getattr(self.adversary, "name", type(self.adversary).__name__))
         meta["released"] = len(self.released)
         return Instance(
-            self.inst.memory, self.inst.jobs + tuple(self.released), name=self.inst.name, meta=meta
+            self.inst.memory,
+            self.inst.jobs + tuple(self.released),
+            name=self.inst.name,
+            meta=meta,
+            max_batch=self.inst.max_batch,
         )
 
     def _apply(self, t: int, log: list[tuple[int, int, int]]) -> int | None:

@@ -3,7 +3,7 @@ asks for it and what it builds from it.
 
 **Where the dispatch lives.**  :func:`kvopt.engine.core.run` calls :func:`compiled_result`
 first.  It goes on only for a *plain* run: no trace, no instrumentation, no adversary, no
-``max_attempts``, the ``unit`` time model (or none), the switch :data:`ENABLED` on, and a
+``max_attempts``, the ``unit`` time model (or none), no batch cap (``max_batch``), the switch :data:`ENABLED` on, and a
 policy object of kvopt's own (:func:`~kvopt.engine.core.is_user_policy` false) that has a
 ``compiled_run(instance, idle_calls)`` method.  That method (today only
 :meth:`kvopt.policy.route.RouteOnline.compiled_run`) decides the rest: it returns ``None``
@@ -90,6 +90,8 @@ def compiled_result(
     if not ENABLED or trace or instrument or adversary is not None or max_attempts is not None:
         return None
     if user or not instance.n or (time_model is not None and not time_model.is_unit):
+        return None
+    if instance.max_batch is not None:  # the compiled loops know no batch cap (SPEC §10.1)
         return None
     hook = getattr(policy, "compiled_run", None)
     if hook is None:

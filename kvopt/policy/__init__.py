@@ -112,6 +112,30 @@ def _factory(module: str, cls: str, seeded: bool = False):
     return make
 
 
+def _by_admission(module: str, cls: str, future_cls: str):
+    """:func:`_factory` for ``cls``, building ``future_cls`` for ``admission=future`` (``sjf``:
+    its queue machinery is vLLM's admission, the future check is another class)."""
+    vllm, future = _factory(module, cls), _factory(module, future_cls)
+
+    def make(params: dict[str, Any], seed: int | None):
+        return (future if params.get("admission") == "future" else vllm)(params, seed)
+
+    make.policy_class = vllm.policy_class  # type: ignore[attr-defined]
+    return make
+
+
+def _admission(default: str) -> Param:
+    """``admission=`` of the priority policies (SPEC §10.1)."""
+    return Param(
+        "admission",
+        default,
+        "future: the exact future-memory check with predicted lengths (SPEC §6.2); vllm: "
+        "admit while memory held now + s+1 fits and the batch cap allows, preempt the newest "
+        "on overflow",
+        choices=("future", "vllm"),
+    )
+
+
 # --------------------------------------------------------------------------- class checks
 
 
@@ -278,6 +302,7 @@ POLICIES: dict[str, PolicySpec] = {
             source="Kong et al. 2026, Smallest Volume First (uses predicted_response if given)",
             summary="(predicted) area order; exact future-memory admission; non-preemptive",
             applies_to="all instances (arrivals allowed)",
+            params=(_admission("future"),),
         ),
         PolicySpec(
             name="svf-1bit",
@@ -286,6 +311,7 @@ POLICIES: dict[str, PolicySpec] = {
             source="Kong et al. 2026, 1-bit SVF (Theorem 3.3), T = M",
             summary="proxy-volume order from the bit o <= sqrt(M); future-memory admission",
             applies_to="all instances (arrivals allowed)",
+            params=(_admission("future"),),
         ),
         PolicySpec(
             name="mcsf",
@@ -294,6 +320,7 @@ POLICIES: dict[str, PolicySpec] = {
             source="Jaillet et al. 2025, MC-SF (Algorithm 1; uses predicted_response if given)",
             summary="shortest (predicted) response first under the exact future-memory check",
             applies_to="all instances (arrivals allowed)",
+            params=(_admission("future"),),
         ),
         PolicySpec(
             name="mc-benchmark",
@@ -302,6 +329,7 @@ POLICIES: dict[str, PolicySpec] = {
             source="Jaillet et al. 2025, MC-Benchmark (§5.2, Algorithm 2)",
             summary="arrival order under MC-SF's exact future-memory check",
             applies_to="all instances (arrivals allowed)",
+            params=(_admission("future"),),
         ),
         PolicySpec(
             name="clairvoyant-mix",
@@ -349,6 +377,15 @@ POLICIES: dict[str, PolicySpec] = {
             source="vLLM (Kwon et al. 2023); Jaillet et al. 2025 §5.2",
             summary="arrival order; on overflow kill the newest attempt, requeue at the front",
             applies_to="all instances (arrivals allowed)",
+            params=(
+                Param(
+                    "admission",
+                    "vllm",
+                    "vllm: admit while memory held now + s+1 fits and the batch cap allows "
+                    "(future needs lengths: see mc-benchmark)",
+                    choices=("future", "vllm"),
+                ),
+            ),
         ),
         PolicySpec(
             name="alpha-protect",
@@ -374,12 +411,13 @@ POLICIES: dict[str, PolicySpec] = {
         ),
         PolicySpec(
             name="sjf",
-            factory=_factory("sjf", "SJF"),
+            factory=_by_admission("sjf", "SJF", "SJFFuture"),
             clairvoyant=True,
             source="shortest job first on predicted_response (oracle SJF without predictions); "
             "Jaillet et al. 2025 §5.2",
             summary="queue by (predicted) response; otherwise as fcfs",
             applies_to="all instances (arrivals allowed)",
+            params=(_admission("vllm"),),
         ),
         PolicySpec(
             name="serial",

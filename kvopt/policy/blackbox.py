@@ -14,6 +14,10 @@ sub-policy inside one slot: it keeps the sub-policy's own :class:`View`
 (virtual time, pool, dummies), validates its decisions against that view
 (virtual memory included), and forwards real starts/kills/wake-ups.
 
+**Batch cap** (SPEC §10.1).  The sub-policy's view carries the outer ``max_batch``;
+its virtual running set (dummies included) is held to it, so the real attempts, a
+subset, are too.  Slots never overlap, so the cap holds for the whole run.
+
 With a deterministic sub-policy and the same pool, a slot of length ``L``
 reproduces exactly the first ``L`` rounds of the sub-policy's isolated run —
 the fact behind the per-job bound ``C_i ≤ (2(k+ℓ−1)+1) C_i^ℓ ≤ (4k−1) C_i^ℓ``
@@ -110,7 +114,7 @@ class SlotHost:
                 raise PolicyError(
                     f"clairvoyant sub-policy {self.pname!r} needs a clairvoyant outer policy"
                 )
-            v = cv = ClairvoyantView(outer_view.memory)
+            v = cv = ClairvoyantView(outer_view.memory, max_batch=outer_view.max_batch)
             for j in sorted(pool):
                 cv._arrive_c(
                     j,
@@ -120,7 +124,7 @@ class SlotHost:
                     outer_view.predicted[j],
                 )
         else:
-            v = View(outer_view.memory)
+            v = View(outer_view.memory, outer_view.max_batch)
             for j in sorted(pool):
                 v._arrive(j, 0, outer_view.prompts[j])
         self.view = v
@@ -160,6 +164,12 @@ class SlotHost:
             raise self._err("started while an attempt of it is running (two attempts)", job)
         if cap is not None and cap < 1:
             raise self._err(f"cap must be >= 1, got {cap}", job)
+        if not v.has_slot():  # dummies count: real attempts <= virtual ones <= the cap
+            raise self._err(
+                f"started while {v.n_running} attempts run (dummies included): the batch cap "
+                f"max_batch = {v.max_batch} allows no more (SPEC §10.1)",
+                job,
+            )
         now_v = v.now
         v._start(job, now_v, cap)
         self.counter += 1

@@ -10,8 +10,15 @@ overflows — the engine's events):
    most recently started one is killed (ties: the one later in queue order);
    the killed jobs go back to the *front* of the queue, in queue order;
 3. the head of the queue is admitted while the memory the running attempts
-   hold in round ``t`` plus ``s_i + 1`` fits in ``M`` (stop at the first that
-   does not fit).
+   hold in round ``t`` plus ``s_i + 1`` fits in ``M`` and, under a batch cap
+   ``B`` (``max_batch``, SPEC §10.1), fewer than ``B`` attempts run (stop at the
+   first that does not fit).
+
+This is vLLM's admission: ``admission=vllm`` of SPEC §10.1, the only one ``fcfs``
+takes.  ``admission=future`` (the exact future-memory check of §6.2) needs response
+lengths, which a non-clairvoyant policy never sees; it is refused (exit 2), and
+``mc-benchmark`` is FCFS order under that check.  ``sjf`` takes both
+(:class:`~kvopt.policy.sjf.SJFFuture`).
 
 :class:`QueueLogic` holds this loop for ``fcfs``, ``sjf`` (same rules, queue
 ordered by predicted response) and the ``alpha-protect`` / ``beta-clear``
@@ -24,6 +31,8 @@ import heapq
 from collections.abc import Sequence
 
 from ..engine.contract import ARRIVAL, OVERFLOW, Actions, BlindPolicy, Event, View
+from ..errors import InputError
+from .mcsf import check_admission
 
 
 class QueueLogic:
@@ -95,7 +104,7 @@ class QueueLogic:
         used = view.memory_now()
         waiting = self.waiting
         taken = 0
-        while waiting:
+        while waiting and view.has_slot():
             j = waiting[0][-1]
             need = self.prompts[j] + 1
             if used + need <= limit or (taken == 0 and not view.running):
@@ -115,8 +124,15 @@ class FCFS(QueueLogic, BlindPolicy):
 
     name = "fcfs"
 
-    def __init__(self) -> None:
-        self.params: dict = {}
+    def __init__(self, admission: str = "vllm") -> None:
+        if check_admission(admission) != "vllm":
+            raise InputError(
+                "fcfs is non-clairvoyant and takes only admission=vllm: admission=future "
+                "needs response lengths (mc-benchmark is FCFS order under the future-memory "
+                "check)",
+                source="--param admission",
+            )
+        self.params: dict = {"admission": admission}
 
     def setup(self, view: View) -> None:
         self._init_queue(view)

@@ -13,7 +13,9 @@ exceeds SPS's proxy budget.  When ``P + τ > M`` (possible only with
 non-identical prompts) SPS has no pattern and the class's jobs run one at a
 time, back to back.
 
-Defined for instances without arrivals (the batch model of the paper).
+Defined for instances without arrivals (the batch model of the paper).  Under a batch
+cap (SPEC §10.1) each class's SPS plan respects it (:func:`~kvopt.policy.sps.sps_plan`);
+classes never overlap.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ class GBA(ClairvoyantPolicy):
         P = max(int(self.inst.prompts[j]) for j in jobs)
         tau = max(int(self.inst.responses[j]) for j in jobs)
         assert sps_proxy_ok([int(self.inst.prompts[j]) for j in jobs], P)
-        plan = sps_plan(P, tau, len(jobs), self.M, self.stagger)
+        plan = sps_plan(P, tau, len(jobs), self.M, self.stagger, self.inst.max_batch)
         self.plans.append((P, tau, plan))
         self.run = SPSRun(jobs, plan, now, tau)
 

@@ -11,6 +11,9 @@ is ever killed.  Only arrived jobs wait (online arrivals are handled as they
 come): a job's prompt and response are read from the
 :class:`~kvopt.engine.ClairvoyantView` on its arrival.  Guarantee (α = max ℓ_i / M < 1): ``≤ (1 + 2/(1−α))·Opt``.
 
+Under a batch cap ``B`` (SPEC §10.1) the scan also stops (with ``backfill``: starts
+nothing more) while ``B`` attempts run; a completion frees a slot and calls it again.
+
 ``reserve="memory"`` makes every job reserve the whole budget ``M`` (one job at
 a time, in area order) — the wide-job branch of ``clairvoyant-mix``.
 """
@@ -75,14 +78,16 @@ class GreedyArea(ClairvoyantPolicy):
                 self._arrive(e.job, view)
         if not self.backfill:
             waiting = self.waiting
-            while waiting and self.reserved + self.width[waiting[0][1]] <= self.M:
+            while (
+                waiting and self.reserved + self.width[waiting[0][1]] <= self.M and view.has_slot()
+            ):
                 j = heapq.heappop(waiting)[1]
                 act.start(j)
                 self.reserved += self.width[j]
             return
         keep = []
         for a, j in self.waiting:
-            if self.reserved + self.width[j] <= self.M:
+            if self.reserved + self.width[j] <= self.M and view.has_slot():
                 act.start(j)
                 self.reserved += self.width[j]
             else:

@@ -32,6 +32,26 @@ killed.  Choices the papers leave open (documented here):
 Online: a job's prompt, length and priority are read from the
 :class:`~kvopt.engine.ClairvoyantView` when it arrives (SPEC §1: with arrivals
 these policies see a job only from ``a_i`` on).
+
+**Predictions stay predictions** (SPEC §10.1).  Order, admission and the estimates
+of running jobs read ``view.predicted`` (the true length only where the instance
+gives no prediction) and what the engine shows every policy: prompts, arrivals,
+running attempts' progress, and a length once its job completes.  Two instances that
+differ only in true responses give the same decisions up to the first completion.
+
+**Admission** (``admission=``, SPEC §10.1):
+
+* ``future`` (the default) — the exact future-memory check above;
+* ``vllm`` — what vLLM does: in priority order, admit while the memory held in the
+  current round plus ``s_i + 1`` fits in ``M`` (an empty system always admits its
+  head) and the batch cap allows; stop at the first that does not.  On overflow the
+  most recently started attempt is preempted (ties: later in the policy's order) and
+  waits again under its priority, as ``fcfs`` does (SPEC §6.3).  It may kill, so an
+  object built with it declares ``kills = True``.
+
+**Batch cap** (``max_batch``, SPEC §10.1): either scan also stops while ``B``
+attempts run; a completion frees a slot and calls the policy again, so no wake-up is
+needed while the batch is full.
 """
 
 from __future__ import annotations
@@ -51,7 +71,21 @@ from ..engine.contract import (
     Event,
     View,
 )
+from ..errors import InputError
 from ..futurememory import RunningSet, next_fit_round_sorted, peak_sorted
+
+#: The values of ``admission=`` (SPEC §10.1).
+ADMISSIONS = ("future", "vllm")
+
+
+def check_admission(admission: str) -> str:
+    """``admission`` if it is one of :data:`ADMISSIONS`; else :class:`InputError`."""
+    if admission not in ADMISSIONS:
+        raise InputError(
+            f"must be one of {', '.join(ADMISSIONS)}, got {admission!r}",
+            source="--param admission",
+        )
+    return admission
 
 
 class FutureCheckGreedy(ClairvoyantPolicy):
@@ -67,9 +101,14 @@ class FutureCheckGreedy(ClairvoyantPolicy):
     # ... with the true lengths; planned with a predicted_response shorter than the truth,
     # memory may overflow, and the newest attempt is killed (SPEC §6.2 admission, §6.3 rule)
     kills_when_mispredicted = True
+    #: plans with ``predicted_response``, decides from it alone (SPEC §10.1)
+    predictions = True
 
-    def __init__(self) -> None:
-        self.params: dict = {}
+    def __init__(self, admission: str = "future") -> None:
+        self.admission = check_admission(admission)
+        self.params: dict = {"admission": self.admission}
+        if self.admission == "vllm":  # preempts on overflow (SPEC §6.3)
+            self.kills = True
 
     # -- to override ---------------------------------------------------------
     def priority(self, view: ClairvoyantView, j: int):  # pragma: no cover - abstract
@@ -119,11 +158,34 @@ class FutureCheckGreedy(ClairvoyantPolicy):
             heapq.heappush(self.waiting, self.key[victim])
 
     def _admit(self, now: int, view: View, act: Actions) -> None:
+        if self.admission == "vllm":
+            self._admit_vllm(view, act)
+        else:
+            self._admit_future(now, view, act)
+
+    def _admit_vllm(self, view: View, act: Actions) -> None:
+        """vLLM's admission (module docstring): memory held now plus ``s_i + 1``, the cap."""
+        rs, M, prompts, est, waiting = self.running, self.M, self.prompts, self.est, self.waiting
+        now = view.now
+        used = view.memory_now()
+        while waiting and view.has_slot():
+            j = waiting[0][1]
+            need = prompts[j] + 1
+            if used + need > M and view.running:  # an empty system admits its head
+                break
+            act.start(j)
+            rs.add(j, prompts[j], now, est[j])
+            heapq.heappop(waiting)
+            used += need
+
+    def _admit_future(self, now: int, view: View, act: Actions) -> None:
         """The scan: the exact check (:func:`~kvopt.futurememory.peak_sorted`) over the
         running set in its kept order plus each candidate inserted in its place."""
         rs, M, prompts, est = self.running, self.M, self.prompts, self.est
         waiting = self.waiting
         while waiting:  # the waiting jobs in the policy's order, stop at the first that fails
+            if not view.has_slot():  # the batch cap: a completion will call again
+                return
             j = waiting[0][1]
             s, e = prompts[j], est[j]
             if rs.Ls:

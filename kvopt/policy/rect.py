@@ -7,7 +7,8 @@ ordered by budget, ties by job index (then level).  At time 0 and after each
 event — processed one at a time, completions before expiries, each kind by job
 index (the engine's event order) — the greedy admission scan runs: while the
 queue is non-empty and its minimum-budget attempt fits (active widths + ``w``
-≤ ``M``), start it; stop at the first that does not fit (no skipping).  An
+≤ ``M``), start it; stop at the first that does not fit (no skipping).  Under a
+batch cap ``B`` (SPEC §10.1) the scan also stops while ``B`` attempts run.  An
 attempt that runs its cap without completing expires; level ``r+1`` is queued.
 
 As a KV policy (SPEC §6.1): ``w_i = M`` for large jobs (``s_i > Λ``, Λ =
@@ -82,7 +83,7 @@ class Rect(BlindPolicy):
         while heap:
             b, j, lv = heap[0]
             wj = w[j]
-            if self.used + wj > M:
+            if self.used + wj > M or not view.has_slot():
                 break
             heapq.heappop(heap)
             self.used += wj

@@ -10,7 +10,9 @@ next phase.  A phase ends when its last attempt ends; a phase with no eligible
 job takes no time.  SPS requires every real prompt ≤ the proxy prompt; this is
 asserted (a :class:`~kvopt.errors.PolicyError` if it fails).  Defined for
 instances of response-heavy jobs (``o_i > s_i``); on others it still runs, but
-the memory argument (real prompt ≤ proxy) is what is checked.
+the memory argument (real prompt ≤ proxy) is what is checked.  Under a batch cap
+(SPEC §10.1) the SPS plans respect it (:func:`~kvopt.policy.sps.sps_plan`); phases
+never overlap and a sequential phase runs one attempt at a time.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ class PhasedSPS(BlindPolicy):
                 plan = (
                     None
                     if sequential
-                    else sps_plan(proxy, cap, len(jobs), view.memory, self.stagger)
+                    else sps_plan(proxy, cap, len(jobs), view.memory, self.stagger, view.max_batch)
                 )
                 if not sequential:
                     bad = [j for j in jobs if int(view.prompts[j]) > proxy]

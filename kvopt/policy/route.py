@@ -175,9 +175,11 @@ class RouteOnline(Route):
 
     def compiled_run(self, instance: Instance, idle_calls: int) -> dict[str, Any] | None:
         """The plain run of this object on ``instance`` by the compiled loop, or ``None``
-        (Numba missing, a subclass, ``compact=True``, or a run the loop leaves to the
+        (Numba missing, a subclass, ``compact=True``, a batch cap, or a run the loop leaves to the
         reference: an overflow, a stall, an idle run, numbers past int64)."""
         if type(self) is not RouteOnline or self.compact or self.base < 2:
+            return None
+        if instance.max_batch is not None:  # the kernel knows no batch cap (SPEC §10.1)
             return None
         from . import routekernel  # numba, lazily (kvopt.layers.SOLVER_PACKAGES)
 

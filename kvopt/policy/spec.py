@@ -109,6 +109,13 @@ class PolicySpec:
         return bool(self.policy_class.kills)
 
     @property
+    def predictions(self) -> bool:
+        """Whether the policy plans with ``predicted_response`` and must decide from the
+        predictions alone until a completion reveals a length (SPEC §10.1): the
+        ``predictions`` attribute its class declares (the conformance battery checks it)."""
+        return bool(getattr(self.policy_class, "predictions", False))
+
+    @property
     def claims(self) -> tuple[str, ...]:
         """The SPEC §7 claims that name this policy (from the one registry, :mod:`kvopt.claims`)."""
         from ..claim import claims_for_policy
@@ -172,6 +179,7 @@ class PolicySpec:
             "applies_to": self.applies_to,
             "seeded": self.seeded,
             "kills": self.kills,
+            "predictions": self.predictions,
             "summary": self.summary,
             **({"reference": self.code.to_dict()} if self.code is not None else {}),
         }

@@ -62,27 +62,38 @@ def _gmax(p: int, tau: int, memory: int) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=4096)
-def sps_plan(p: int, tau: int, k: int, memory: int, stagger: bool = True) -> tuple[int, int] | None:
+def sps_plan(
+    p: int, tau: int, k: int, memory: int, stagger: bool = True, max_batch: int | None = None
+) -> tuple[int, int] | None:
     """``(g, d)`` for ``k`` jobs with proxy prompt ``p`` and cap ``τ``; ``None`` if nothing fits.
 
     All jobs together (``g = k``, ``d = τ``) when ``k (p + τ) ≤ M``.  Otherwise the
     feasible ``(g, d)`` (``d ≤ τ``; a larger ``d`` never helps) with the largest
     ``g/d``, ties to the smaller ``d``.
+
+    With a batch cap ``B`` (``max_batch``, SPEC §10.1) a pattern is feasible only if it
+    never runs more than ``B`` attempts: groups start every ``d`` rounds and an attempt
+    runs at most ``τ``, so at most ``⌈τ/d⌉`` groups overlap, and ``g·⌈τ/d⌉ ≤ B`` is
+    required (all together: ``k ≤ B``).  ``g = 1, d = τ`` always qualifies, so the cap
+    never turns a feasible plan into none.  Without a cap the plan is unchanged.
     """
     if k <= 0:
         return None
-    if k * (p + tau) <= memory:
+    if k * (p + tau) <= memory and (max_batch is None or k <= max_batch):
         return (k, tau)
     if p + tau > memory:
         return None
     if not stagger:
-        return (min(k, memory // (p + tau)), tau)
+        g = min(k, memory // (p + tau))
+        return (g if max_batch is None else min(g, max_batch), tau)
     gm = _gmax(p, tau, memory)
     best_g, best_d = 0, 1
     for d in range(1, tau + 1):
         g = gm[d - 1]
         if g > k:
             g = k
+        if max_batch is not None:
+            g = min(g, max_batch // -(-tau // d))  # at most ⌈τ/d⌉ groups overlap
         if g and g * best_d > best_g * d:  # strictly better throughput; ties keep smaller d
             best_g, best_d = g, d
     return (best_g, best_d)
@@ -157,7 +168,7 @@ class SPS(ClairvoyantPolicy):
         p = self.proxy or int(instance.prompts.max())
         tau = self.cap or int(instance.responses.max())
         jobs = sorted(view.jobs)
-        plan = sps_plan(p, tau, len(jobs), view.memory, self.stagger)
+        plan = sps_plan(p, tau, len(jobs), view.memory, self.stagger, view.max_batch)
         self.run = SPSRun(jobs, plan, 0, tau)
         self.p, self.tau = p, tau
 

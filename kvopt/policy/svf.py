@@ -10,9 +10,13 @@ of the running jobs plus it stays ``≤ M`` in every future round
 highest priority … until the KV cache capacity is fully utilized", so the scan
 stops at the first job that does not fit (strict priority, as ``mcsf``).
 
-``svf-1bit`` knows one bit per job: whether ``o_i ≤ θ = √T`` (``T = M``).  It
-orders by the proxy volume with proxy length ``T^{1/4}`` (short) or ``T^{3/4}``
-(long) and admits with the true lengths, as SPEC §6.2 prescribes.
+``svf-1bit`` knows one bit per job: whether ``õ_i ≤ θ = √T`` (``T = M``), taken from
+the **predicted** length ``õ_i`` (the true one where the instance gives no
+prediction; SPEC §10.1 corrects §6.2, which took the bit and the admission from the
+true lengths: more than the deployed 1-bit SVF knows).  It orders by the proxy volume
+with proxy length ``T^{1/4}`` (short) or ``T^{3/4}`` (long) and admits with the
+predicted lengths, like ``svf`` (``admission=vllm``: vLLM's admission, which needs no
+length).
 
 Overflow and stall handling with wrong predictions are those of
 :class:`~kvopt.policy.mcsf.FutureCheckGreedy`.
@@ -35,15 +39,13 @@ class SVF(FutureCheckGreedy):
 
 
 class SVF1Bit(FutureCheckGreedy):
-    """1-bit SVF: proxy-volume order from one bit (``o ≤ √M``), true-length admission."""
+    """1-bit SVF: proxy-volume order from one bit (predicted ``õ ≤ √M``), predicted-length
+    admission (SPEC §10.1)."""
 
     name = "svf-1bit"
 
     def priority(self, view: ClairvoyantView, j: int):
         T = view.memory
-        s, o = view.prompts[j], view.responses[j]
+        s, o = view.prompts[j], view.predicted[j]
         proxy = T**0.25 if o * o <= T else T**0.75
         return s * proxy + proxy * (proxy + 1) / 2
-
-    def length(self, view: ClairvoyantView, j: int) -> int:
-        return view.responses[j]

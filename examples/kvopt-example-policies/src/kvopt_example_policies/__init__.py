@@ -49,7 +49,7 @@ class ShortestPromptFirst(BlindPolicy):
                 self.waiting.append(newest)
         self.waiting.sort(key=lambda j: (view.prompts[j], j))
         used = self._memory(view, now)
-        while self.waiting:
+        while self.waiting and view.has_slot():  # the batch cap, if any (SPEC §10.1)
             j = self.waiting[0]
             need = view.prompts[j] + 1
             if used + need + (self.headroom if view.running else 0) > view.memory:
