@@ -18,6 +18,7 @@ from kvopt.exact.portfolio.cappedrows import CAPPED_MAX_CELLS, CAPPED_ROUTES
 from kvopt.exact.portfolio.routes import MODEL_MAX_CELLS
 from kvopt.exact.tools import lp_bound
 from kvopt.instance import Instance, Job
+from kvopt.schedule import Schedule, check_schedule
 
 
 @st.composite
@@ -160,7 +161,7 @@ def test_auto_under_the_cap(inst):
     r = solve(inst, time_limit=30, threads=2)
     assert r.optimal
     assert r.route.name.startswith("capped")
-    assert rounds_ok(inst, starts_of(r))
+    assert rounds_ok(inst, starts_of(r)) and check_schedule(inst, r.schedule).valid
     b = lower_bounds(inst)
     assert b.machines is not None and b.best <= r.objective
     assert max(b.area, b.processing, b.machines) <= r.objective
@@ -246,3 +247,13 @@ def test_branch_and_bound_without_the_cap_keeps_it(inst):
     assert opt.optimal and r.bound <= opt.objective + 1e-6
     if r.proven:
         assert int((r.starts + inst.responses).sum()) == opt.objective
+
+
+def test_the_checker_rejects_the_uncapped_optimum_under_a_cap():
+    """The uncapped optimum of four short jobs runs them side by side: under a cap of 1 the
+    checker (SPEC §10.1's rule) refuses it, and the capped solve returns another schedule."""
+    inst = Instance.from_arrays(100, [1, 1, 1, 1], [3, 1, 4, 2], max_batch=1)
+    free = solve(uncapped(inst), time_limit=30)
+    side_by_side = Schedule.from_starts(inst, starts_of(free), producer="test")
+    assert not check_schedule(inst, side_by_side).valid
+    assert check_schedule(inst, solve(inst, time_limit=30).schedule).valid

@@ -2,7 +2,8 @@
 
 ``--cliques`` adds the LP with the completion cliques (``models/cliques.md``, issue 52): the
 time-indexed LP plus rows that see how far running jobs grow, the strong bound where
-responses are as long as the memory (Jaillet et al.'s setting)."""
+responses are as long as the memory (Jaillet et al.'s setting).  An instance with a batch cap
+(SPEC §10.1) also gets ``machines``, the one bound that uses the cap (:func:`kvopt.bound.machines_bound`)."""
 
 from __future__ import annotations
 

@@ -51,7 +51,7 @@ class Highs:
     """
 
     name: ClassVar[str] = "highs"
-    #: models the batch cap (the count rows of models/time-indexed.md §11)
+    #: models the batch cap (the count rows of models/time-indexed.md §13)
     batch_cap: ClassVar[bool] = True
 
     aggregate: bool = True

@@ -16,12 +16,12 @@ Rows: ``Σ_t x_{g,t} = |g|`` per group; per round ``τ`` the memory row
 ``Σ_g Σ_{t=τ−o_g+1…τ} (s_g + τ − t + 1) x_{g,t} ≤ M``; for each ``k`` in
 ``cuts`` the rounded row ``Σ (⌈(k+1)(s_g + τ − t + 1)/M⌉ − 1) x_{g,t} ≤ k``
 (``models/time-indexed.md`` §4.2); with a batch cap ``B`` (``max_batch``, SPEC §10.1)
-the count row ``Σ_g Σ_{t=τ−o_g+1…τ} x_{g,t} ≤ B`` per round (§11); for makespan
+the count row ``Σ_g Σ_{t=τ−o_g+1…τ} x_{g,t} ≤ B`` per round (§13); for makespan
 ``z − Σ_t (t + o_i) x_{i,t} ≥ 0`` per job (``z`` may be given bounds with ``z_bounds``).
 
 The LP helpers (:func:`lp_value`, :func:`lp_windows`, the prices and the fixing of
 :mod:`kvopt.exact.bounds`) build the model without the count rows: a relaxation of the
-capped model, so their values stay lower bounds under a cap (``models/time-indexed.md`` §11).
+capped model, so their values stay lower bounds under a cap (``models/time-indexed.md`` §13).
 
 :func:`lp_value` is the LP relaxation's value (``kvopt bound --lp``) and
 :func:`lp_windows` tightens the start windows with it (§4.1).

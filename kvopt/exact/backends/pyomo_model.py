@@ -46,7 +46,7 @@ def build_pyomo(
     cuts: tuple[int, ...] = DEFAULT_CUTS,
 ):
     """The Pyomo ``ConcreteModel`` (see ``models/time-indexed.md``; with the instance's batch
-    cap, the count rows of §11)."""
+    cap, the count rows of §13)."""
     import pyomo.environ as pyo
 
     M = inst.memory
@@ -78,7 +78,7 @@ def build_pyomo(
         return sum(terms) <= M if terms else pyo.Constraint.Skip
 
     m.memory = pyo.Constraint(m.T, rule=mem_rule)
-    # batch cap (SPEC §10.1): at most B jobs run in any round (models/time-indexed.md §11)
+    # batch cap (SPEC §10.1): at most B jobs run in any round (models/time-indexed.md §13)
     if inst.max_batch is not None:
         B = int(inst.max_batch)
 
@@ -127,7 +127,7 @@ class PyomoHighs:
     """
 
     name: ClassVar[str] = "pyomo"
-    #: models the batch cap (the count rows of models/time-indexed.md §11)
+    #: models the batch cap (the count rows of models/time-indexed.md §13)
     batch_cap: ClassVar[bool] = True
 
     cuts: tuple[int, ...] = DEFAULT_CUTS

@@ -4,7 +4,7 @@
 :data:`kvopt.exact.portfolio.routes.ROUTES` takes them first, so a capped instance never
 reaches the rows below them.  Only the backends that model the cap run here (their class
 says so with ``batch_cap = True``): the time-indexed IP (HiGHS, Pyomo: the count rows of
-``models/time-indexed.md`` §11), the two CP-SAT models (the cumulative of demand 1 and
+``models/time-indexed.md`` §13), the two CP-SAT models (the cumulative of demand 1 and
 capacity ``B``, ``models/cpsat.md`` and ``models/orders.md`` §4) and the local search (its
 serial placement respects the cap, :mod:`kvopt.exact.heuristic`).  The branch and bound
 (``bnb``, ``ladder`` and the clique variants) and the time-block bound do not model the cap:
@@ -16,12 +16,13 @@ schedule is used only when it keeps the cap.
 
 The LP windows and the reduced-cost fixing before the plan stay: they come from the LP
 without the count rows, a relaxation of the capped model, so every capped schedule of value
-``≤ UB`` keeps its starts (``models/time-indexed.md`` §11).
+``≤ UB`` keeps its starts (``models/time-indexed.md`` §13).
 
 The rows copy the shape of the uncapped table (the event model where the time-indexed
 models get large, HiGHS on the aggregated model for typed instances, the local search
 before CP-SAT from 31 jobs); their numbers are those of the uncapped rows, not measured
-under a cap (``models/time-indexed.md`` §11 has the one comparison made).
+under a cap, except 'capped-small' (``models/time-indexed.md`` §13 has the one comparison
+made).
 """
 
 from __future__ import annotations
@@ -41,11 +42,10 @@ CAPPED_EVENTS_ROUNDS = 400
 CAPPED_MAX_CELLS = 30_000_000
 
 _CAPPED = Source(
-    "models/time-indexed.md §11",
-    "capped random instances n = 8-12 (tests/test_exact_cap.py, benchmarks not run)",
+    "models/time-indexed.md §13",
+    "none under a cap: the uncapped rows' shape and numbers",
     None,
-    "the backends that model the cap; the shape of the uncapped rows, their numbers unmeasured "
-    "under a cap",
+    "the backends that model the cap, where the uncapped table takes the same model",
 )
 
 #: the row 'capped-small': up to this many jobs (the small path's n and the compiled
@@ -54,7 +54,7 @@ CAPPED_SMALL_N = 20
 #: … the relaxation without the cap first, for this share of the limit
 CAPPED_RELAXED_SHARE = 0.2
 _CAPPED_SMALL = Source(
-    "models/time-indexed.md §11",
+    "models/time-indexed.md §13",
     "kvopt gen random n = 10, seeds 1-3, caps 2-4 (M = 64), 2 threads",
     60.0,
     "this row proved all 9 in 1.2-4.0 s (uncapped, small-race: 0.6-0.8 s); CP-SAT's "

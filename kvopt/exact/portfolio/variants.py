@@ -178,7 +178,7 @@ class CliqueWindows:
 @dataclass(frozen=True)
 class WithoutCap:
     """``inner`` on the relaxation without the batch cap (SPEC §10.1; ``models/time-indexed.md``
-    §11): for a backend that does not model the cap (the branch and bound).  Every capped
+    §13): for a backend that does not model the cap (the branch and bound).  Every capped
     schedule is an uncapped one, so ``inner``'s proven bound is a lower bound under the cap
     too; its schedule is kept only when it respects the cap (:func:`~kvopt.exact.common.within_cap`),
     else the problem's warm start (capped) stands in, so that a bound meeting the warm start's
