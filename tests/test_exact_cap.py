@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from kvopt.bound import lower_bounds, machines_bound, machines_makespan
 from kvopt.errors import InputError
 from kvopt.exact import ROUTES, solve
-from kvopt.exact.common import lower_bound, start_windows
+from kvopt.exact.bounds.cliques import clique_bound
+from kvopt.exact.common import lower_bound, root_lower_bound, start_windows
 from kvopt.exact.heuristic import heuristic_starts, place
 from kvopt.exact.placement import place_events
 from kvopt.exact.portfolio.cappedrows import CAPPED_MAX_CELLS, CAPPED_ROUTES
@@ -165,11 +166,13 @@ def test_auto_under_the_cap(inst):
     b = lower_bounds(inst)
     assert b.machines is not None and b.best <= r.objective
     assert max(b.area, b.processing, b.machines) <= r.objective
-    assert lower_bound(inst, "total") <= r.objective
+    assert lower_bound(inst, "total") <= root_lower_bound(inst, "total") <= r.objective
     assert lp_bound(inst, time_limit=10) <= r.objective + 1e-6
+    assert clique_bound(inst, time_limit=10).value <= r.objective + 1e-6
     span = solve(inst, objective="makespan", time_limit=30, threads=2)
     assert span.optimal and rounds_ok(inst, starts_of(span))
     assert max(b.makespan.values()) <= span.objective
+    assert root_lower_bound(inst, "makespan") <= span.objective
 
 
 def test_cap_binds_and_bound_names_it():
