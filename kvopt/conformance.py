@@ -15,7 +15,7 @@ group               instances
 ``identical``       many identical jobs (40 copies)
 ``long``            few jobs with long responses (hundreds of rounds)
 ``capped``          random instances (some with arrivals) with a batch cap
-                    ``max_batch`` of 1–3 (SPEC §10.1)
+                    ``max_batch`` of 1 to 3 (SPEC §10.1)
 ``adversary``       the adaptive releases of the ``online-sqrt-n`` and
                     ``online-linear-n`` constructions (:mod:`kvopt.adversary`)
 ==================  =========================================================

@@ -293,7 +293,7 @@ class Instance:
     name: str = ""
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False)
     #: the batch cap B of SPEC §10.1 (vLLM's ``max_num_seqs``): at most ``B`` attempts
-    #: run in any round; ``None`` = no cap (every result of SPEC §1–§9 unchanged)
+    #: run in any round; ``None`` = no cap (every result of SPEC §1 to §9 unchanged)
     max_batch: int | None = None
 
     # derived arrays (not dataclass fields)
