@@ -242,14 +242,16 @@ def test_branch_and_bound_without_the_cap_keeps_it(inst):
     warm = heuristic_starts(inst, seconds=0.01)
     ub = int((warm + inst.responses).sum())
     lo, hi = start_windows(inst, "total", ub)
-    r = VARIANTS["bnb-without-cap"].solve(
-        Problem(inst, "total", lo, hi, warm=warm, ub=ub), Limits(time_limit=20)
-    )
-    assert r.starts is not None and rounds_ok(inst, r.starts)
     opt = solve(inst, solver="cpsat", time_limit=30, threads=1)
-    assert opt.optimal and r.bound <= opt.objective + 1e-6
-    if r.proven:
-        assert int((r.starts + inst.responses).sum()) == opt.objective
+    assert opt.optimal
+    for name in ("bnb-without-cap", "ladder-without-cap"):
+        r = VARIANTS[name].solve(
+            Problem(inst, "total", lo, hi, warm=warm, ub=ub), Limits(time_limit=20)
+        )
+        assert r.starts is not None and rounds_ok(inst, r.starts)
+        assert r.bound <= opt.objective + 1e-6
+        if r.proven:
+            assert int((r.starts + inst.responses).sum()) == opt.objective
 
 
 def test_the_checker_rejects_the_uncapped_optimum_under_a_cap():
@@ -260,3 +262,17 @@ def test_the_checker_rejects_the_uncapped_optimum_under_a_cap():
     side_by_side = Schedule.from_starts(inst, starts_of(free), producer="test")
     assert not check_schedule(inst, side_by_side).valid
     assert check_schedule(inst, solve(inst, time_limit=30).schedule).valid
+
+
+def test_capped_ladder_route_keeps_the_cap():
+    """n = 21 (the route 'capped-ladder': the local search, the ladder without the cap, the
+    event model): whatever the ladder finds without the cap, the schedule returned keeps it,
+    and the bound is at most the objective and at least the machines bound."""
+    from kvopt.exact.portfolio import Portfolio
+    from kvopt.generators import generate
+
+    inst = generate("random", 3, n=21).replace(max_batch=2)
+    r = solve(inst, time_limit=6, threads=2, portfolio=Portfolio(compiled=True))
+    assert r.route.name == "capped-ladder"
+    assert rounds_ok(inst, starts_of(r)) and check_schedule(inst, r.schedule).valid
+    assert machines_bound(inst) <= r.bound <= r.objective

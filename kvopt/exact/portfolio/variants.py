@@ -251,4 +251,6 @@ VARIANTS = {
     # the branch and bound on the relaxation without the batch cap: its bound, and its
     # schedule when that keeps the cap (the routes of kvopt.exact.portfolio.cappedrows)
     "bnb-without-cap": WithoutCap(BranchAndBound(), label="bnb-without-cap"),
+    # … climbing its ladder of proved thresholds (their bounds hold under the cap)
+    "ladder-without-cap": WithoutCap(BranchAndBound(ladder=True), label="ladder-without-cap"),
 }
