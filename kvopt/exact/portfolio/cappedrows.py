@@ -162,7 +162,6 @@ CAPPED_ROUTES: tuple[Route, ...] = (
         "batch cap: CP-SAT with the cap's cumulative, with two bound-moving full workers on "
         "two threads",
         _CAPPED,
-        quick=True,
     ),
 )
 
