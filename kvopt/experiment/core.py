@@ -494,7 +494,8 @@ def run_experiment(
     """Run (or resume) an experiment; write its cells, ``results.csv`` and the report.
 
     ``experiment`` is an :class:`Experiment`, a dict of the TOML's fields, or a TOML path.
-    ``out`` defaults to ``<name>-results`` in the working folder (for a file: beside it).
+    ``out`` defaults to ``<name>-results`` in the working folder, for a file too (a shipped
+    experiment run from elsewhere leaves the checkout clean; issue 68).
     ``workers`` > 1 runs cells in local processes, ``scheduler`` on a Dask cluster.
     Finished cells are on disk as they finish: interrupting (Ctrl-C) loses none, and a
     rerun runs only the cells not yet on disk.
@@ -502,7 +503,7 @@ def run_experiment(
     if isinstance(experiment, str | os.PathLike):
         path = Path(experiment)
         exp = load_experiment(path)
-        default_out = path.with_name(f"{exp.name}-results")
+        default_out = Path(f"{exp.name}-results")  # the working folder, not the file's (issue 68)
     elif isinstance(experiment, Experiment):
         exp, default_out = experiment, Path(f"{experiment.name}-results")
     else:
