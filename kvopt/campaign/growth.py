@@ -479,9 +479,12 @@ def grow(
         seen = [steps_out[k] for k in judged_steps(d, [s.step for s in families[d.name]])]
         j = direction_verdict([p.factor for p in seen], [p.ratio_certified for p in seen],
                               [p.ratio_optimistic for p in seen])  # fmt: skip
+        limit = j.limit
+        if j.rule == "peak":  # the highest certified ratio of every point, judged or not
+            limit = max([limit, *(p.ratio_certified for p in steps_out)])
         results.append(GrowthDirection(d.name, tuple(steps_out), j.exponent, j.verdict,
                                        stopped[d.name], certified=d.name in chosen,
-                                       vector=d.vector(), axis=d.axis, limit=j.limit,
+                                       vector=d.vector(), axis=d.axis, limit=limit,
                                        limit_spread=j.spread, rule=j.rule))  # fmt: skip
     best = _best(results)
     res = GrowthResult(
