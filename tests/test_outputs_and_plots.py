@@ -1,0 +1,106 @@
+"""Issue 68: default outputs in the current folder, ``gen FAMILY --help``, one Gantt
+orientation, readable panel names, ``kvopt plot --labels``."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kvopt import generate, simulate, solve
+from kvopt.experiment import run_experiment
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _small_experiment(path: Path) -> Path:
+    path.write_text('name = "tiny"\ntime_model = {c0 = 0.02, c_b = 1e-4, c_k = 1e-6}\n'
+                    'policies = ["fcfs"]\nloads = [4]\nseeds = 1\n'
+                    '[workload]\ntrace = "azure-conv"\nn = 5\nmemory = 8192\n'
+                    'arrivals = "poisson"\n')  # fmt: skip
+    return path
+
+
+def test_an_experiment_without_out_writes_in_the_current_folder(tmp_path, monkeypatch):
+    """The results go to ``<name>-results`` in the working folder, not beside the file."""
+    checkout, elsewhere = tmp_path / "checkout", tmp_path / "elsewhere"
+    checkout.mkdir()
+    elsewhere.mkdir()
+    exp = _small_experiment(checkout / "tiny.toml")
+    monkeypatch.chdir(elsewhere)
+    res = run_experiment(exp)
+    assert sorted(p.name for p in checkout.iterdir()) == ["tiny.toml"]
+    assert (elsewhere / "tiny-results" / "summary.csv").is_file()
+    assert Path(res.out).resolve() == (elsewhere / "tiny-results").resolve()
+
+
+def _status() -> str:
+    return subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--ignored"],
+                          capture_output=True, text=True, check=True).stdout  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_shipped_experiment_run_from_elsewhere_leaves_the_checkout_clean(tmp_path,
+                                                                          monkeypatch):  # fmt: skip
+    """Issue 68 acceptance (about 15 s: Table 3 of Kong et al., the quickest reproduction)."""
+    if not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    before = _status()
+    monkeypatch.chdir(tmp_path)
+    from kvopt.cli import main
+
+    assert main(["experiment", "run", str(REPO / "instances/experiments/kong-table3.toml"),
+                 "--json"]) == 0  # fmt: skip
+    assert (tmp_path / "kong-table3-results" / "report.md").is_file()
+    assert _status() == before
+
+
+def test_default_output_folders_are_ignored_by_git():
+    ignored = (REPO / ".gitignore").read_text().split()
+    for folder in ("kvopt-check/", "kvopt-grow/", "kvopt-search/", "kvopt-validate/",
+                   "kvopt-demo/", "*-results/"):  # fmt: skip
+        assert folder in ignored, folder
+
+
+def test_gen_family_help_prints_its_parameters(cli):
+    r = cli("gen", "workload", "--help")
+    assert r.code == 0
+    assert "family workload:" in r.out and "prediction_noise" in r.out and "rate" in r.out
+    plain = cli("gen", "--help")
+    assert plain.code == 0 and "family workload:" not in plain.out
+
+
+def test_one_gantt_orientation_in_every_figure(tmp_path):
+    """Job 0 on top with one schedule and with two (the shared axes once flipped it back)."""
+    from kvopt.plotting import schedule_figure
+
+    inst = generate("random", seed=1, n=4, memory=24)
+    a, b = simulate(inst, "fcfs").schedule, simulate(inst, "sjf").schedule
+    for scheds in ([a], [a, b]):
+        fig = schedule_figure(inst, scheds)
+        gantts = fig.axes[len(scheds):]  # row 2: the Gantt charts
+        for ax in gantts:
+            top, bottom = ax.get_ylim()[1], ax.get_ylim()[0]
+            assert top < bottom and top == pytest.approx(-0.5), (len(scheds), ax.get_ylim())
+
+
+def test_readable_names_for_exact_panels_and_labels_on_the_cli(cli, tmp_path):
+    from kvopt.api import _panel_name
+    from kvopt.plotting import readable_label
+
+    assert readable_label("exact:auto(bnb)") == "exact solver (auto, route bnb)"
+    assert readable_label("fcfs") == "fcfs"
+    inst = generate("random", seed=1, n=4, memory=24)
+    opt = solve(inst, time_limit=20)
+    assert opt.optimal and _panel_name(opt).startswith("Opt (proved; auto")
+    ipath, spath, opath = tmp_path / "i.json", tmp_path / "s.json", tmp_path / "o.json"
+    assert cli("gen", "random", "--seed", "1", "--param", "n=4", "--param", "memory=24",
+               "--out", ipath).code == 0  # fmt: skip
+    assert cli("simulate", ipath, "--policy", "fcfs", "--out", spath).code == 0
+    assert cli("solve", ipath, "--out", opath).code == 0
+    r = cli("plot", spath, "--instance", ipath, "--vs", opath, "--labels", "FCFS,Opt",
+            "--out", tmp_path / "p.png")  # fmt: skip
+    assert r.code == 0 and (tmp_path / "p.png").is_file()
+    r = cli("plot", spath, "--instance", ipath, "--labels", "a,b", "--out", tmp_path / "q.png")
+    assert r.code == 2 and "--labels" in r.err and not (tmp_path / "q.png").exists()
