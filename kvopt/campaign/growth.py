@@ -521,15 +521,15 @@ def _deciding_first(families: dict[str, list[Step]],
     the exponent and the rules ``change`` and ``peak``) and its highest ALG/LB point (where a
     peak's maximum can be certified higher), largest factor first; then its other judged
     points; then the points a verdict does not read (the odd steps of a ½ exponent)."""
-    ranked: list[tuple[int, int, float, str, Step]] = []
-    for name, pts in families.items():
+    ranked: list[tuple[int, int, int, str, Step]] = []
+    for order, (name, pts) in enumerate(families.items()):
         judged = judged_steps(dirs[name], [p.step for p in pts])
         upper = set(judged[len(judged) // 2 :] if len(judged) >= 4 else judged[-2:])
         if judged:
             upper.add(max(judged, key=lambda k: pts[k].point.ratio_lb))
         for k, s in enumerate(pts):
             rank = 0 if k in upper else 1 if k in judged else 2
-            ranked.append((rank, -k, -s.factor, name, s))
+            ranked.append((rank, len(pts) - 1 - k, order, name, s))  # from the family's end
     ranked.sort(key=lambda r: (r[0], r[1], r[2]))
     out: list[tuple[str, Step]] = []
     for _, _, _, name, s in ranked:
