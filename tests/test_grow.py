@@ -596,3 +596,17 @@ def test_the_deciding_points_are_solved_first():
     assert set(order[: len(deciding)]) == deciding
     assert order[:2] == [("a", 5), ("b", 3)]  # the largest factors first, in turn
     assert order[len(deciding) :] == [("b", 1), ("a", 2), ("b", 0), ("a", 0)]
+
+
+def test_grow_on_a_record_whose_ratio_rises_then_falls_says_bounded(tmp_path):
+    """Issue 68 item 3 on a real record: fcfs's bundled small record along ``count:5`` rises
+    from 2.70 to 5.10 and falls to 2.43 (the earlier rules said ``unclear``); with the other
+    defaults, ``bounded`` at the peak.  (Along other directions fcfs grows: the finder's sweep
+    says so.)  ``benchmarks/grow_defaults.sh`` times the defaults; no test asserts a speed."""
+    res = growth.grow(REPO / "instances/worst/small/fcfs.json", directions="count:5",
+                      out=tmp_path / "g",
+                      time_limit=2, certify_seconds=5, progress=False, plot=False)  # fmt: skip
+    d = res.direction("count:5")
+    rs = [p.ratio_certified for p in d.steps]
+    assert res.verdict == "bounded" and d.rule == "peak"
+    assert d.limit == max(rs) > rs[0] and rs[-1] < max(rs)
