@@ -128,3 +128,21 @@ def test_kvopt_help_describes_solve_by_the_routes_auto_takes(cli):
              "cpsat": "CP-SAT"}  # fmt: skip
     for backend, said in words.items():
         assert backend in backends and said in line, (backend, line)
+
+
+def test_compare_names_an_instance_alike_in_json_and_the_dataframe(tmp_path):
+    """Issue 68: ``to_dataframe()``'s ``instance`` was the file, ``--json``'s the stored name;
+    both now carry ``label`` and ``name`` (``instance`` stays, deprecated, as it was)."""
+    pytest.importorskip("pandas")
+    import kvopt
+
+    path = tmp_path / "mine.json"
+    from kvopt.instance import save_instance
+
+    save_instance(kvopt.generate("random", seed=1, n=4, memory=24), path)
+    cmp = kvopt.compare([str(path)], policies=["fcfs", "sjf"])
+    df = cmp.to_dataframe()
+    d = cmp.to_dict()["instances"][0]
+    assert set(df["label"]) == {d["label"]} == {"mine.json"}
+    assert set(df["name"]) == {d["name"]} == {"random-s1"}
+    assert set(df["instance"]) == {"mine.json"} and d["instance"] == "random-s1"  # as before
