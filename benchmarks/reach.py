@@ -105,7 +105,9 @@ def _ints(text: str) -> list[int]:
     try:
         vals = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected integers separated by commas, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected integers separated by commas, got {text!r}"
+        ) from None
     if not vals or min(vals) < 1:
         raise argparse.ArgumentTypeError(f"expected integers >= 1, got {text!r}")
     return vals
@@ -116,8 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--draws", type=int, default=10, help="instances per cell (default 10)")
     p.add_argument("--seconds", type=float, default=60.0, help="limit per solve (default 60)")
     p.add_argument("--ns", type=_ints, default=[8, 12, 16], help="job counts (default 8,12,16)")
-    p.add_argument("--tight", type=_ints, default=[2, 4],
-                   help="tightness k: M = max(largest peak, ceil(sum of peaks / k)) (default 2,4)")
+    p.add_argument(
+        "--tight",
+        type=_ints,
+        default=[2, 4],
+        help="tightness k: M = max(largest peak, ceil(sum of peaks / k)) (default 2,4)",
+    )
     p.add_argument("--sources", type=lambda s: s.split(","), default=list(SOURCES),
                    help="random, azure (default both)")  # fmt: skip
     p.add_argument("--json", metavar="FILE", help="also write every solve and the table here")

@@ -561,7 +561,7 @@ def _panel_name(result) -> str | None:
         return None
     from .plotting import readable_label
 
-    how = readable_label(f"exact:{solver}")[len("exact solver ("):-1]
+    how = readable_label(f"exact:{solver}")[len("exact solver (") : -1]
     if getattr(result, "optimal", False):
         return f"Opt (proved; {how})"
     gap = getattr(result, "gap", None)

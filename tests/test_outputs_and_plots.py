@@ -83,7 +83,7 @@ def test_one_gantt_orientation_in_every_figure(tmp_path):
     a, b = simulate(inst, "fcfs").schedule, simulate(inst, "sjf").schedule
     for scheds in ([a], [a, b]):
         fig = schedule_figure(inst, scheds)
-        gantts = fig.axes[len(scheds):]  # row 2: the Gantt charts
+        gantts = fig.axes[len(scheds) :]  # row 2: the Gantt charts
         for ax in gantts:
             top, bottom = ax.get_ylim()[1], ax.get_ylim()[0]
             assert top < bottom and top == pytest.approx(-0.5), (len(scheds), ax.get_ylim())

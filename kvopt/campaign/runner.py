@@ -155,8 +155,10 @@ def _best_means(res: CampaignResult) -> str:
     if claim.kind != "ratio":
         return " (the campaign's best by the claim's slack lhs/rhs, not by its ratio)"
     if claim.bound_fn is not None:
-        return (f" (the campaign's best by ratio ÷ the bound {claim.bound_text()}, not the "
-                "highest ratio: the validation reports that as its worst certified ratio)")
+        return (
+            f" (the campaign's best by ratio ÷ the bound {claim.bound_text()}, not the "
+            "highest ratio: the validation reports that as its worst certified ratio)"
+        )
     return ""
 
 

@@ -67,7 +67,7 @@ def _solver_label(data: dict) -> str | None:
     solver = data.get("solver")
     if not solver:
         return None
-    how = readable_label(f"exact:{solver}")[len("exact solver ("):-1]
+    how = readable_label(f"exact:{solver}")[len("exact solver (") : -1]
     if data.get("status") == "optimal":
         return f"Opt (proved; {how})"
     return f"best found by the exact solver ({how}; not proved optimal)"

@@ -49,6 +49,7 @@ line naming the file and the field, before any cell runs.
 from __future__ import annotations
 
 from .core import (
+    BOOTSTRAP_MIN_SEEDS,
     CELL_FORMAT,
     COLUMNS,
     ORACLE,
@@ -56,13 +57,12 @@ from .core import (
     Cell,
     Experiment,
     ExperimentResult,
-    BOOTSTRAP_MIN_SEEDS,
     bootstrap_ci,
-    seed_interval,
     cell_instance,
     load_experiment,
     run_cell,
     run_experiment,
+    seed_interval,
 )
 from .report import (
     SUMMARY_METRICS,

@@ -101,11 +101,21 @@ def plot_ratio_claims(result, path: Path) -> bool:
             if draw_brackets(ax, x, ys, yo, "tab:gray", lw=1.2, alpha=0.3) and not bracketed:
                 ax.plot([], [], "-", color="tab:gray", alpha=0.5, label="bracket (up to ALG/LB)")
                 bracketed = True
-        given = [g["score"] if per_instance else g["ratio_certified"]
-                 for g in dist.get("given") or () if g.get("score") is not None or not per_instance]
+        given = [
+            g["score"] if per_instance else g["ratio_certified"]
+            for g in dist.get("given") or ()
+            if g.get("score") is not None or not per_instance
+        ]
         if given:  # the --from records that count with the search's finds (issue 68)
-            ax.scatter([k] * len(given), given, s=70, marker="*", color="tab:orange", zorder=4,
-                       label="given record (--from)" if not given_shown else None)
+            ax.scatter(
+                [k] * len(given),
+                given,
+                s=70,
+                marker="*",
+                color="tab:orange",
+                zorder=4,
+                label="given record (--from)" if not given_shown else None,
+            )
             given_shown = True
         bound = 1.0 if per_instance else (c.bound if isinstance(c.bound, int | float) else None)
         if bound:
