@@ -551,24 +551,6 @@ def check_policy(
     return _check(policy, params=params, seed=seed, out=out)
 
 
-def _panel_name(result) -> str | None:
-    """A readable panel name: a policy's name, ``Opt (proved; solver auto, route bnb)`` for a
-    solve proved optimal, ``best found by solver … (not proved optimal, gap …)`` otherwise."""
-    if getattr(result, "policy", None):
-        return result.policy
-    solver = getattr(result, "solver", None)
-    if solver is None:
-        return None
-    from .plotting import readable_label
-
-    how = readable_label(f"exact:{solver}")[len("exact solver (") : -1]
-    if getattr(result, "optimal", False):
-        return f"Opt (proved; {how})"
-    gap = getattr(result, "gap", None)
-    gap_text = "" if gap is None else f", gap {100 * gap:.1f} %"
-    return f"best found by the exact solver ({how}; not proved optimal{gap_text})"
-
-
 def plot_schedule(
     instance,
     schedule=None,
@@ -591,7 +573,7 @@ def plot_schedule(
     >>> len(fig.axes)
     4
     """
-    from .plotting import save_figure, schedule_figure
+    from .plotting import panel_name, save_figure, schedule_figure
     from .record import Record
 
     items, names = [], []
@@ -608,7 +590,7 @@ def plot_schedule(
         inst = _inst(instance)
         for given in (schedule, vs) if vs is not None else (schedule,):
             items.append(getattr(given, "schedule", given))
-            names.append(_panel_name(given))
+            names.append(panel_name(given))
     fig = schedule_figure(inst, items, list(labels) if labels else names, title=title)
     if out is not None:
         save_figure(fig, out)

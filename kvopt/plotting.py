@@ -85,6 +85,22 @@ def readable_label(name: str | None) -> str | None:
     return f"exact solver ({solver})" if solver else "exact solver"
 
 
+def panel_name(result) -> str | None:
+    """A readable panel name: a policy's name, ``Opt (proved; solver auto, route bnb)`` for a
+    solve proved optimal, ``best found by solver … (not proved optimal, gap …)`` otherwise."""
+    if getattr(result, "policy", None):
+        return result.policy
+    solver = getattr(result, "solver", None)
+    if solver is None:
+        return None
+    how = readable_label(f"exact:{solver}")[len("exact solver (") : -1]
+    if getattr(result, "optimal", False):
+        return f"Opt (proved; {how})"
+    gap = getattr(result, "gap", None)
+    gap_text = "" if gap is None else f", gap {100 * gap:.1f} %"
+    return f"best found by the exact solver ({how}; not proved optimal{gap_text})"
+
+
 def _title(inst: Instance, sched: Schedule, label: str | None) -> str:
     res = check_schedule(inst, sched)
     name = label or readable_label(sched.producer) or "schedule"

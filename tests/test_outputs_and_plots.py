@@ -90,14 +90,13 @@ def test_one_gantt_orientation_in_every_figure(tmp_path):
 
 
 def test_readable_names_for_exact_panels_and_labels_on_the_cli(cli, tmp_path):
-    from kvopt.api import _panel_name
-    from kvopt.plotting import readable_label
+    from kvopt.plotting import panel_name, readable_label
 
     assert readable_label("exact:auto(bnb)") == "exact solver (auto, route bnb)"
     assert readable_label("fcfs") == "fcfs"
     inst = generate("random", seed=1, n=4, memory=24)
     opt = solve(inst, time_limit=20)
-    assert opt.optimal and _panel_name(opt).startswith("Opt (proved; auto")
+    assert opt.optimal and panel_name(opt).startswith("Opt (proved; auto")
     ipath, spath, opath = tmp_path / "i.json", tmp_path / "s.json", tmp_path / "o.json"
     assert cli("gen", "random", "--seed", "1", "--param", "n=4", "--param", "memory=24",
                "--out", ipath).code == 0  # fmt: skip
