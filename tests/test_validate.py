@@ -445,6 +445,9 @@ def test_scope_names_the_class_distinct_instances_and_the_effort(cli, tmp_path):
     assert r.code == 0, r.err
     sc = r.json()["claims"][0]["scope"]
     assert sc["class"] == CLAIMS["svf"].klass == "alpha < 1, all jobs at time 0"
+    # each campaign's certify line says its best is best by ratio ÷ bound, not the worst ratio
+    certify = [ln for ln in r.err.splitlines() if "certify stage:" in ln]
+    assert certify and all("not the highest ratio" in ln for ln in certify)
     keys = set()
     for folder in sc["campaigns"]:
         keys |= {ev.key for ev in read_log(Path(folder) / "evaluations.jsonl").values()}

@@ -152,8 +152,10 @@ def _best_means(res: CampaignResult) -> str:
     from ..claim import get_claim
 
     claim = get_claim(res.claim)
-    if claim.kind != "ratio":
+    if claim.kind in ("per-job", "invariant"):
         return " (the campaign's best by the claim's slack lhs/rhs, not by its ratio)"
+    if claim.kind != "ratio":
+        return ""
     if claim.bound_fn is not None:
         return (
             f" (the campaign's best by ratio ÷ the bound {claim.bound_text()}, not the "
