@@ -1,7 +1,7 @@
 """How far ``kvopt solve`` proves Opt (issue 68): the README's reach table.
 
 ``python benchmarks/reach.py [--draws 10] [--seconds 60] [--ns 8,12,16] [--tight 2,4]
-[--sources random,azure] [--json FILE]``
+[--sources random,azure] [--json FILE] [--rows FILE]``
 
 For each source, each ``n`` and each tightness ``k``, ``--draws`` instances (seeds 1, 2, …)
 are solved by ``kvopt.solve`` (``solver="auto"``, 2 threads, ``--seconds`` each); the table
@@ -20,7 +20,8 @@ were proved).
 
 Every schedule ``solve`` returns has passed the checker, and ``optimal`` means its proven bound
 meets the objective (SPEC §5).  The table, and with ``--json`` every solve, are printed; the
-run's settings head the table, so a reduced run says what it is.
+run's settings head the table, so a reduced run says what it is; ``--rows FILE`` prints the
+table of a ``--json`` file again (with its settings) without solving.
 """
 
 from __future__ import annotations
@@ -78,26 +79,26 @@ def run(args) -> list[dict]:
 
 
 def table(rows: list[dict], args) -> str:
-    """The Markdown table: per source and n, per tightness, proved fraction and median time."""
-    head = (f"Proved optimal within {args.seconds:g} s (fraction of {args.draws} draw(s), seeds "
-            f"1-{args.draws}) and the median solve time; `python benchmarks/reach.py --draws "
-            f"{args.draws} --seconds {args.seconds:g} --ns {','.join(map(str, args.ns))} "
-            f"--tight {','.join(map(str, args.tight))}`.")  # fmt: skip
-    cols = [f"k = {k} ({'loose' if k <= 2 else 'tight'}: peaks ≈ {k} M)" for k in args.tight]
-    lines = [head, "", "| source | n | " + " | ".join(cols) + " |",
-             "|---|---:|" + "---|" * len(cols)]  # fmt: skip
-    for source in args.sources:
-        for n in args.ns:
-            cells = []
-            for k in args.tight:
-                cell = [r for r in rows if (r["source"], r["n"], r["k"]) == (source, n, k)]
-                proved = sum(r["optimal"] for r in cell)
-                med = statistics.median(r["seconds"] for r in cell)
-                unproved_median = sum(not r["optimal"] for r in cell) * 2 >= len(cell)
-                when = f"≥ {args.seconds:g} s" if unproved_median else f"{med:.1f} s"
-                cells.append(f"{proved}/{len(cell)} proved, median {when}")
-            name = {"random": "random family", "azure": "Azure 2023 sample"}[source]
-            lines.append(f"| {name} | {n} | " + " | ".join(cells) + " |")
+    """The Markdown table: a row per n, a column per source and tightness, each cell the
+    proved fraction and the median solve time (the README's table)."""
+    names = {"random": "random", "azure": "Azure 2023"}
+    head = (f"Proved optimal within {args.seconds:g} s (of {args.draws} draw(s), seeds "
+            f"1-{args.draws}) and the median time; `python benchmarks/reach.py --draws "
+            f"{args.draws} --seconds {args.seconds:g}`; `k`: the jobs' peaks add up to about "
+            "k·M.")  # fmt: skip
+    cols = [(source, k) for source in args.sources for k in args.tight]
+    lines = [head, "", "| n | " + " | ".join(f"{names[s]}, k = {k}" for s, k in cols) + " |",
+             "|---:|" + "---|" * len(cols)]  # fmt: skip
+    for n in args.ns:
+        cells = []
+        for source, k in cols:
+            cell = [r for r in rows if (r["source"], r["n"], r["k"]) == (source, n, k)]
+            proved = sum(r["optimal"] for r in cell)
+            med = statistics.median(r["seconds"] for r in cell)
+            unproved_median = sum(not r["optimal"] for r in cell) * 2 >= len(cell)
+            when = f"≥ {args.seconds:g} s" if unproved_median else f"{med:.1f} s"
+            cells.append(f"{proved}/{len(cell)}, {when}")
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -127,13 +128,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sources", type=lambda s: s.split(","), default=list(SOURCES),
                    help="random, azure (default both)")  # fmt: skip
     p.add_argument("--json", metavar="FILE", help="also write every solve and the table here")
+    p.add_argument("--rows", metavar="FILE",
+                   help="print the table of a --json file's solves instead of solving")  # fmt: skip
     args = p.parse_args(argv)
     if args.draws < 1 or not args.seconds > 0:
         p.error("--draws must be >= 1 and --seconds > 0")
     bad = [s for s in args.sources if s not in SOURCES]
     if bad:
         p.error(f"--sources: unknown source {bad[0]!r} (valid: {', '.join(SOURCES)})")
-    rows = run(args)
+    if args.rows is not None:  # the solves and the settings of an earlier run
+        saved = json.loads(Path(args.rows).read_text())
+        for key in ("draws", "seconds", "ns", "tight", "sources"):
+            setattr(args, key, saved["settings"][key])
+        rows = saved["rows"]
+    else:
+        rows = run(args)
     text = table(rows, args)
     print(text)
     if args.json:
