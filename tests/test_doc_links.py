@@ -80,6 +80,26 @@ def test_the_check_fails_on_a_dead_link():
 
 
 def test_readme_does_not_call_the_docs_readable_on_github():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert "readable on GitHub" not in text
-    assert "the files of `docs/` are\nits source" in text
+    assert "The documentation is a Sphinx site; `docs/` is its source" in text
+    assert "exist only in the built site" in text
+
+
+def test_the_readme_reach_table_is_the_benchmark_output():
+    """Issue 68: the README's "how far solve proves Opt" is the table ``benchmarks/reach.py``
+    prints for its saved run (``--rows benchmarks/reach-3x60.json``), with its command."""
+    import json
+    import runpy
+    from types import SimpleNamespace
+
+    reach = runpy.run_path(str(ROOT / "benchmarks" / "reach.py"))
+    saved = json.loads((ROOT / "benchmarks" / "reach-3x60.json").read_text(encoding="utf-8"))
+    s = saved["settings"]
+    table = reach["table"](saved["rows"], SimpleNamespace(**s)).split("\n")[2:]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "\n".join(table) in readme
+    words = " ".join(readme.split())
+    assert f"python benchmarks/reach.py --draws {s['draws']} --seconds {s['seconds']:g}" in words
+    assert len(saved["rows"]) == len(s["ns"]) * len(s["tight"]) * len(s["sources"]) * s["draws"]
+    assert "about a dozen requests in seconds" not in words

@@ -163,7 +163,7 @@ def test_bootstrap_interval():
 
 
 def test_seed_interval_is_the_range_below_ten_seeds():
-    """SPEC §10.1 "Reports": below 10 seeds the min and max, from 10 seeds a bootstrap."""
+    """SPEC §10, "Reports": below 10 seeds the min and max, from 10 seeds a bootstrap."""
     assert E.seed_interval([1.0, 2.0, 6.0]) == (3.0, 1.0, 6.0)
     ten = [float(v) for v in range(10)]
     m, lo, hi = E.seed_interval(ten)

@@ -36,7 +36,7 @@ reused).
 **Results.**  ``OUT/results.csv``, one tidy row per cell (columns :data:`COLUMNS`),
 ``OUT/summary.csv`` (per policy, load and metric: the mean over seeds with the range
 over seeds below :data:`BOOTSTRAP_MIN_SEEDS` (10) seeds, else its 95 % bootstrap interval;
-SPEC §10.1), ``OUT/experiment.json`` (the experiment as run), and ``OUT/report.md``
+SPEC §10, "Reports"), ``OUT/experiment.json`` (the experiment as run), and ``OUT/report.md``
 with the plots ``OUT/latency-vs-load.png`` (the report's first two latency metrics, mean
 over seeds with the same range or interval as a band) and ``OUT/latency-cdf.png`` (per-request latency
 CDFs, seeds pooled).

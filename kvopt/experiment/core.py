@@ -400,7 +400,7 @@ class ExperimentResult:
 
 
 #: From this many seeds on, a summary gives a 95 % bootstrap interval of the mean; below it,
-#: the range over seeds (SPEC §10.1 "Reports": a bootstrap over 2 or 3 values is no more
+#: the range over seeds (SPEC §10, "Reports": a bootstrap over 2 or 3 values is no more
 #: than their min and max, so it is called what it is).
 BOOTSTRAP_MIN_SEEDS = 10
 

@@ -1,7 +1,8 @@
 """The summary, the report and the plots of an experiment's result (SPEC §10).
 
 :func:`summary_csv` (``summary.csv``: per policy, load and metric, the mean over seeds with
-the range over seeds below 10 seeds, else its 95 % bootstrap interval; SPEC §10.1 "Reports"), :func:`report_markdown` (``report.md``),
+the range over seeds below 10 seeds, else its 95 % bootstrap interval; SPEC §10, "Reports"),
+:func:`report_markdown` (``report.md``),
 :func:`plot_latency_vs_load` and :func:`plot_latency_cdf` (its two plots), and
 :func:`write_report`, which writes the report with its plots.  They read an
 :class:`~kvopt.experiment.ExperimentResult` only (:mod:`kvopt.experiment.core` runs the cells).
