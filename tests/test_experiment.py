@@ -252,7 +252,8 @@ class OneByOne(BlindPolicy):
 '''
 
 
-def test_users_own_policy_runs_in_an_experiment(cli, tmp_path):
+def test_users_own_policy_runs_in_an_experiment(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the results go to the current folder (issue 68)
     (tmp_path / "mine.py").write_text(textwrap.dedent(POLICY))
     path = _toml(tmp_path / "e.toml", policies=["fcfs", "mine.py:OneByOne"], seeds=1)
     r = cli("experiment", "run", path, "--json")
