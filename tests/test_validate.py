@@ -84,7 +84,7 @@ def test_smoke_validation_verdicts(tmp_path):
     table = res.table()
     assert "scope (what was searched)" in table and "no arrivals (per-job space)" in table
     md = (tmp_path / "r.md").read_text()
-    assert "| `rect-large` |" in md and "[scope: n " in md
+    assert "| `rect-large` |" in md and "[scope: class: " in md and "; searched n " in md
     for png in ("r-ratios.png", "r-perjob.png", "r-prop1.png"):
         assert (tmp_path / png).stat().st_size > 5000
     # validation.json redraws the same result (ValidationResult.from_dict inverts to_dict)
