@@ -1,4 +1,5 @@
-"""``kvopt plot SCHEDULE_OR_RECORD [--vs SCHEDULE] [--instance FILE] [--out FILE.png]``.
+"""``kvopt plot SCHEDULE_OR_RECORD [--vs SCHEDULE] [--instance FILE] [--labels A[,B]]
+[--out FILE.png]``.
 
 Memory over time (each attempt's footprint stacked, killed attempts hatched,
 the budget ``M`` drawn) above a Gantt chart of the attempts.  ``--vs`` draws a
@@ -17,6 +18,10 @@ unless ``--vs`` is given (SPEC §8: ``schedule`` beside ``opt_schedule``).  The 
 unless a record embeds it).  The output defaults to the input path with the
 suffix ``.png``.  A schedule that fails the checker is still drawn (so the
 violation can be seen), with a warning on stderr and ``[INVALID]`` in its title.
+Job 0 is the top row of every Gantt chart.  A panel is named by its policy; an exact
+solve's by :func:`kvopt.plotting.readable_label` (``Opt (proved; …)`` from ``solve --json``
+when it proved optimality); ``--labels`` names the panels (one name per schedule drawn, else
+exit status 2).
 """
 
 from __future__ import annotations
