@@ -610,3 +610,18 @@ def test_grow_on_a_record_whose_ratio_rises_then_falls_says_bounded(tmp_path):
     rs = [p.ratio_certified for p in d.steps]
     assert res.verdict == "bounded" and d.rule == "peak"
     assert d.limit == max(rs) > rs[0] and rs[-1] < max(rs)
+
+
+@pytest.mark.slow
+def test_grow_with_defaults_on_fcfs_small_record_is_bounded_at_its_peaks(tmp_path):
+    """Issue 68 acceptance: on fcfs's bundled small record, the finder's three directions all
+    rise (2.70 to about 7) and fall for several doublings (the earlier rules said ``unclear``
+    on each: the report of issue 68 shows the figures); the sweep now says ``bounded`` (rule
+    ``peak``).  The defaults but for the time budget (``seconds=None``, so the verdict does not
+    depend on the machine's speed); ``benchmarks/grow_defaults.sh`` times the defaults."""
+    res = growth.grow(REPO / "instances/worst/small/fcfs.json", out=tmp_path / "g",
+                      progress=False, plot=False)  # fmt: skip
+    assert res.verdict == "bounded" and len(res.directions) == 3
+    for d in res.directions:
+        rs = [p.ratio_certified for p in d.steps]
+        assert d.rule == "peak" and d.limit == max(rs) > 2 * rs[0] and rs[-1] < 0.8 * max(rs)
