@@ -594,7 +594,8 @@ def test_the_deciding_points_are_solved_first():
     order = [(name, s.step) for name, s in growth._deciding_first(fams, dirs)]
     deciding = {("a", 5), ("a", 4), ("a", 3), ("a", 1), ("b", 3), ("b", 2)}
     assert set(order[: len(deciding)]) == deciding
-    assert order[:2] == [("a", 5), ("b", 3)]  # the largest factors first, in turn
+    assert order[:2] == [("a", 1), ("b", 3)]  # each family's highest ALG/LB first, in turn
+    assert order[2:4] == [("a", 5), ("a", 4)]  # then the largest factors
     assert order[len(deciding) :] == [("b", 1), ("a", 2), ("b", 0), ("a", 0)]
 
 

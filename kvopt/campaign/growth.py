@@ -519,17 +519,19 @@ def _deciding_first(families: dict[str, list[Step]],
     the defaults' time ran out before the points that decide the verdict were solved): first,
     direction by direction in turn, the judged points of each family's upper half (they decide
     the exponent and the rules ``change`` and ``peak``) and its highest ALG/LB point (where a
-    peak's maximum can be certified higher), largest factor first; then its other judged
-    points; then the points a verdict does not read (the odd steps of a ½ exponent)."""
+    peak's maximum can be certified higher): that point first, then the largest factors
+    first; then its other judged points; then the points a verdict does not read (the odd
+    steps of a ½ exponent)."""
     ranked: list[tuple[int, int, int, str, Step]] = []
     for order, (name, pts) in enumerate(families.items()):
         judged = judged_steps(dirs[name], [p.step for p in pts])
         upper = set(judged[len(judged) // 2 :] if len(judged) >= 4 else judged[-2:])
-        if judged:
-            upper.add(max(judged, key=lambda k: pts[k].point.ratio_lb))
+        top = max(judged, key=lambda k: pts[k].point.ratio_lb) if judged else None
+        upper |= {top} if top is not None else set()
         for k, s in enumerate(pts):
             rank = 0 if k in upper else 1 if k in judged else 2
-            ranked.append((rank, len(pts) - 1 - k, order, name, s))  # from the family's end
+            where = -1 if k == top else len(pts) - 1 - k  # the peak, then from the family's end
+            ranked.append((rank, where, order, name, s))
     ranked.sort(key=lambda r: (r[0], r[1], r[2]))
     out: list[tuple[str, Step]] = []
     for _, _, _, name, s in ranked:
