@@ -11,16 +11,13 @@ import dataclasses
 import hashlib
 import io
 import json
-import math
 import os
 import signal
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from ...errors import InputError, Interrupted, did_you_mean
 from ...fileio import read_json, write_bytes_atomic, write_json_atomic
@@ -31,6 +28,13 @@ from ..seconds import METRICS, seconds_report
 from ..setups import Setup, apply_setup, get_setup
 from ..timemodel import PRESETS, TimeModel, parse_time_model
 from ..workload import BUNDLED, Workload
+from .intervals import (
+    BOOTSTRAP_MIN_SEEDS,
+    bootstrap_ci,
+    interval_kind,
+    interval_words,
+    seed_interval,
+)
 from .report import summary_csv, write_report
 
 #: Version of the cell file; part of every cell's key.
@@ -445,51 +449,6 @@ class ExperimentResult:
         """What :meth:`summary`'s low and high are: ``"range"`` (min and max over seeds) or
         ``"bootstrap95"`` (:func:`interval_kind`)."""
         return interval_kind(len(self.experiment.seeds))
-
-
-#: From this many seeds on, a summary gives a 95 % bootstrap interval of the mean; below it,
-#: the range over seeds (SPEC §10.1, "Reports": a bootstrap over 2 or 3 values is no more
-#: than their min and max, so it is called what it is).
-BOOTSTRAP_MIN_SEEDS = 10
-
-
-def interval_kind(seeds: int) -> str:
-    """``"range"`` below :data:`BOOTSTRAP_MIN_SEEDS` seeds, else ``"bootstrap95"``."""
-    return "range" if seeds < BOOTSTRAP_MIN_SEEDS else "bootstrap95"
-
-
-def interval_words(seeds: int) -> str:
-    """How a report names the interval of ``seeds`` seeds."""
-    if interval_kind(seeds) == "range":
-        return (f"range over the {seeds} seed(s) (min–max; fewer than {BOOTSTRAP_MIN_SEEDS} "
-                "seeds, so no bootstrap interval)")  # fmt: skip
-    return "95 % bootstrap interval of the mean"
-
-
-def seed_interval(values: Iterable[float]) -> tuple[float, float, float]:
-    """The mean of ``values`` (one per seed) with their range when fewer than
-    :data:`BOOTSTRAP_MIN_SEEDS`, else with its 95 % bootstrap interval (:func:`bootstrap_ci`)."""
-    a = np.asarray(list(values), dtype=float)
-    if a.size == 0:
-        return (math.nan, math.nan, math.nan)
-    if interval_kind(a.size) == "range":
-        return (float(a.mean()), float(a.min()), float(a.max()))
-    return bootstrap_ci(a)
-
-
-def bootstrap_ci(values: Iterable[float], level: float = 0.95, resamples: int = 2000,
-                 seed: int = 0) -> tuple[float, float, float]:  # fmt: skip
-    """The mean of ``values`` and its percentile bootstrap interval (seeded, reproducible)."""
-    a = np.asarray(list(values), dtype=float)
-    if a.size == 0:
-        return (math.nan, math.nan, math.nan)
-    m = float(a.mean())
-    if a.size == 1:
-        return (m, m, m)
-    rng = np.random.default_rng(seed)
-    means = a[rng.integers(0, a.size, size=(resamples, a.size))].mean(axis=1)
-    lo, hi = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2])
-    return (m, float(lo), float(hi))
 
 
 def load_experiment(path: str | os.PathLike) -> Experiment:

@@ -132,7 +132,7 @@ def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
     ]
     if exp.notes:
         lines += [f"* **Notes**: {exp.notes}"]
-    from .core import interval_words
+    from .intervals import interval_words
 
     lines += ["", f"Each entry: the mean over seeds [{interval_words(len(exp.seeds))}].", ""]
     for metric in exp.metrics:
