@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from kvopt.experiment import run_experiment
+from kvopt.serving.experiment import run_experiment
 
 from kvopt import generate, simulate, solve
 
