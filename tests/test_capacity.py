@@ -1,44 +1,39 @@
-"""``benchmarks/capacity.py``: the capacity the reproductions page quotes (the best policy's
-``n / makespan`` on a burst of the same requests) and ρ = load / capacity."""
+"""``benchmarks/capacity.py``: the capacity the reproductions page quotes (the saturated output
+token rate of a burst over the mean response, the best policy's) and ρ = load / capacity."""
 
 from __future__ import annotations
 
 import math
 
-import pytest
 from conftest import load_benchmark
 
 cap = load_benchmark("capacity")
 
 
-def _row(policy, load, n, makespan):
-    return {"policy": policy, "load": load, "n": n, "makespan_seconds": makespan}
+def test_the_saturated_rate_counts_tokens_until_the_queue_empties():
+    # T = 5 (the last first token); job 0 done (2 tokens), job 1 half way (5 of 10), job 2
+    # started at T (0 of 1): G = 7 tokens in 5 s, mean response 13/3
+    rate, nm = cap.saturated_rate([0.0, 0.0, 5.0], [2.0, 10.0, 6.0], [2, 10, 1])
+    assert math.isclose(rate, 7 / 5 / (13 / 3)) and math.isclose(nm, 3 / 10)
+    rate, nm = cap.saturated_rate([0.0, 0.0], [1.0, 4.0], [1, 4])  # one batch, no queue
+    assert rate == nm == 0.5
 
 
-def test_capacity_is_the_best_policys_mean_burst_throughput():
-    rows = [_row("a", "burst", 100, 10.0), _row("a", "burst", 100, 20.0),  # 10 and 5 req/s
-            _row("b", "burst", 100, 12.5), _row("b", "burst", 100, 12.5),  # 8 and 8
-            _row("a", 4.0, 100, 1.0)]  # a rate's row is not a burst: left out  # fmt: skip
-    c, best, per = cap.capacity_from_rows(rows)
-    assert per == {"a": 7.5, "b": 8.0} and best == "b" and c == 8.0
-    with pytest.raises(ValueError):
-        cap.capacity_from_rows([_row("a", 4.0, 100, 1.0)])
-
-
-def test_capacity_of_a_small_experiment_and_rho(tmp_path):
-    exp = {"name": "cap", "time_model": "llama2-70b-a100-tp2", "policies": ["fcfs", "svf"],
-           "loads": ["burst", 2, 50], "seeds": 2,
-           "workload": {"profile": "lmsys-jaillet", "n": 40, "memory": 2000,
-                        "arrivals": "poisson"}}  # fmt: skip
+def test_capacity_separates_the_loads_below_and_above_it(tmp_path):
     import kvopt
     from kvopt.serving.experiment import Experiment
 
-    e = Experiment.from_dict(exp)
-    res = kvopt.run_experiment(e, tmp_path, report=False)
-    rep = cap.capacity(e, 2, str(tmp_path))  # the burst cells are on disk: reused
-    bursts = {p: [r["n"] / r["makespan_seconds"] for r in res.rows
-                  if r["policy"] == p and r["load"] == "burst"] for p in ("fcfs", "svf")}  # fmt: skip
-    expect = max(sum(v) / 2 for v in bursts.values())
-    assert math.isclose(rep["capacity"], expect) and rep["capacity"] > 0
-    assert rep["rho"] == {"2.0": 2 / expect, "50.0": 50 / expect}
-    assert len(list((tmp_path / "cells").iterdir())) == len(res.rows)  # nothing new was run
+    d = {"name": "cap", "time_model": "llama2-70b-a100-tp2", "policies": ["fcfs", "svf"],
+         "loads": [1], "seeds": 2,
+         "workload": {"profile": "lmsys-jaillet", "n": 150, "memory": 1500,
+                      "arrivals": "poisson"}}  # fmt: skip
+    rep = cap.capacity(Experiment.from_dict(d), 2)
+    c = rep["capacity"]
+    assert c == max(rep["per_policy"].values()) > 0 and rep["best_policy"] in ("fcfs", "svf")
+    assert rep["rho"] == {"1": 1 / c}
+    # a rate at a quarter of the capacity keeps the queue short, four times it does not
+    low, high = round(c / 4, 3), round(4 * c, 3)
+    res = kvopt.run_experiment({**d, "policies": ["fcfs"], "loads": [low, high]}, tmp_path,
+                               report=False)  # fmt: skip
+    wait = res.summary("mean_ttft")
+    assert wait[("fcfs", high)][0] > 10 * wait[("fcfs", low)][0]
