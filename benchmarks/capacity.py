@@ -43,8 +43,9 @@ from kvopt.serving.seconds import seconds_report  # noqa: E402
 from kvopt.simulation import simulate  # noqa: E402
 
 
-def saturated_rate(ttft: Sequence[float], completion: Sequence[float],
-                   response: Sequence[int]) -> tuple[float, float]:
+def saturated_rate(
+    ttft: Sequence[float], completion: Sequence[float], response: Sequence[int]
+) -> tuple[float, float]:
     """(the saturated rate ``G / T / mean(o)`` of the module docstring, ``n`` over the
     makespan) of one burst, from each request's first-token and completion times (seconds
     from the burst) and its response length."""
