@@ -573,7 +573,7 @@ def plot_schedule(
     >>> len(fig.axes)
     4
     """
-    from .plotting import save_figure, schedule_figure
+    from .plotting import panel_name, save_figure, schedule_figure
     from .record import Record
 
     items, names = [], []
@@ -588,11 +588,9 @@ def plot_schedule(
         if schedule is None:
             raise TypeError("plot_schedule needs a schedule (or a record as the first argument)")
         inst = _inst(instance)
-        items.append(getattr(schedule, "schedule", schedule))
-        names.append(getattr(schedule, "policy", None) or getattr(schedule, "solver", None))
-        if vs is not None:
-            items.append(getattr(vs, "schedule", vs))
-            names.append(getattr(vs, "policy", None) or getattr(vs, "solver", None))
+        for given in (schedule, vs) if vs is not None else (schedule,):
+            items.append(getattr(given, "schedule", given))
+            names.append(panel_name(given))
     fig = schedule_figure(inst, items, list(labels) if labels else names, title=title)
     if out is not None:
         save_figure(fig, out)

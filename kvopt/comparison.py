@@ -134,7 +134,8 @@ class InstanceComparison:
     def to_dict(self) -> dict[str, Any]:
         inst = self.instance
         return {
-            "instance": inst.name,
+            "instance": inst.name,  # deprecated (kvopt 0.2): "name"; removed in the next release
+            "name": inst.name,
             "label": self.label,
             "source": self.source,
             "n": inst.n,
@@ -193,7 +194,12 @@ class Comparison:
         return out
 
     def to_dataframe(self):
-        """One row per (instance, policy): the numbers of :class:`PolicyRow` (needs pandas)."""
+        """One row per (instance, policy): the numbers of :class:`PolicyRow` (needs pandas).
+
+        The instance is named as in ``--json`` (:meth:`InstanceComparison.to_dict`): ``label``
+        (the file it was read from, else its name) and ``name`` (the name stored inside).  The
+        column ``instance`` (the label) is deprecated since kvopt 0.2 — it meant the label here
+        and the stored name in ``--json`` — and goes in the next release: use ``label``."""
         import pandas as pd
 
         rows = []
@@ -201,8 +207,10 @@ class Comparison:
             for r in ic.rows:
                 d = r.to_dict()
                 d.pop("params", None)
-                rows.append({"instance": ic.label, "n": ic.instance.n,
-                             "memory": ic.instance.memory, "opt": ic.opt, **d})  # fmt: skip
+                rows.append({"label": ic.label, "name": ic.instance.name,
+                             "instance": ic.label,  # deprecated: "label"
+                             "n": ic.instance.n, "memory": ic.instance.memory, "opt": ic.opt,
+                             **d})  # fmt: skip
         return pd.DataFrame(rows)
 
     def __repr__(self) -> str:

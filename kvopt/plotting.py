@@ -71,9 +71,39 @@ def _colors(n: int):
     return [cmap(i % 20) for i in range(max(n, 1))]
 
 
+def readable_label(name: str | None) -> str | None:
+    """A panel's name for a schedule's producer: ``exact:auto(bnb)`` (an exact solver's
+    schedule; a file does not say whether it was proved optimal) reads ``exact solver (auto,
+    route bnb)``, other names stay as they are (:func:`kvopt.api.plot_schedule` names a solve
+    result ``Opt`` when it is proved optimal)."""
+    if not name or not name.startswith("exact"):
+        return name
+    solver = name.split(":", 1)[1] if ":" in name else ""
+    if "(" in solver and solver.endswith(")"):
+        head, route = solver[:-1].split("(", 1)
+        solver = f"{head}, route {route}"
+    return f"exact solver ({solver})" if solver else "exact solver"
+
+
+def panel_name(result) -> str | None:
+    """A readable panel name: a policy's name, ``Opt (proved; solver auto, route bnb)`` for a
+    solve proved optimal, ``best found by solver … (not proved optimal, gap …)`` otherwise."""
+    if getattr(result, "policy", None):
+        return result.policy
+    solver = getattr(result, "solver", None)
+    if solver is None:
+        return None
+    how = readable_label(f"exact:{solver}")[len("exact solver (") : -1]
+    if getattr(result, "optimal", False):
+        return f"Opt (proved; {how})"
+    gap = getattr(result, "gap", None)
+    gap_text = "" if gap is None else f", gap {100 * gap:.1f} %"
+    return f"best found by the exact solver ({how}; not proved optimal{gap_text})"
+
+
 def _title(inst: Instance, sched: Schedule, label: str | None) -> str:
     res = check_schedule(inst, sched)
-    name = label or sched.producer or "schedule"
+    name = label or readable_label(sched.producer) or "schedule"
     if res.objective is None:
         obj = "incomplete"
     else:
@@ -163,7 +193,10 @@ def _draw_gantt(ax, inst: Instance, sched: Schedule, colors) -> None:
                   frameon=False, borderaxespad=0.1)  # above the chart, not over its bars  # fmt: skip
     ax.set_ylabel("job")
     ax.set_xlabel("round")
-    ax.invert_yaxis()
+    # job 0 at the top, in every figure: the limits are set, not inverted, since the Gantt
+    # axes of a figure share y and inverting each would flip a two-column figure back
+    # (issue 68: a single plot and --vs / record plots had opposite orders)
+    ax.set_ylim(inst.n - 0.5, -0.5)
     if inst.n <= 30:
         ax.set_yticks(range(inst.n))
         ax.tick_params(axis="y", labelsize=7)

@@ -112,10 +112,11 @@ def test_registry_names_the_solvers():
 
 
 def case(n, objective="total", threads=2, time_limit=60.0, compiled=True, typed=False,
-         rounds=100, solver="auto", cells=0, long=0, arrivals=False) -> Case:  # fmt: skip
+         rounds=100, solver="auto", cells=0, long=0, arrivals=False, capped=False) -> Case:  # fmt: skip
     return Case(
-        solver, n, objective, threads, time_limit, compiled, typed, rounds, cells, long, arrivals
-    )
+        solver, n, objective, threads, time_limit, compiled, typed, rounds, cells, long, arrivals,
+        capped,
+    )  # fmt: skip
 
 
 #: (case, route name): the routing of ``auto`` and the other ``solver=`` values, row by row
@@ -229,6 +230,27 @@ TABLE = [
     (case(20, long=20, objective="makespan"), "cpsat"),
     (case(20, long=20, typed=True), "typed-race"),
     (case(20, long=20, solver="highs"), "highs"),
+    # a batch cap (SPEC §10.1): the capped rows, whatever else holds
+    (case(8, capped=True), "capped-small"),
+    (case(15, long=4, capped=True), "capped-small"),
+    (case(20, capped=True, threads=1, rounds=400), "capped-small"),
+    (case(21, capped=True), "capped-ladder"),
+    (case(30, capped=True, rounds=5999), "capped-ladder"),
+    (case(31, capped=True, threads=1), "capped"),
+    (case(21, capped=True, compiled=False), "capped"),
+    (case(12, objective="makespan", capped=True), "capped"),
+    (case(40, capped=True), "capped-ils-cpsat"),
+    (case(40, capped=True, threads=1), "capped"),
+    (case(8, typed=True, capped=True), "capped-small"),
+    (case(30, typed=True, capped=True), "capped-typed"),
+    (case(8, typed=True, objective="makespan", capped=True), "capped"),
+    (case(12, rounds=401, capped=True), "capped-events-long"),
+    (case(60, rounds=5000, capped=True), "capped-events-long"),
+    (case(61, rounds=5000, capped=True), "capped-ils-cpsat"),
+    (case(8, cells=3 * 10**7, capped=True), "capped-events"),
+    (case(61, typed=True, cells=3 * 10**7, capped=True), "capped-no-model"),
+    (case(8, solver="bnb", capped=True), "bnb"),  # refused by solve(): tests/test_exact_cap.py
+    (case(8, solver="events", capped=True), "events"),
 ]
 
 

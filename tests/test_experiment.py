@@ -122,7 +122,7 @@ def test_run_from_a_dict_resume_and_change(tmp_path):
         assert r["bound"] > 0 and r["ratio"] >= 1 - 1e-12
     assert (out / "report.md").exists() and (out / "latency-cdf.png").exists()
     summ = (out / "summary.csv").read_text().splitlines()
-    assert summ[0] == "experiment,policy,load,metric,mean,ci_low,ci_high,seeds"
+    assert summ[0] == "experiment,policy,load,metric,mean,low,high,interval,seeds"
     assert any(line.startswith("t,sjf,4.0,mean_latency,") for line in summ)
     again = E.run_experiment(_exp(), out)
     assert again.ran == 0 and again.reused == 8 and again.rows == res.rows
@@ -160,6 +160,34 @@ def test_bootstrap_interval():
     m, lo, hi = E.bootstrap_ci([1.0, 2.0, 3.0, 4.0])
     assert m == 2.5 and 1.0 <= lo < m < hi <= 4.0
     assert E.bootstrap_ci([7.0]) == (7.0, 7.0, 7.0)
+
+
+def test_seed_interval_is_the_range_below_ten_seeds():
+    """SPEC §10, "Reports": below 10 seeds the min and max, from 10 seeds a bootstrap."""
+    assert E.seed_interval([1.0, 2.0, 6.0]) == (3.0, 1.0, 6.0)
+    ten = [float(v) for v in range(10)]
+    m, lo, hi = E.seed_interval(ten)
+    assert (m, lo, hi) == E.bootstrap_ci(ten) and 0.0 < lo < m < hi < 9.0
+
+
+@pytest.mark.parametrize("seeds, words", [(3, "range over the 3 seed(s)"),
+                                          (10, "95 % bootstrap interval")])  # fmt: skip
+def test_report_names_its_interval(tmp_path, seeds, words):
+    """Issue 68: a 3-seed summary says "range" (no "bootstrap"); a 10-seed one a bootstrap."""
+    small = {"trace": "azure-conv", "n": 6, "memory": 8192, "arrivals": "poisson"}
+    res = E.run_experiment(_exp(seeds=seeds, policies=["fcfs"], loads=[4], workload=small),
+                           tmp_path / "r")  # fmt: skip
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert words in report
+    rows = (tmp_path / "r" / "summary.csv").read_text().splitlines()
+    kind = "range" if seeds < 10 else "bootstrap95"
+    assert all(line.split(",")[7] == kind for line in rows[1:])
+    vals = [r["mean_latency"] for r in res.rows]
+    m, lo, hi = res.summary("mean_latency")[("fcfs", 4)]
+    if seeds < 10:
+        assert "95 % bootstrap" not in report and (lo, hi) == (min(vals), max(vals))
+    else:
+        assert min(vals) <= lo <= m <= hi <= max(vals)
 
 
 def _toml(path, **over):
@@ -224,7 +252,8 @@ class OneByOne(BlindPolicy):
 '''
 
 
-def test_users_own_policy_runs_in_an_experiment(cli, tmp_path):
+def test_users_own_policy_runs_in_an_experiment(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the results go to the current folder (issue 68)
     (tmp_path / "mine.py").write_text(textwrap.dedent(POLICY))
     path = _toml(tmp_path / "e.toml", policies=["fcfs", "mine.py:OneByOne"], seeds=1)
     r = cli("experiment", "run", path, "--json")

@@ -84,7 +84,7 @@ def test_smoke_validation_verdicts(tmp_path):
     table = res.table()
     assert "scope (what was searched)" in table and "no arrivals (per-job space)" in table
     md = (tmp_path / "r.md").read_text()
-    assert "| `rect-large` |" in md and "[scope: n " in md
+    assert "| `rect-large` |" in md and "[scope: class: " in md and "; searched n " in md
     for png in ("r-ratios.png", "r-perjob.png", "r-prop1.png"):
         assert (tmp_path / png).stat().st_size > 5000
     # validation.json redraws the same result (ValidationResult.from_dict inverts to_dict)
@@ -404,9 +404,68 @@ def test_validate_from_records_below_the_bound_searches_and_says_so(cli, tmp_pat
             "--out", tmp_path / "v", "--no-progress")  # fmt: skip
     assert r.code == 0, r.err
     line = next(x for x in r.out.splitlines() if x.startswith("fcfs-ratio-at-most-50:"))
-    assert line.startswith("fcfs-ratio-at-most-50: holds [scope: n ")
+    assert line.startswith("fcfs-ratio-at-most-50: holds [scope: class: ")
+    assert "; searched n " in line
     assert "--from: 1 of 2 records in the class (worst certified 2.698)" in line  # sjf's is not
     assert "| scope (what was searched) |" in r.out
+
+
+def test_validate_from_records_count_in_the_headline(cli, tmp_path):
+    """Issue 68 acceptance: a given record in the class counts where the search's finds count:
+    the printed and JSON worst certified ratio is at least its 2.698, with it as the record."""
+    args = ("validate", "--policy", "fcfs", "--ratio-at-most", "10", "--budget", "16",
+            "--seed", "1", "--from", SMALL_RECORDS / "fcfs.json", "--no-progress")  # fmt: skip
+    given = load_record(SMALL_RECORDS / "fcfs.json")
+    r = cli(*args, "--out", tmp_path / "v", "--report", tmp_path / "r.md")
+    assert r.code == 0, r.err
+    row = next(x for x in r.out.splitlines() if x.startswith("| `fcfs-ratio-at-most-10`"))
+    assert row.split(" | ")[4] == "2.698"  # the table's worst certified column
+    assert "on the given record" in r.out and "the search's own worst certified" in r.out
+    r = cli(*args, "--out", tmp_path / "v", "--json")
+    c = r.json()["claims"][0]
+    assert c["verdict"] == "holds" and round(c["worst_certified_ratio"], 3) >= 2.698
+    assert c["worst_certified_ratio"] == given.ratio_certified
+    kept = load_record(c["worst_record"])
+    assert kept.instance == given.instance and verify_record(kept) == []
+    saved = json.loads((tmp_path / "v" / "validation.json").read_text())["claims"][0]
+    assert saved["worst_certified_ratio"] == c["worst_certified_ratio"]
+    assert saved["scope"]["records"]["worst_record"].endswith("fcfs.json")
+    dist = saved["data"]["distribution"]  # the report's picture draws the given record
+    assert [g["ratio_certified"] for g in dist["given"]] == [given.ratio_certified]
+    assert "2.698" in (tmp_path / "r.md").read_text()
+
+
+def test_scope_names_the_class_distinct_instances_and_the_effort(cli, tmp_path):
+    """Issue 68 acceptance: ``scope.class`` is the claim's class, ``distinct_instances`` at most
+    ``evaluations`` and the distinct count of ``evaluations.jsonl``; no "full" effort."""
+    from kvopt.campaign.log import read_log
+
+    r = cli("validate", "--claims", "svf", "--budget", "32", "--seed", "1", "--json",
+            "--no-progress", "--out", tmp_path / "v", "--report", tmp_path / "r.md")  # fmt: skip
+    assert r.code == 0, r.err
+    sc = r.json()["claims"][0]["scope"]
+    assert sc["class"] == CLAIMS["svf"].klass == "alpha < 1, all jobs at time 0"
+    # each campaign's certify line says its best is best by ratio ÷ bound, not the worst ratio
+    certify = [ln for ln in r.err.splitlines() if "certify stage:" in ln]
+    assert certify and all("not the highest ratio" in ln for ln in certify)
+    keys = set()
+    for folder in sc["campaigns"]:
+        keys |= {ev.key for ev in read_log(Path(folder) / "evaluations.jsonl").values()}
+    assert sc["distinct_instances"] == len(keys) <= sc["evaluations"]
+    assert sc["effort"]["name"] == "custom" and sc["effort"]["budget"] == 32
+    report = (tmp_path / "r.md").read_text()
+    assert "full effort" not in report and "budget 32 evaluations per claim" in report
+    assert "(custom effort; the default is budget 160)" in report
+
+
+def test_effort_is_default_only_when_it_is():
+    from kvopt.validation.effort import Effort, effort_dict, effort_text
+
+    assert effort_dict(Effort())["name"] == "default"
+    assert effort_dict(QUICK)["name"] == "quick"
+    assert effort_dict(replace(Effort(), budget=32))["name"] == "custom"
+    assert "default effort" in effort_text(effort_dict(Effort()))
+    assert "default effort" not in effort_text(effort_dict(replace(Effort(), budget=32)))
 
 
 def test_validate_from_bad_input(cli, tmp_path):

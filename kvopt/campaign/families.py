@@ -33,6 +33,9 @@ BOUNDED_CHANGE = 0.05
 #: the paper constructions' corrections) and rejects, with margin, every power law (increments
 #: grow by ``2^a`` per doubling) and a logarithm (constant increments, ratio 1).
 GEOMETRIC_Q = 0.7
+#: A direction whose certified ratio peaked inside the range is ``bounded`` (rule ``peak``)
+#: when the points after the peak span at least this many doublings.
+PEAK_DOUBLINGS = 2
 
 
 class GrowthVerdict(StrEnum):
@@ -437,6 +440,15 @@ def direction_verdict(factors: Sequence[float], ratios: Sequence[float],
     less than :data:`BOUNDED_CHANGE` over the last two doublings (rule ``change``), or the
     increments of the last three steps shrink geometrically with :data:`GEOMETRIC_Q` (rule
     ``geometric``); either way with the limit estimate of :func:`limit_estimate`.
+    ``bounded`` too when the ratio stopped growing inside the range (rule ``peak``, issue 68):
+    the highest certified ratio is at a point strictly inside the range (after the first: it
+    rose, before the last and strictly above it: it fell), the
+    points after it span at least :data:`PEAK_DOUBLINGS` doublings, and the slope over the
+    upper half is not positive — of the certified ratios and, when given, of the optimistic
+    ones ``upper`` (the ceiling falls too, so the true ratio is not growing there); the limit
+    estimate is then that maximum (spread 0): the family never certified more.  This rule is
+    read before ``change`` and ``geometric``, whose extrapolation of a falling ratio would put
+    the estimate below a ratio the family has certified.
 
     ``upper`` (optional) are the same points' optimistic ratios ALG/LB — at every point an
     upper bound on the true ratio, as the certified ALG/UB is a lower one.  When the certified
@@ -457,6 +469,9 @@ def direction_verdict(factors: Sequence[float], ratios: Sequence[float],
     >>> j = direction_verdict([1, 2, 4, 8, 16], [53, 64, 69, 72, 73.6])
     >>> j.verdict, j.rule, round(j.limit, 1)
     ('bounded', 'geometric', 75.4)
+    >>> j = direction_verdict([1, 2, 4, 8, 16, 32], [3.1, 3.92, 3.4, 2.9, 2.5, 2.2])
+    >>> j.verdict, j.rule, j.limit
+    ('bounded', 'peak', 3.92)
     >>> ceiling = [118, 126, 129, 129.4, 129.5]
     >>> j = direction_verdict([1, 2, 4, 8, 16], [100, 88, 101, 85, 97], ceiling)
     >>> j.verdict, j.rule, round(j.limit - j.spread, 1), round(j.limit + j.spread, 1)
@@ -473,6 +488,9 @@ def direction_verdict(factors: Sequence[float], ratios: Sequence[float],
             and doublings >= GROWS_DOUBLINGS - 1e-9):  # fmt: skip
         return Judgement(exp, GrowthVerdict.GROWS)
     # the last two doublings: from the last point at or below a quarter of the last factor
+    peak = peaked(xs, rs, upper if upper is None else [u for _, u in sorted(zip(factors, upper))])
+    if peak is not None:
+        return Judgement(exp, GrowthVerdict.BOUNDED, peak, 0.0, "peak")
     below = [x for x in xs if x <= xs[-1] / 4 * (1 + 1e-9)]
     last = [p for p in pts if below and p[0] >= below[-1]]
     if len(pts) >= 3 and last:
@@ -493,6 +511,26 @@ def direction_verdict(factors: Sequence[float], ratios: Sequence[float],
             lo, hi = floor, max(ceiling.limit + (ceiling.spread or 0.0), floor)
             return Judgement(exp, GrowthVerdict.BOUNDED, (lo + hi) / 2, (hi - lo) / 2, "upper")
     return Judgement(exp, GrowthVerdict.UNCLEAR)
+
+
+def peaked(xs: Sequence[float], rs: Sequence[float],
+           upper: Sequence[float] | None = None) -> float | None:  # fmt: skip
+    """The highest ratio of ``rs`` (sorted by factor ``xs``) when the family stopped growing
+    inside the range (rule ``peak`` of :func:`direction_verdict`), else ``None``."""
+    if len(rs) < 3:
+        return None
+    top = max(range(len(rs)), key=lambda k: (rs[k], -k))  # the first point of the maximum
+    if top in (0, len(rs) - 1) or not rs[top] > rs[-1] * (1 + 1e-9):
+        return None
+    if math.log2(xs[-1] / xs[top]) < PEAK_DOUBLINGS - 1e-9:
+        return None
+    for ys in (rs, upper):
+        if ys is None:
+            continue
+        e = tail_exponent(xs, ys)
+        if e is None or e > 0:
+            return None
+    return rs[top]
 
 
 def judged_steps(d: Direction, steps: Sequence[int]) -> list[int]:
@@ -516,6 +554,7 @@ def sweep_verdict(verdicts: Sequence[str]) -> GrowthVerdict:
 
 __all__ = [
     "BOUNDED_CHANGE",
+    "PEAK_DOUBLINGS",
     "GEOMETRIC_Q",
     "LATTICE",
     "Judgement",
@@ -531,6 +570,7 @@ __all__ = [
     "Direction",
     "GrowthVerdict",
     "direction_verdict",
+    "peaked",
     "directions_for",
     "parse_direction",
     "sweep_verdict",

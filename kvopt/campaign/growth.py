@@ -389,6 +389,12 @@ def grow(
     chosen = sorted(families, key=screen, reverse=True)[:certify]
     solves = 0
 
+    by_name = {d.name: d for d in dirs}
+
+    def deciding_first(names: Sequence[str]) -> list[tuple[str, Step]]:
+        """The points of ``names``' families, those that decide the verdict first (issue 68)."""
+        return _deciding_first({n: families[n] for n in names}, by_name)
+
     def judged(d: Direction):
         pts = families[d.name]
         seen = [pts[k] for k in judged_steps(d, [p.step for p in pts])]
@@ -396,23 +402,22 @@ def grow(
 
     def solve_points() -> None:
         nonlocal solves
-        for name in chosen:
-            for s in families[name]:
-                p = s.point
-                if p.bracket.optimal or p.solved or p.inst.n > exact_max_n:
-                    continue
-                limit = float(time_limit)
-                if sweep_end is not None:
-                    limit = min(limit, sweep_end - time.monotonic())
-                    if limit < MIN_SOLVE_SECONDS:
-                        out_of_time(time.monotonic(), "before the exact solves")
-                        return
-                p.bracket = solve_bracket(p.bracket, p.inst, Effort(exact_seconds=limit))
-                p.solved = True
-                store.save(instance_key(p.inst), p)
-                solves += 1
-                say(f"{name} x{s.factor:g}: exact {p.bracket.status} ({p.bracket.lb_source}) in "
-                    f"{p.bracket.exact_seconds:.1f}s, ALG/UB {p.ratio_ub:.4g}")  # fmt: skip
+        for name, s in deciding_first(chosen):
+            p = s.point
+            if p.bracket.optimal or p.solved or p.inst.n > exact_max_n:
+                continue
+            limit = float(time_limit)
+            if sweep_end is not None:
+                limit = min(limit, sweep_end - time.monotonic())
+                if limit < MIN_SOLVE_SECONDS:
+                    out_of_time(time.monotonic(), "before the exact solves")
+                    return
+            p.bracket = solve_bracket(p.bracket, p.inst, Effort(exact_seconds=limit))
+            p.solved = True
+            store.save(instance_key(p.inst), p)
+            solves += 1
+            say(f"{name} x{s.factor:g}: exact {p.bracket.status} ({p.bracket.lb_source}) in "
+                f"{p.bracket.exact_seconds:.1f}s, ALG/UB {p.ratio_ub:.4g}")  # fmt: skip
 
     solve_points()
     # The walk judged the cheap ratios; the exact solves can move the early points.  A direction
@@ -433,7 +438,7 @@ def grow(
         cheap = {d.name: judged(d).verdict for d in dirs}
         overall = sweep_verdict(list(cheap.values()))
         deciding = [n for n, v in cheap.items() if v == overall]
-        todo = [(name, s) for name in deciding for s in families[name]]
+        todo = deciding_first(deciding)
         todo = [(name, s) for k, (name, s) in enumerate(todo)
                 if not (s.point.bracket.optimal or s.point.certified)
                 and all(s.point is not t.point for _, t in todo[:k])]  # fmt: skip
@@ -474,9 +479,12 @@ def grow(
         seen = [steps_out[k] for k in judged_steps(d, [s.step for s in families[d.name]])]
         j = direction_verdict([p.factor for p in seen], [p.ratio_certified for p in seen],
                               [p.ratio_optimistic for p in seen])  # fmt: skip
+        limit = j.limit
+        if j.rule == "peak":  # the highest certified ratio of every point, judged or not
+            limit = max([limit, *(p.ratio_certified for p in steps_out)])
         results.append(GrowthDirection(d.name, tuple(steps_out), j.exponent, j.verdict,
                                        stopped[d.name], certified=d.name in chosen,
-                                       vector=d.vector(), axis=d.axis, limit=j.limit,
+                                       vector=d.vector(), axis=d.axis, limit=limit,
                                        limit_spread=j.spread, rule=j.rule))  # fmt: skip
     best = _best(results)
     res = GrowthResult(
@@ -503,6 +511,33 @@ def grow(
                                            "exact_solves": solves})  # fmt: skip
     say(f"verdict {res.verdict}; best {res.family()}")
     return res
+
+
+def _deciding_first(families: dict[str, list[Step]],
+                    dirs: dict[str, Direction]) -> list[tuple[str, Step]]:  # fmt: skip
+    """The points of ``families`` in the order their exact solves are worth the time (issue 68:
+    the defaults' time ran out before the points that decide the verdict were solved): first,
+    direction by direction in turn, the judged points of each family's upper half (they decide
+    the exponent and the rules ``change`` and ``peak``) and its highest ALG/LB point (where a
+    peak's maximum can be certified higher): that point first, then the largest factors
+    first; then its other judged points; then the points a verdict does not read (the odd
+    steps of a ½ exponent)."""
+    ranked: list[tuple[int, int, int, str, Step]] = []
+    for order, (name, pts) in enumerate(families.items()):
+        judged = judged_steps(dirs[name], [p.step for p in pts])
+        upper = set(judged[len(judged) // 2 :] if len(judged) >= 4 else judged[-2:])
+        top = max(judged, key=lambda k: pts[k].point.ratio_lb) if judged else None
+        upper |= {top} if top is not None else set()
+        for k, s in enumerate(pts):
+            rank = 0 if k in upper else 1 if k in judged else 2
+            where = -1 if k == top else len(pts) - 1 - k  # the peak, then from the family's end
+            ranked.append((rank, where, order, name, s))
+    ranked.sort(key=lambda r: (r[0], r[1], r[2]))
+    out: list[tuple[str, Step]] = []
+    for _, _, _, name, s in ranked:
+        if all(s.point is not t.point for _, t in out):
+            out.append((name, s))
+    return out
 
 
 def _judge(seen: Sequence[Step]) -> Judgement:

@@ -49,7 +49,8 @@ class GrowthDirection:
     axis: str = "memory"  # what ``factor`` measures: "memory", "n" or "step"
     limit: float | None = None  # when bounded: the limit estimate …
     limit_spread: float | None = None  # … its spread …
-    rule: str | None = None  # … and the rule that said bounded ("change", "geometric", "upper")
+    rule: str | None = None  # … and the rule that said bounded ("change", "geometric", "upper",
+    #   "peak")
 
     def to_dict(self) -> dict[str, Any]:
         d = {"name": self.name, "vector": self.vector, "axis": self.axis,

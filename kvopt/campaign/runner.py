@@ -143,6 +143,27 @@ def run_campaign(
         lock.close()
 
 
+def _best_means(res: CampaignResult) -> str:
+    """What the certify line's record is the best by, when it is not the ratio (issue 68: a
+    claim's campaign maximises ratio ÷ bound or a slack, so its best record's ratio can be
+    1.0 while the validation's worst certified ratio is higher)."""
+    if not res.claim:
+        return ""
+    from ..claim import get_claim
+
+    claim = get_claim(res.claim)
+    if claim.kind in ("per-job", "invariant"):
+        return " (the campaign's best by the claim's slack lhs/rhs, not by its ratio)"
+    if claim.kind != "ratio":
+        return ""
+    if claim.bound_fn is not None:
+        return (
+            f" (the campaign's best by ratio ÷ the bound {claim.bound_text()}, not the "
+            "highest ratio: the validation reports that as its worst certified ratio)"
+        )
+    return ""
+
+
 def _certify_stage(res: CampaignResult, certify_seconds: float) -> CampaignResult:
     """The certify stage (module doc): ``res`` with its best record certified."""
     from ..logs import progress_logger
@@ -158,7 +179,7 @@ def _certify_stage(res: CampaignResult, certify_seconds: float) -> CampaignResul
     if new is not rec:
         save_record(new, res.best.record)
     report = dataclasses.replace(report, path=res.best.record)
-    say(f"certify stage: {report.text()}")
+    say(f"certify stage: {report.text()}{_best_means(res)}")
     b = res.best
     score = b.score
     if score is not None and b.ratio_certified and b.ratio_certified > 0 and res.claim:

@@ -2,7 +2,8 @@
 
 ``--cliques`` adds the LP with the completion cliques (``models/cliques.md``, issue 52): the
 time-indexed LP plus rows that see how far running jobs grow, the strong bound where
-responses are as long as the memory (Jaillet et al.'s setting)."""
+responses are as long as the memory (Jaillet et al.'s setting).  An instance with a batch cap
+(SPEC §10.1) also gets ``machines``, the one bound that uses the cap (:func:`kvopt.bound.machines_bound`)."""
 
 from __future__ import annotations
 
@@ -60,6 +61,8 @@ def run(args) -> int:
     print(f"instance   {inst.name}  (n={inst.n}, M={inst.memory})")
     print(f"area       {b.area}   (Lemma 1, exact value {b.area_exact:.6g})")
     print(f"processing {b.processing}   (Lemma 3, with arrivals)")
+    if b.machines is not None:
+        print(f"machines   {b.machines}   (batch cap {inst.max_batch}: SPT on that many machines)")
     print(f"rank       {b.rank}   (per completion rank: area and conflict families)")
     if b.lp is not None:
         print(f"lp         {b.lp:.6g}   (LP relaxation of the time-indexed model)")
@@ -78,6 +81,8 @@ def run(args) -> int:
     print(
         f"makespan   {b.makespan_best}   ({b.makespan_best_name}; "
         f"processing {b.makespan['processing']}, area {b.makespan['area']}, "
-        f"rank {b.makespan['rank']})"
+        f"rank {b.makespan['rank']}"
+        + (f", machines {b.makespan['machines']}" if "machines" in b.makespan else "")
+        + ")"
     )
     return 0

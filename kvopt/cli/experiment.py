@@ -27,8 +27,8 @@ def add_parser(sub) -> None:
     r = sub2.add_parser("run", help="run or resume an experiment file (TOML)",
                         description="Run or resume EXP.toml; finished cells are kept.")  # fmt: skip
     r.add_argument("file", metavar="EXP.toml", help="experiment file")
-    r.add_argument("--out", metavar="DIR", help="results folder (default <name>-results beside "
-                   "the file)")  # fmt: skip
+    r.add_argument("--out", metavar="DIR", help="results folder (default <name>-results in the "
+                   "current folder, wherever the file is)")  # fmt: skip
     r.add_argument("--workers", type=positive_int("--workers"), default=1,
                    help="local worker processes (default 1)")  # fmt: skip
     r.add_argument("--scheduler", metavar="ADDRESS", help="run the cells on this Dask scheduler")

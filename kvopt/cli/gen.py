@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..errors import InputError
@@ -9,6 +10,32 @@ from ..fileio import dumps_json
 from ..generators import GENERATORS, generate
 from ..instance import save_instance
 from .common import emit_json, nonneg_int, parse_params
+
+
+def family_help(name: str) -> str | None:
+    """The parameters of family ``name`` with their defaults (``None``: no such family)."""
+    g = GENERATORS.get(name)
+    if g is None:
+        return None
+    lines = [f"family {g.name}: {g.doc}", "parameters (--param KEY=VALUE; default):"]
+    lines += [f"  {k:17s} {v!r}" for k, v in g.defaults.items()] or ["  (none)"]
+    if g.passthrough:
+        lines.append("  other parameters are passed to the base family")
+    return "\n".join(lines)
+
+
+class FamilyHelp(argparse.Action):
+    """``-h``/``--help``: the command's help and, after ``kvopt gen FAMILY``, that family's
+    parameters (issue 68: they were only in ``--list``)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        text = parser.format_help()
+        family = getattr(namespace, "family", None)
+        extra = family_help(family) if family else None
+        if extra:
+            text = f"{text.rstrip()}\n\n{extra}\n"
+        parser._print_message(text, sys.stdout)
+        parser.exit()
 
 
 def add_parser(sub) -> None:
@@ -24,8 +51,12 @@ def add_parser(sub) -> None:
         "       kvopt gen --list [--json]",
         help="generate an instance (random regimes, paper constructions, trace samples)",
         description="Generate an instance; deterministic per --seed.\n\nfamilies:\n" + families,
-        formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,  # -h/--help is FamilyHelp: with a family, that family's parameters too
     )
+    p.add_argument("-h", "--help", action=FamilyHelp, nargs=0,
+                   help="show this help message and exit (kvopt gen FAMILY --help: with that "
+                   "family's parameters)")  # fmt: skip
     p.add_argument("family", nargs="?", help="instance family (see --list)")
     p.add_argument(
         "--seed",

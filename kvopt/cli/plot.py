@@ -1,4 +1,5 @@
-"""``kvopt plot SCHEDULE_OR_RECORD [--vs SCHEDULE] [--instance FILE] [--out FILE.png]``.
+"""``kvopt plot SCHEDULE_OR_RECORD [--vs SCHEDULE] [--instance FILE] [--labels A[,B]]
+[--out FILE.png]``.
 
 Memory over time (each attempt's footprint stacked, killed attempts hatched,
 the budget ``M`` drawn) above a Gantt chart of the attempts.  ``--vs`` draws a
@@ -17,6 +18,10 @@ unless ``--vs`` is given (SPEC §8: ``schedule`` beside ``opt_schedule``).  The 
 unless a record embeds it).  The output defaults to the input path with the
 suffix ``.png``.  A schedule that fails the checker is still drawn (so the
 violation can be seen), with a warning on stderr and ``[INVALID]`` in its title.
+Job 0 is the top row of every Gantt chart.  A panel is named by its policy; an exact
+solve's by :func:`kvopt.plotting.readable_label` (``Opt (proved; …)`` from ``solve --json``
+when it proved optimality); ``--labels`` names the panels (one name per schedule drawn, else
+exit status 2).
 """
 
 from __future__ import annotations
@@ -53,19 +58,48 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--out", metavar="FILE.png", help="output image (default: input with .png)")
     p.add_argument("--title", help="figure title")
+    p.add_argument("--labels", metavar="A[,B]",
+                   help="panel names, comma-separated, one per schedule drawn (default: the "
+                   "policy, 'Opt (proved; …)' for a solve proved optimal, the solver otherwise)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
+def _solver_label(data: dict) -> str | None:
+    """``solve --json``'s panel name: ``Opt (proved; auto, route bnb)`` when proved optimal."""
+    from ..plotting import readable_label
+
+    solver = data.get("solver")
+    if not solver:
+        return None
+    how = readable_label(f"exact:{solver}")[len("exact solver (") : -1]
+    if data.get("status") == "optimal":
+        return f"Opt (proved; {how})"
+    return f"best found by the exact solver ({how}; not proved optimal)"
+
+
+def _labels(text: str | None, k: int) -> list[str] | None:
+    """``--labels A,B``: one name per schedule drawn (bad input: :class:`InputError`)."""
+    if text is None:
+        return None
+    names = [x.strip() for x in text.split(",")]
+    if len(names) != k or not all(names):
+        raise InputError(f"needs {k} non-empty name(s), one per schedule drawn, got {text!r}",
+                         source="--labels")  # fmt: skip
+    return names
+
+
 def _read(path: str) -> tuple[list[tuple[str, Schedule]], Instance | None]:
     """Schedules in a file (with a label each) and the instance it embeds, if any."""
+    from ..plotting import readable_label
+
     data = read_json(path)
     if not isinstance(data, dict):
         raise InputError("top level must be a JSON object", source=path)
     fmt = data.get("format")
     if fmt == SCHEDULE_FORMAT:
         s = Schedule.from_dict(data, source=path)
-        return [(s.producer or os.path.basename(path), s)], None
+        return [(readable_label(s.producer) or os.path.basename(path), s)], None
     if fmt == RECORD_FORMAT:
         from ..record import Record
 
@@ -73,7 +107,8 @@ def _read(path: str) -> tuple[list[tuple[str, Schedule]], Instance | None]:
         return rec.labelled_schedules(), rec.instance
     if fmt is None and isinstance(data.get("schedule"), dict):
         s = Schedule.from_dict(data["schedule"], source=f"{path}: schedule")
-        label = data.get("policy") or data.get("solver") or s.producer or os.path.basename(path)
+        label = data.get("policy") or _solver_label(data) or readable_label(s.producer)
+        label = label or os.path.basename(path)
         return [(str(label), s)], None
     raise InputError(
         f"must be {SCHEDULE_FORMAT!r}, {RECORD_FORMAT!r} or a simulate/solve --json output, "
@@ -148,6 +183,9 @@ def run(args) -> int:
         vs_items, _ = _read(args.vs)
         items = [items[0], vs_items[0]]
     items = items[:2]
+    names = _labels(args.labels, len(items))
+    if names:
+        items = [(n, s) for n, (_, s) in zip(names, items)]
     for label, s in items:
         if s.memory != inst.memory:
             raise InputError(

@@ -24,7 +24,8 @@ _NATIVE = {
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "solve",
-        help="exact clairvoyant Opt (time-indexed IP / CP-SAT)",
+        help="exact clairvoyant Opt (auto picks a route by size: branch and bound, event model, "
+        "time-indexed IP or CP-SAT; --explain shows it)",
         description=(
             "Exact clairvoyant optimum (SPEC §5). The schedule passes the checker before it is "
             "reported; 'optimal' only when the proven bound meets the objective."

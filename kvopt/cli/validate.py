@@ -7,9 +7,11 @@ effort; see :func:`kvopt.validation.validate`.  ``--json`` prints one object
 with ``claims``: a list, each with ``id``, ``verdict``, ``bound``,
 ``worst_certified_ratio``, ``worst_optimistic_ratio``, ``instances``,
 ``exact_solves``, ``seconds``, ``text``, ``scope`` (what the verdict rests on: the
-space searched — ``n``, ``memory``, ``max_response``, ``arrivals`` —, the
-evaluations, the seconds, the seed; :mod:`kvopt.validation.scope`), and ``record``
-for ``violated``.  ``--from RECORD_OR_DIR`` (repeatable) starts from records the
+claim's ``class``, the space searched — ``n``, ``memory``, ``max_response``,
+``arrivals`` —, the evaluations and their ``distinct_instances``, the ``effort`` by its
+numbers, the seconds, the seed; :mod:`kvopt.validation.scope`), ``worst_record`` (the
+instance of the worst certified ratio, a given record's when it is the worst), and
+``record`` for ``violated``.  ``--from RECORD_OR_DIR`` (repeatable) starts from records the
 user has: one inside a ratio claim's class that beats its bound makes the claim
 ``violated`` at once, with that record as the evidence.
 Exit status 0 whatever the verdicts (a violated claim is a finding, not an

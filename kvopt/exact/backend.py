@@ -1,7 +1,9 @@
 """What every exact backend is given, and the one method it answers (``docs/CONTRIBUTING.md``).
 
 A backend is an object with a ``name`` and
-``solve(problem, limits, hooks) -> RawResult``:
+``solve(problem, limits, hooks) -> RawResult``, and ``batch_cap = True`` when it models the
+batch cap of SPEC §10.1 (``Instance.max_batch``; a backend without it is refused on a
+capped instance, :func:`kvopt.exact.portfolio.cappedrows.check_batch_cap`):
 
 * :class:`Problem` — what to solve: the instance, the objective, the start
   windows ``[lo_i, hi_i]`` (:func:`kvopt.exact.common.start_windows`), a

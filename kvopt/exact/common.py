@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..bound import area_bound, makespan_bounds, processing_bound
+from ..bound import area_bound, machines_bound, makespan_bounds, processing_bound
 from ..errors import InputError
 from ..instance import Instance
 from ..schedule import Schedule, checked
@@ -139,6 +139,26 @@ def first_fit_array(gm: np.ndarray, t: int, o: int, lim: int, hi: int) -> int:
     return -1
 
 
+def within_cap(inst: Instance, starts) -> bool:
+    """Whether the kill-free schedule ``starts`` runs at most ``max_batch`` jobs in every round
+    (SPEC §10.1; always true without a cap).  The count only rises at a start, so the rounds
+    checked are the starts: a sweep over starts and completions, ``O(n log n)``."""
+    cap = inst.max_batch
+    if cap is None or inst.n <= cap:
+        return True
+    st = np.asarray(starts, dtype=np.int64)
+    # at equal times a completion (C = t: the job is gone in round t) comes before a start
+    events = sorted(
+        [(int(t), 1) for t in st] + [(int(t + o), 0) for t, o in zip(st, inst.responses)]
+    )
+    running = 0
+    for _, kind in events:
+        running += 1 if kind else -1
+        if running > cap:
+            return False
+    return True
+
+
 def check_objective(objective: str) -> str:
     if objective not in OBJECTIVES:
         raise InputError(
@@ -156,11 +176,12 @@ def value_of(inst: Instance, starts: np.ndarray, objective: str) -> int:
 
 
 def lower_bound(inst: Instance, objective: str) -> int:
-    """Cheap proven lower bound (SPEC §2): area/processing, or the makespan bounds."""
+    """Cheap proven lower bound (SPEC §2): area/processing, or the makespan bounds; with a
+    batch cap also the ``B``-machine bound (:func:`kvopt.bound.machines_bound`)."""
     if inst.n == 0:
         return 0
     if objective == "total":
-        return max(area_bound(inst), processing_bound(inst))
+        return max(area_bound(inst), processing_bound(inst), machines_bound(inst) or 0)
     return max(makespan_bounds(inst).values())
 
 

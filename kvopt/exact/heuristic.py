@@ -8,6 +8,9 @@ earliest round ``t ≥ a_i`` at which its staircase ``s_i + u + 1``
 peak, arrival + response, for makespan also the reverses), then a short
 seeded local search swaps and reinserts jobs in the best order.  The
 result is only an upper bound; it passes :func:`kvopt.schedule.checked`.
+With a batch cap ``B`` (SPEC §10.1, ``Instance.max_batch``) the earliest start also leaves
+fewer than ``B`` placed jobs in each of the job's rounds (:func:`_capped_fit`), so every
+schedule it returns respects the cap.
 :func:`improve_starts` continues from a schedule with the same moves,
 kicked out of local optima (iterated local search; ``auto`` runs it for the
 incumbent beyond the small path, ``models/bnb.md`` §9).
@@ -56,8 +59,11 @@ def _placer(inst: Instance):
     )
     H = max(arrivals) + sum(responses) + 1 if n else 1
     array_rounds = max(LIST_PLACEMENT_ROUNDS, PROFILE_ROUNDS_PER_PAIR * n * n)
+    cap = inst.max_batch
     if H > min(NUMPY_PLACEMENT_ROUNDS, array_rounds):
-        return lambda order: place_events(M, prompts, responses, arrivals, order)
+        return lambda order: place_events(M, prompts, responses, arrivals, order, cap)
+    if cap is not None:
+        return _capped_array_placer(M, prompts, responses, arrivals, H, cap)
     return _array_placer(M, prompts, responses, arrivals, H, numpy=H > LIST_PLACEMENT_ROUNDS)
 
 
@@ -90,6 +96,49 @@ def _array_placer(M: int, prompts, responses, arrivals, H: int, *, numpy: bool):
                 gm[t : t + o] += stairs[s, o]
             else:
                 gm[t : t + o] = map(_add, gm[t : t + o], stairs[s, o])
+            starts[i] = t
+            last[key] = t
+        return starts
+
+    return run
+
+
+def _capped_fit(gm: np.ndarray, cnt: np.ndarray, t: int, o: int, lim: int, H: int, cap: int):
+    """The earliest start ``≥ t`` that fits the memory profile ``gm`` (:func:`first_fit_array`)
+    and leaves fewer than ``cap`` jobs (counts ``cnt``) in each of the job's rounds: a start
+    whose window holds a full round ``ρ`` moves to ``ρ + 1`` (every start up to ``ρ`` runs in
+    it), then the memory fit again, until both hold."""
+    while True:
+        t = first_fit_array(gm, t, o, lim, H)
+        if t < 0:  # pragma: no cover - after every placed job all is free, within H
+            raise AssertionError("no start within the horizon")
+        full = np.flatnonzero(cnt[t : t + o] >= cap)
+        if not len(full):
+            return t
+        t += int(full[-1]) + 1
+
+
+def _capped_array_placer(M: int, prompts, responses, arrivals, H: int, cap: int):
+    """:func:`_array_placer` under the batch cap ``cap``: the numpy profile and, beside it, the
+    number of placed jobs in each round (placing jobs only fills rounds, so an identical job
+    still cannot start earlier than the one placed before it)."""
+    n = len(prompts)
+    size = H + max(responses, default=1) + 1
+    stairs = {
+        (s, o): np.arange(s + 1, s + 1 + o, dtype=np.int64) for s, o in set(zip(prompts, responses))
+    }
+
+    def run(order: list[int]) -> list[int]:
+        gm = np.arange(size, dtype=np.int64)
+        cnt = np.zeros(size, dtype=np.int64)
+        starts = [0] * n
+        last: dict[tuple[int, int, int], int] = {}
+        for i in order:
+            s, o, a = prompts[i], responses[i], arrivals[i]
+            key = (s, o, a)
+            t = _capped_fit(gm, cnt, last.get(key, a), o, M - s - 1, H, cap)
+            gm[t : t + o] += stairs[s, o]
+            cnt[t : t + o] += 1
             starts[i] = t
             last[key] = t
         return starts

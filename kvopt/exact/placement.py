@@ -9,6 +9,12 @@ such rounds the memory only grows), and its earliest start ``≥ a`` is the smal
 one among ``a``, the completions ``C_i`` and ``g(C_i − 1) − (M − s − 1)`` with
 ``g(ρ) = mem(ρ) + ρ`` (§3).  ``O(n)`` candidates, each checked in ``O(n log n)``: no cost
 depends on the token lengths; all integer arithmetic.
+
+With a batch cap ``B`` (SPEC §10.1, ``Instance.max_batch``) a start must also leave every
+round of the job below ``B`` running jobs: the count of a segment is its ``k``, so
+:meth:`Profile.last_full` finds the last full round ``ρ`` in the job's rounds, and no start
+``≤ ρ`` can hold (each would run in ``ρ``); the search goes on from ``ρ + 1``
+(:meth:`Profile.earliest_capped`).
 """
 
 from __future__ import annotations
@@ -89,13 +95,47 @@ class Profile:
                 return t
         raise AssertionError("a job fits after every placed job ends")  # pragma: no cover
 
+    def last_full(self, t: int, response: int, cap: int) -> int:
+        """The last round ``ρ`` in ``[t, t + response)`` in which ``cap`` or more placed jobs
+        run (``-1``: none)."""
+        end = t + response
+        j = bisect_right(self.points, end - 1) - 1  # the segment holding round end − 1
+        while j >= 0:
+            seg_end = self.points[j + 1] if j + 1 < len(self.points) else end
+            if seg_end <= t:
+                break
+            if self.ks[j] >= cap:
+                return min(seg_end, end) - 1
+            j -= 1
+        return -1
+
+    def earliest_capped(self, arrival: int, prompt: int, response: int, cap: int) -> int:
+        """The earliest start ``≥ arrival`` at which the job fits under the memory and leaves
+        fewer than ``cap`` placed jobs in each of its rounds (module doc): the earliest memory
+        fit, pushed past the last full round, until both hold (no start skipped can)."""
+        t = arrival
+        while True:
+            t = self.earliest(t, prompt, response)
+            rho = self.last_full(t, response, cap)
+            if rho < 0:
+                return t
+            t = rho + 1
+
 
 def place_events(
-    memory: int, prompts: list[int], responses: list[int], arrivals: list[int], order
+    memory: int,
+    prompts: list[int],
+    responses: list[int],
+    arrivals: list[int],
+    order,
+    max_batch: int | None = None,
 ) -> list[int]:
     """Starts of the serial schedule for ``order`` (each job at its earliest fit on top of
     the jobs before it, holes filled): the same schedule as the array placement of
-    :func:`kvopt.exact.heuristic.place`, at a cost that follows ``n``, not the horizon."""
+    :func:`kvopt.exact.heuristic.place`, at a cost that follows ``n``, not the horizon.
+    ``max_batch``: the batch cap (at most that many jobs in any round; ``None``: none)."""
+    if max_batch is not None:
+        return _place_capped(memory, prompts, responses, arrivals, order, max_batch)
     prof = Profile(memory)
     starts = [0] * len(prompts)
     last: dict[tuple[int, int, int], int] = {}
@@ -103,6 +143,22 @@ def place_events(
         s, o, a = prompts[i], responses[i], arrivals[i]
         key = (s, o, a)
         t = prof.earliest(last.get(key, a), s, o)  # an identical job cannot fit earlier
+        prof.add(t, s, o)
+        starts[i] = t
+        last[key] = t
+    return starts
+
+
+def _place_capped(memory, prompts, responses, arrivals, order, cap: int) -> list[int]:
+    """:func:`place_events` under the batch cap ``cap`` (placing jobs only fills rounds, so
+    an identical job still cannot start earlier than the one placed before it)."""
+    prof = Profile(memory)
+    starts = [0] * len(prompts)
+    last: dict[tuple[int, int, int], int] = {}
+    for i in order:
+        s, o, a = prompts[i], responses[i], arrivals[i]
+        key = (s, o, a)
+        t = prof.earliest_capped(last.get(key, a), s, o, cap)
         prof.add(t, s, o)
         starts[i] = t
         last[key] = t

@@ -45,6 +45,7 @@ from .common import (
 )
 from .heuristic import LocalSearchInterrupted, heuristic_starts
 from .portfolio import DEFAULT, SMALL_HEURISTIC, Portfolio, Route, RouteReport, route_for
+from .portfolio.cappedrows import check_batch_cap
 from .portfolio.execute import run_plan
 from .portfolio.report import source_dict
 from .registry import BACKENDS
@@ -164,6 +165,7 @@ def solve(
     say = progress_logger(__name__, bool(progress), "kvopt solve")
     case = portfolio.case(instance, objective, time_limit, threads, solver)
     route = route_for(case, portfolio.routes)
+    check_batch_cap(route, portfolio.backend, instance.max_batch)
     heur_seconds = heuristic_seconds(route, time_limit)
     user = None if warm_start is None else _warm_starts(instance, warm_start)
     # Ctrl-C before the plan ran (in the heuristic's local search, the LP windows, or a

@@ -49,7 +49,9 @@ def export_model(
     if tightened and instance.n:
         ub = value_of(instance, heuristic_starts(instance, objective, seconds=0.2), objective)
     lo, hi = start_windows(instance, objective, ub)
-    model = build_matrix(instance, objective, lo, hi, aggregate=tightened)
+    model = build_matrix(
+        instance, objective, lo, hi, aggregate=tightened, max_batch=instance.max_batch
+    )
     h = to_highs(model, names=True)
     tmp = f"{p}.tmp{os.getpid()}{os.path.splitext(p)[1]}"
     with stdout_to_stderr():

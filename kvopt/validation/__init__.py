@@ -69,7 +69,7 @@ from ..claim import CLAIMS, Claim, get_claim, register_claim
 from ..errors import InputError
 from ..fileio import write_json_atomic
 from .context import Context
-from .effort import GROWTH_TOLERANCE, QUICK, REPRODUCED_EXPONENT, Effort
+from .effort import GROWTH_TOLERANCE, QUICK, REPRODUCED_EXPONENT, Effort, effort_dict
 from .given import applies, check_given, load_given
 from .growth import GROWTH_INPUT_CHECKS
 from .procedures import PROCEDURES, procedure_for
@@ -187,20 +187,21 @@ def validate(
         ctx.say(f"claim {cid} ({claim.kind}): {claim.statement}")
         t1 = time.monotonic()
         ctx.used = []
+        ctx.given = []
         v, info = None, None
         if given and applies(claim):
-            v, info = check_given(claim, given, ctx)
+            v, info = check_given(claim, given, ctx)  # sets ctx.given: the valid ones in class
         decided = v is not None  # by a given record, before any search
         if v is None:
             v = procs[cid].run(claim, ctx)
         elapsed = time.monotonic() - t1
         scope = scope_of(dict.fromkeys(ctx.used), evaluations=v.instances, seconds=elapsed,
-                         seed=seed, records=info,
+                         seed=seed, records=info, klass=claim.klass, effort=effort_dict(eff),
                          searched="records" if decided else "construction")  # fmt: skip
         if info is not None and v.verdict != Verdict.VIOLATED and info["in_class"]:
             v = replace(v, text=f"{v.text}; --from: {info['in_class']} given record(s) in the "
                         f"class, worst certified {_fmt(info['worst_certified'])}, none above the "
-                        "bound")  # fmt: skip
+                        "bound (counted in the worst certified ratio above)")  # fmt: skip
         v = replace(v, seconds=elapsed, source=claim.source, scope=scope)
         v = replace(v, bracket=_bracket_of(v.record))
         verdicts[cid] = v
@@ -212,6 +213,7 @@ def validate(
         seconds=time.monotonic() - t0,
         out=str(out),
         report=str(report) if report is not None else None,
+        effort=effort_dict(eff),
     )
     write_json_atomic(out / "validation.json", result.to_dict())
     if report is not None:

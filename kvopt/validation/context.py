@@ -28,6 +28,10 @@ class Context:
         self.exact_logs: list[Path] = []
         #: the campaign folders the current claim ran (its verdict's scope, :mod:`.scope`)
         self.used: list[Path] = []
+        #: the records given with ``--from`` that count for the current claim: ``(path, record)``
+        #: pairs, valid and inside its class (:func:`kvopt.validation.given.check_given`); the
+        #: procedure counts them with its own finds (issue 68)
+        self.given: list = []
         self.say = progress_logger("kvopt.validation", show, "kvopt validate")
 
     def campaign(

@@ -75,4 +75,40 @@ def split(eff: Effort) -> list[tuple[str, int, float | None]]:
     return out
 
 
-__all__ = ["GROWTH_TOLERANCE", "QUICK", "REPRODUCED_EXPONENT", "Effort", "split"]
+#: The effort's numbers a scope reports (:func:`effort_dict`).
+_SHOWN = ("budget", "seconds", "exact_time_limit", "certify_seconds", "resolve",
+          "resolve_time_limit", "sweep_steps", "sweep_records", "discovery_budget")  # fmt: skip
+
+
+def effort_name(eff: Effort) -> str:
+    """``default`` (:class:`Effort`'s defaults), ``quick`` (:data:`QUICK`) or ``custom``
+    (anything else: a ``--budget``, ``--seconds`` or ``effort=`` of the user's)."""
+    if eff == Effort():
+        return "default"
+    if eff == QUICK:
+        return "quick"
+    return "custom"
+
+
+def effort_dict(eff: Effort) -> dict:
+    """The effort by its numbers (a verdict's ``scope.effort``): its name (:func:`effort_name`)
+    and the budgets and time limits a reader needs to weigh the verdict."""
+    return {"name": effort_name(eff), **{k: getattr(eff, k) for k in _SHOWN}}
+
+
+def effort_text(d) -> str:
+    """``budget 32 evaluations per claim, exact solves 10 s (custom effort; default budget
+    160)``: the effort by its numbers; "default" only when it is the default (issue 68)."""
+    secs = "" if d.get("seconds") is None else f", {d['seconds']:g} s per claim"
+    text = (f"budget {d['budget']} evaluations per claim{secs}, exact solves "
+            f"{d['exact_time_limit']:g} s")  # fmt: skip
+    name = d.get("name", "custom")
+    if name == "default":
+        return f"{text} (the default effort)"
+    if name == "quick":
+        return f"{text} (--quick effort)"
+    return f"{text} (custom effort; the default is budget {Effort().budget})"
+
+
+__all__ = ["GROWTH_TOLERANCE", "QUICK", "REPRODUCED_EXPONENT", "Effort", "effort_dict",
+           "effort_name", "effort_text", "split"]  # fmt: skip

@@ -13,8 +13,13 @@ constant (or a formula) is attacked, every given record is checked against it:
   certified ratio exceeds the claim's bound on its instance makes the claim
   ``violated`` at once, with the record (copied to ``OUT/<claim>/violation.json``)
   as the evidence: no search runs;
-* otherwise the claim is searched as usual and its scope says how many given
-  records were in the class and their worst certified ratio.
+* otherwise the claim is searched as usual, and the valid given records in the
+  class count as the search's own finds (issue 68): the verdict's worst
+  certified and optimistic ratios are over both, and when a given record is the
+  worst, it is the verdict's ``worst_record`` (copied to
+  ``OUT/<claim>/worst-certified.json``) and a point of the report's plot; the
+  scope says how many given records were in the class and their worst certified
+  ratio.
 
 A folder is searched recursively for record files (``"format": "kvopt.record"``);
 other JSON files there (campaign headers, instances) are skipped.  A file given by
@@ -106,8 +111,9 @@ def check_given(
     claim: Claim, given: Sequence[tuple[str, Record]], ctx: Context
 ) -> tuple[ClaimVerdict | None, dict[str, Any]]:
     """A ``violated`` verdict from a given record, or ``None``; and what the scope reports
-    (``given``, ``in_class``, ``worst_certified``, ``invalid``: records in the class that
-    :func:`~kvopt.record.verify_record` refused)."""
+    (``given``, ``in_class``, ``worst_certified`` and its file ``worst_record``, ``invalid``:
+    records in the class that :func:`~kvopt.record.verify_record` refused); sets
+    ``ctx.given`` to the valid records in the class (the procedure counts them)."""
     from ..record import verify_record
 
     mine = [(p, r) for p, r in given if _same_policy(r, claim)]
@@ -120,8 +126,10 @@ def check_given(
             info["invalid"] += 1
             continue
         valid.append((path, rec))
+    ctx.given = valid
     if valid:
         info["worst_certified"] = max(r.ratio_certified for _, r in valid)
+        info["worst_record"] = max(valid, key=lambda g: g[1].ratio_certified)[0]
     beating = [(r.ratio_certified / claim.bound_for(r.instance), p, r) for p, r in valid
                if r.ratio_certified > claim.bound_for(r.instance)]  # fmt: skip
     if not beating:

@@ -11,6 +11,7 @@ from ..claim import Claim
 from .context import Context, keep_record, notes_for
 from .effort import split
 from .result import ClaimVerdict, Verdict, fmt
+from .worst import NAME as WORST_NAME
 from .worst import save_worst_certified
 
 
@@ -37,8 +38,19 @@ def ratio_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
     worst_o = max((r.ratio_optimistic for r in good), default=None)
     notes = notes_for(claim)
     worst_record = save_worst_certified(claim, campaigns, ctx.out)
-    if worst_record is not None:
+    given = list(getattr(ctx, "given", ()))  # --from records that count (issue 68)
+    top = max(given, key=lambda g: g[1].ratio_certified, default=None)
+    if top is not None and (worst_c is None or top[1].ratio_certified > worst_c):
+        searched = worst_c
+        worst_c = top[1].ratio_certified
+        worst_record = keep_record(top[1], ctx.out / claim.id / WORST_NAME)
+        notes.append(f"worst certified ratio {fmt(worst_c)} on the given record {top[0]} "
+                     f"(copied to {worst_record}); the search's own worst certified "
+                     f"{fmt(searched)}")  # fmt: skip
+    elif worst_record is not None:
         notes.append(f"worst certified ratio {fmt(worst_c)} on the instance of {worst_record}")
+    if given:
+        worst_o = max([r.ratio_optimistic for _, r in given] + ([worst_o] if worst_o else []))
     if errors:
         notes.append(
             f"{errors} evaluation(s) where the policy broke the model (see the campaign's errors/)"
@@ -67,12 +79,14 @@ def ratio_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
             exact_solves=exact + j["exact_solves"],
             record=j["record"],
             text="; ".join([text, *notes]),
-            data={**j["data"], "distribution": _distribution(good)},
+            data={**j["data"], "distribution": _distribution(good, claim, given)},
         )
     # a bound: certified violations, optimistic-only ones, or none
     viol = [r for r in good if (r.score or 0.0) > 1 + 1e-12]
-    worst_score = max((r.score or 0.0 for r in good), default=None)
-    data = {"worst_score": worst_score, "distribution": _distribution(good)}
+    worst_score = max([r.score or 0.0 for r in good]
+                      + [r.ratio_certified / claim.bound_for(r.instance) for _, r in given],
+                      default=None)  # fmt: skip
+    data = {"worst_score": worst_score, "distribution": _distribution(good, claim, given)}
     if viol:
         best = max(records)[1] if records else None
         rec = load_record(best) if best else None
@@ -137,8 +151,9 @@ def ratio_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
             text="; ".join(["no instance was evaluated to a ratio: nothing was searched", *notes]),
             data=data,
         )
+    where = f"{len(good)} instances" + (f" and {len(given)} given record(s)" if given else "")
     text = (
-        f"no certified ratio above the bound in {len(good)} instances; worst certified "
+        f"no certified ratio above the bound in {where}; worst certified "
         f"{fmt(worst_c)}, optimistic {fmt(worst_o)}"
     )
     if claim.bound_fn is not None:
@@ -148,14 +163,21 @@ def ratio_claim(claim: Claim, ctx: Context) -> ClaimVerdict:
     )
 
 
-def _distribution(good: list[Evaluation]) -> dict[str, list[float]]:
+def _distribution(good: list[Evaluation], claim: Claim, given=()) -> dict[str, list[float]]:
+    """What the report plots: every evaluation's ratios; ``given`` the ``--from`` records that
+    count (their certified ratio, ratio ÷ bound and path), drawn as their own points."""
     return {
         "ratio_certified": [r.ratio_certified for r in good],
         "ratio_optimistic": [r.ratio_optimistic for r in good],
         "score": [r.score for r in good if r.score is not None],
         "n": [r.n for r in good],
         "memory": [r.memory for r in good],
-    }
+        "given": [{"record": p, "ratio_certified": r.ratio_certified,
+                   "ratio_optimistic": r.ratio_optimistic,
+                   "score": r.ratio_certified / claim.bound_for(r.instance)
+                   if claim.bound_for(r.instance) else None}
+                  for p, r in given],
+    }  # fmt: skip
 
 
 def resolve(claim: Claim, r: Evaluation, ctx: Context):

@@ -5,7 +5,8 @@ every verdict, the growth data (points and fitted exponents) and these
 pictures in the same folder:
 
 * ``FILE-ratios.png`` — per ratio claim, the certified ratios of every
-  instance evaluated (dots; optimistic ratios as small crosses) against the
+  instance evaluated (dots; brackets up to the optimistic ratios) and of the
+  records given with ``--from`` that count for it (stars) against the
   claim's bound (a red bar; per-instance bounds are drawn as ratio/bound
   against 1), log scale;
 * ``FILE-perjob.png`` — per per-job/invariant claim, the distribution of
@@ -81,7 +82,7 @@ def plot_ratio_claims(result, path: Path) -> bool:
     # claim the axes' own title was clipped to "io claims…")
     fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(claims) + 4), 4.8))
     rng = np.random.default_rng(0)
-    bracketed = False
+    bracketed = given_shown = False
     for k, c in enumerate(claims):
         dist = c.data.get("distribution") or {}
         per_instance = isinstance(c.bound, str)  # a formula evaluated per instance
@@ -100,6 +101,22 @@ def plot_ratio_claims(result, path: Path) -> bool:
             if draw_brackets(ax, x, ys, yo, "tab:gray", lw=1.2, alpha=0.3) and not bracketed:
                 ax.plot([], [], "-", color="tab:gray", alpha=0.5, label="bracket (up to ALG/LB)")
                 bracketed = True
+        given = [
+            g["score"] if per_instance else g["ratio_certified"]
+            for g in dist.get("given") or ()
+            if g.get("score") is not None or not per_instance
+        ]
+        if given:  # the --from records that count with the search's finds (issue 68)
+            ax.scatter(
+                [k] * len(given),
+                given,
+                s=70,
+                marker="*",
+                color="tab:orange",
+                zorder=4,
+                label="given record (--from)" if not given_shown else None,
+            )
+            given_shown = True
         bound = 1.0 if per_instance else (c.bound if isinstance(c.bound, int | float) else None)
         if bound:
             ax.plot([k - 0.4, k + 0.4], [bound, bound], color="tab:red", lw=2.5,
@@ -310,6 +327,15 @@ def sweep_lines(claim) -> list[str]:
     return lines
 
 
+def _effort_words(result) -> str:
+    """The run's effort by its numbers ("default" only when it is the default one)."""
+    if result.effort:
+        from .effort import effort_text
+
+        return f"effort: {effort_text(result.effort)}"
+    return "quick effort" if result.quick else "effort not recorded (an older validation.json)"
+
+
 def write_report(result, path: str | os.PathLike) -> list[str]:
     """Write the Markdown report and its PNGs; return the files written."""
     from . import format_table
@@ -357,7 +383,7 @@ def write_report(result, path: str | os.PathLike) -> list[str]:
     lines = [
         "# kvopt validate report",
         "",
-        f"Seed {result.seed}, {'quick' if result.quick else 'full'} effort, {result.seconds:.1f} s, "
+        f"Seed {result.seed}, {_effort_words(result)}, {result.seconds:.1f} s, "
         f"campaigns in `{result.out}`.",
         "",
         format_table(result.claims),

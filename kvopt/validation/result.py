@@ -103,12 +103,16 @@ class ValidationResult:
     seconds: float
     out: str
     report: str | None = None
+    #: The effort by its numbers (:func:`kvopt.validation.effort.effort_dict`; ``None`` when
+    #: read from an older file).
+    effort: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "claims": [c.to_dict() for c in self.claims],
             "seed": self.seed,
             "quick": self.quick,
+            "effort": dict(self.effort) if self.effort is not None else None,
             "seconds": round(self.seconds, 2),
             "out": self.out,
             "report": self.report,
@@ -121,7 +125,7 @@ class ValidationResult:
         return cls(
             claims=tuple(ClaimVerdict.from_dict(c) for c in d["claims"]),
             seed=d["seed"], quick=d["quick"], seconds=d["seconds"], out=d["out"],
-            report=d.get("report"),
+            report=d.get("report"), effort=d.get("effort"),
         )  # fmt: skip
 
     def verdict(self, claim_id: str) -> ClaimVerdict:

@@ -4,7 +4,13 @@
 verdict is read with its scope: the instance space its campaigns searched (the
 union of their spaces: ``n``, ``M`` and response ranges, arrivals or not, the
 per-job or typed space, or a family), the evaluations, the seconds, the seed,
-and the records given with ``--from`` that were in the claim's class.  A claim
+the records given with ``--from`` that were in the claim's class, the claim's class
+in words (``class``: what the claim quantifies over, which the searched space
+only samples), the distinct instances among the evaluations
+(``distinct_instances``: campaigns that share a seed share their first batch, so
+the evaluations count some instances twice) and the effort by its numbers
+(``effort``: :func:`kvopt.validation.effort.effort_dict`, "default" only when it
+is the default effort).  A claim
 judged by a construction (the growth claims) searched no space: its scope says
 so (``space = "construction"``).  The table, the report and ``--json`` (a
 ``scope`` object per claim) all show it.
@@ -34,7 +40,10 @@ class Scope:
     where no space was searched); ``families`` the generator families of family
     campaigns; ``evaluations`` and ``seconds`` the effort; ``campaigns`` their
     folders; ``records`` (with ``--from``) ``given``, ``in_class`` and the
-    ``worst_certified`` ratio among those in the class.
+    ``worst_certified`` ratio among those in the class; ``klass`` (``class`` in
+    JSON) the claim's class in words; ``distinct_instances`` the distinct instances
+    (keys) among the campaigns' logged evaluations (``evaluations.jsonl``), at most
+    ``evaluations``; ``effort`` the effort's numbers.
     """
 
     space: str
@@ -48,9 +57,13 @@ class Scope:
     families: tuple[str, ...] = ()
     campaigns: tuple[str, ...] = ()
     records: Mapping[str, Any] | None = field(default=None)
+    klass: str | None = None
+    distinct_instances: int | None = None
+    effort: Mapping[str, Any] | None = field(default=None)
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "class": self.klass,
             "space": self.space,
             "n": list(self.n) if self.n else None,
             "memory": list(self.memory) if self.memory else None,
@@ -58,6 +71,8 @@ class Scope:
             "arrivals": self.arrivals,
             "families": list(self.families),
             "evaluations": self.evaluations,
+            "distinct_instances": self.distinct_instances,
+            "effort": dict(self.effort) if self.effort is not None else None,
             "seconds": round(self.seconds, 2),
             "seed": self.seed,
             "campaigns": list(self.campaigns),
@@ -72,12 +87,14 @@ class Scope:
             memory=tuple(d["memory"]) if d.get("memory") else None,  # type: ignore[arg-type]
             max_response=d.get("max_response"), arrivals=d.get("arrivals"),
             families=tuple(d.get("families") or ()), campaigns=tuple(d.get("campaigns") or ()),
-            records=d.get("records"),
+            records=d.get("records"), klass=d.get("class"),
+            distinct_instances=d.get("distinct_instances"), effort=d.get("effort"),
         )  # fmt: skip
 
     def text(self) -> str:
-        """One line: ``n 1-8, M 8-48, responses <= 16, no arrivals (per-job space); 240
-        evaluations, 31 s, seed 1``."""
+        """One line: ``class: alpha < 1, all jobs at time 0; searched n 1-8, M 8-48,
+        responses <= 16, no arrivals (per-job space); 240 evaluations (231 distinct
+        instances), 31 s, seed 1, budget 240``."""
         parts = []
         if self.space == "construction":
             parts.append("the claim's construction (no search space)")
@@ -101,13 +118,21 @@ class Scope:
             parts[-1:] = [f"{parts[-1]} ({kind})"] if parts else [kind]
         head = ", ".join(parts)
         secs = f"{self.seconds:.1f}" if self.seconds < 9.95 else f"{self.seconds:.0f}"  # not "0 s"
-        effort = f"{self.evaluations} evaluations, {secs} s, seed {self.seed}"
+        distinct = ""
+        if self.distinct_instances is not None and self.distinct_instances != self.evaluations:
+            distinct = f" ({self.distinct_instances} distinct instances)"
+        effort = f"{self.evaluations} evaluations{distinct}, {secs} s, seed {self.seed}"
+        if self.effort:
+            from .effort import effort_text
+
+            effort += f", {effort_text(self.effort)}"
         if self.records:
             r = self.records
             worst = r.get("worst_certified")
             effort += (f"; --from: {r['in_class']} of {r['given']} records in the class"
                        + (f" (worst certified {worst:.4g})" if worst is not None else ""))  # fmt: skip
-        return f"{head}; {effort}"
+        klass = f"class: {self.klass}; searched " if self.klass else ""
+        return f"{klass}{head}; {effort}"
 
 
 def _span(pair: tuple[int, int]) -> str:
@@ -123,6 +148,8 @@ def scope_of(
     seed: int,
     records: Mapping[str, Any] | None = None,
     searched: str = "construction",
+    klass: str | None = None,
+    effort: Mapping[str, Any] | None = None,
 ) -> Scope:
     """The scope of a verdict from the campaign folders it ran (their ``campaign.json``);
     ``searched`` names what stood instead when none ran (``construction``, ``records``)."""
@@ -133,8 +160,10 @@ def scope_of(
         if path.is_file():
             headers.append(json.loads(path.read_text(encoding="utf-8")))
             names.append(str(folder))
+    extra = dict(klass=klass, effort=effort, records=records,
+                 distinct_instances=_distinct(names) if names else None)  # fmt: skip
     if not headers:
-        return Scope(searched, evaluations, seconds, seed, records=records)
+        return Scope(searched, evaluations, seconds, seed, **extra)
     kinds, n, mem, resp, arr, fams = set(), [], [], [], [], []
     for h in headers:
         sp = h.get("space")
@@ -161,8 +190,20 @@ def scope_of(
         arrivals=any(arr) if arr else None,
         families=tuple(dict.fromkeys(fams)),
         campaigns=tuple(names),
-        records=records,
+        **extra,
     )
+
+
+def _distinct(folders: Iterable[str]) -> int:
+    """The distinct instances (keys) over the campaigns' ``evaluations.jsonl``."""
+    from ..campaign.log import LOG_NAME, read_log
+
+    keys: set[str] = set()
+    for folder in folders:
+        path = Path(folder) / LOG_NAME
+        if path.is_file():
+            keys.update(ev.key for ev in read_log(path).values())
+    return len(keys)
 
 
 __all__ = ["Scope", "scope_of"]

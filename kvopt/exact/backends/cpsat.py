@@ -8,6 +8,10 @@ cumulative constraint of capacity ``M``.  (SPEC §5 writes it as demand
 ``s_i`` plus ``o_i`` unit intervals ``k = 0 … o_i−1``; merging the ``k = 0``
 one into the base is the same staircase with one interval fewer.)
 
+With a batch cap ``B`` (SPEC §10.1, ``Instance.max_batch``) the jobs' intervals
+``[S_i, S_i + o_i)`` with demand 1 go under a second cumulative of capacity ``B``
+(``models/cpsat.md``, "Batch cap"); with the time-indexed rows, also their count rows.
+
 Objective ``min Σ_i (S_i + o_i)`` or ``min z`` with ``z ≥ S_i + o_i``.
 Redundant constraints (each keeps every optimal schedule): the objective is at
 least the cheap lower bound of SPEC §2 and at most the heuristic's value;
@@ -93,6 +97,7 @@ def build_cpsat(
             demands.append(1)
     if n:
         m.add_cumulative(intervals, demands, M)
+    add_batch_cap(m, inst, starts)
     if redundant:
         # the tail of a job in which it holds more than M/2 memory (s + u + 1 > M/2): no two
         # such tails overlap (the k = 1 rounded row of the time-indexed model, models/cpsat.md)
@@ -125,6 +130,8 @@ def build_cpsat(
         for terms in rows.values():
             if sum(c for c, _ in terms) > M:
                 m.add(sum(c * x for c, x in terms) <= M)
+            if inst.max_batch is not None and len(terms) > inst.max_batch:
+                m.add(sum(x for _, x in terms) <= int(inst.max_batch))
         for xs_ in heavy.values():
             if len(xs_) > 1:
                 m.add_at_most_one(xs_)
@@ -154,6 +161,21 @@ def build_cpsat(
     return m, starts
 
 
+def add_batch_cap(m, inst: Instance, starts) -> None:
+    """The batch cap of SPEC §10.1 (``Instance.max_batch``; nothing without one): the jobs'
+    intervals ``[S_i, S_i + o_i)``, demand 1 each, under a cumulative of capacity ``B`` — at
+    most ``B`` jobs run in any round (``models/cpsat.md``, "Batch cap").  Shared by the
+    time-indexed CP-SAT model and the event model."""
+    cap = inst.max_batch
+    if cap is None or inst.n <= cap:  # n ≤ B: the cap cannot bind
+        return
+    jobs = [
+        m.new_fixed_size_interval_var(S, int(o), f"batch{i}")
+        for i, (S, o) in enumerate(zip(starts, inst.responses))
+    ]
+    m.add_cumulative(jobs, [1] * len(jobs), int(cap))
+
+
 def cpsat_status(status: int, starts) -> SolveStatus:
     """kvopt's status of a CP-SAT result, from CP-SAT's own (``cp_model.OPTIMAL``: proven
     within the gap asked for; ``INFEASIBLE``; ``FEASIBLE`` / ``UNKNOWN``: stopped, with or
@@ -181,6 +203,8 @@ class CpSat:
     """
 
     name: ClassVar[str] = "cpsat"
+    #: models the batch cap (:func:`add_batch_cap`)
+    batch_cap: ClassVar[bool] = True
 
     redundant: bool = True
     lb: int | None = None

@@ -9,6 +9,10 @@ with ``y_ik ≥ s_i + C_k − S_i`` when ``r_ik`` (``i``'s memory in round ``C_k
 ``2 n (n − 1)`` Booleans whatever the token lengths; start domains are intervals, so a
 response of 10⁷ tokens costs what one of 10 does.
 
+With a batch cap (SPEC §10.1) the jobs' intervals go under a cumulative of capacity ``B``,
+demand 1 each, as in the time-indexed CP-SAT model
+(:func:`~kvopt.exact.backends.cpsat.add_batch_cap`): exact, and its size follows ``n`` too.
+
 Redundant constraints, each valid for every schedule (``models/orders.md`` §4): the
 staircase's lower envelope in ``pieces`` fixed-size intervals under one cumulative of
 capacity ``M`` (piece ``[S_i + u_p, S_i + u_{p+1})`` of demand ``s_i + u_p + 1``); the heavy
@@ -35,7 +39,7 @@ import numpy as np
 from ...instance import Instance
 from ..backend import NO_HOOKS, Hooks, Limits, Problem
 from ..common import RawResult, root_lower_bound
-from .cpsat import BuildCancelled, CpSat
+from .cpsat import BuildCancelled, CpSat, add_batch_cap
 
 #: pieces of each staircase's lower envelope in the redundant cumulative (``models/orders.md``
 #: §5: 16 against 4 and none on the n = 12 real-length samples)
@@ -106,6 +110,7 @@ def build_events(
             terms.append(y)
         if terms:
             m.add(sum(terms) <= room)
+    add_batch_cap(m, inst, starts)
     if pieces and n:
         intervals, demands = [], []
         for i in range(n):

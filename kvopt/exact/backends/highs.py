@@ -51,6 +51,8 @@ class Highs:
     """
 
     name: ClassVar[str] = "highs"
+    #: models the batch cap (the count rows of models/time-indexed.md §13)
+    batch_cap: ClassVar[bool] = True
 
     aggregate: bool = True
     z_bounds: tuple[float, float] | None = None
@@ -99,6 +101,7 @@ class Highs:
             aggregate=self.aggregate,
             z_bounds=self.z_bounds,
             cuts=self.cuts,
+            max_batch=inst.max_batch,
         )
         h = to_highs(model)
         if not presolve:

@@ -99,6 +99,8 @@ def to_highs(model: MatrixModel, *, relax: bool = False, names: bool = False):
         rn = [f"assign_g{g}" for g in range(G)] + [f"mem_t{t}" for t in range(H)]
         for k in model.cuts:
             rn += [f"round{k}_t{t}" for t in range(H)]
+        if model.max_batch is not None:
+            rn += [f"batch_t{t}" for t in range(H)]
         if model.objective == "makespan":
             rn += [f"span_g{g}" for g in range(G)]
         lp.row_names_ = rn

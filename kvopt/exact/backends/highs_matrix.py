@@ -15,8 +15,13 @@ group's window; ``x_{g,t}`` is the number of the group's jobs that start at
 Rows: ``Σ_t x_{g,t} = |g|`` per group; per round ``τ`` the memory row
 ``Σ_g Σ_{t=τ−o_g+1…τ} (s_g + τ − t + 1) x_{g,t} ≤ M``; for each ``k`` in
 ``cuts`` the rounded row ``Σ (⌈(k+1)(s_g + τ − t + 1)/M⌉ − 1) x_{g,t} ≤ k``
-(``models/time-indexed.md`` §4.2); for makespan ``z − Σ_t (t + o_i) x_{i,t} ≥ 0``
-per job (``z`` may be given bounds with ``z_bounds``).
+(``models/time-indexed.md`` §4.2); with a batch cap ``B`` (``max_batch``, SPEC §10.1)
+the count row ``Σ_g Σ_{t=τ−o_g+1…τ} x_{g,t} ≤ B`` per round (§13); for makespan
+``z − Σ_t (t + o_i) x_{i,t} ≥ 0`` per job (``z`` may be given bounds with ``z_bounds``).
+
+The LP helpers (:func:`lp_value`, :func:`lp_windows`, the prices and the fixing of
+:mod:`kvopt.exact.bounds`) build the model without the count rows: a relaxation of the
+capped model, so their values stay lower bounds under a cap (``models/time-indexed.md`` §13).
 
 :func:`lp_value` is the LP relaxation's value (``kvopt bound --lp``) and
 :func:`lp_windows` tightens the start windows with it (§4.1).
@@ -60,6 +65,7 @@ class MatrixModel:
     responses: np.ndarray  # o_i per job (for decoding and warm starts)
     horizon: int  # number of rounds with a memory row
     cuts: tuple[int, ...]  # the k of the rounded rows
+    max_batch: int | None = None  # the batch cap of the count rows (None: no count rows)
 
     def z_completion(self, starts: np.ndarray) -> int:
         """Makespan of ``starts`` (for the ``z`` column of a warm start)."""
@@ -103,8 +109,10 @@ def build_matrix(
     aggregate: bool = True,
     z_bounds: tuple[float, float] | None = None,
     cuts: tuple[int, ...] = DEFAULT_CUTS,
+    max_batch: int | None = None,
 ) -> MatrixModel:
-    """Build the time-indexed model over start windows ``[lo_i, hi_i]`` (see module doc)."""
+    """Build the time-indexed model over start windows ``[lo_i, hi_i]`` (see module doc);
+    ``max_batch`` adds the count rows of the batch cap (the backends pass the instance's)."""
     M = inst.memory
     # makespan needs z >= C_i per job, which does not aggregate: one group per job there
     groups = job_groups(inst, aggregate and objective == "total")
@@ -125,9 +133,11 @@ def build_matrix(
     H = int((ghi + o).max()) if G else 0
     # memory entries of column k: rows G + t + u, value s + u + 1, u = 0 … o-1;
     # then, for each k in ``cuts``, the rounded row of block b: rows G + b·H + t + u with
-    # value ⌈(k+1)(s+u+1)/M⌉ − 1 (kept only where non-zero)
+    # value ⌈(k+1)(s+u+1)/M⌉ − 1 (kept only where non-zero); with a cap, the last block
+    # counts the jobs running (value 1)
     oc = o[col_group]
-    nblk = 1 + len(cuts)
+    ks = (0,) + tuple(cuts)
+    nblk = len(ks) + (max_batch is not None)
     nnz_mem = oc * nblk  # per column (zeros dropped later)
     per_col = 1 + nnz_mem + (1 if objective == "makespan" else 0)
     a_start = np.concatenate([[0], np.cumsum(per_col)]).astype(np.int64)
@@ -144,11 +154,15 @@ def build_matrix(
     pos = base[ridx] + q
     blk, u = np.divmod(q, oc[ridx])
     w = s[col_group][ridx] + u + 1
-    kk = np.asarray((0,) + tuple(cuts), dtype=np.int64)[blk]
+    kk = np.asarray(ks + (0,) * (nblk - len(ks)), dtype=np.int64)[blk]
     a_index[pos] = G + blk * H + col_t[ridx] + u
-    a_value[pos] = np.where(blk == 0, w, -(-(kk + 1) * w // M) - 1).astype(np.float64)
+    val = np.where(blk == 0, w, -(-(kk + 1) * w // M) - 1)
+    if max_batch is not None:
+        val = np.where(blk == len(ks), 1, val)
+    a_value[pos] = val.astype(np.float64)
     n_rows = G + nblk * H
-    caps = np.repeat(np.asarray((M,) + tuple(cuts), dtype=np.float64), H)
+    limits = (M,) + tuple(cuts) + (() if max_batch is None else (int(max_batch),))
+    caps = np.repeat(np.asarray(limits, dtype=np.float64), H)
     row_lower = np.concatenate([size.astype(np.float64), np.full(nblk * H, -np.inf)])
     row_upper = np.concatenate([size.astype(np.float64), caps])
     col_cost = (col_t + oc).astype(np.float64) * (1.0 if objective == "total" else 0.0)
@@ -200,6 +214,7 @@ def build_matrix(
         responses=inst.responses,
         horizon=H,
         cuts=tuple(cuts),
+        max_batch=None if max_batch is None else int(max_batch),
     )
 
 

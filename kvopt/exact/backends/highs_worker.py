@@ -69,8 +69,8 @@ def main() -> None:
             send(("monitor", value, bound))
 
     try:
-        memory, prompts, responses, arrivals = job["arrays"]
-        inst = Instance.from_arrays(memory, prompts, responses, arrivals)
+        memory, prompts, responses, arrivals, max_batch = job["arrays"]
+        inst = Instance.from_arrays(memory, prompts, responses, arrivals, max_batch=max_batch)
         problem = Problem(inst, job["objective"], job["lo"], job["hi"], job["warm"], job["ub"])
         res = job["solver"].solve_here(problem, job["limits"], Hooks(stop=stop, monitor=monitor))
         send(("result", res))
@@ -89,7 +89,13 @@ def solve_in_worker(
     inst = problem.instance
     job = {
         "solver": solver,
-        "arrays": (inst.memory, inst.prompts.copy(), inst.responses.copy(), inst.arrivals.copy()),
+        "arrays": (
+            inst.memory,
+            inst.prompts.copy(),
+            inst.responses.copy(),
+            inst.arrivals.copy(),
+            inst.max_batch,
+        ),
         "objective": problem.objective,
         "lo": np.asarray(problem.lo),
         "hi": np.asarray(problem.hi),

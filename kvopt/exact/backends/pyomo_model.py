@@ -45,7 +45,8 @@ def build_pyomo(
     aggregate: bool = True,
     cuts: tuple[int, ...] = DEFAULT_CUTS,
 ):
-    """The Pyomo ``ConcreteModel`` (see ``models/time-indexed.md``)."""
+    """The Pyomo ``ConcreteModel`` (see ``models/time-indexed.md``; with the instance's batch
+    cap, the count rows of §13)."""
     import pyomo.environ as pyo
 
     M = inst.memory
@@ -77,6 +78,17 @@ def build_pyomo(
         return sum(terms) <= M if terms else pyo.Constraint.Skip
 
     m.memory = pyo.Constraint(m.T, rule=mem_rule)
+    # batch cap (SPEC §10.1): at most B jobs run in any round (models/time-indexed.md §13)
+    if inst.max_batch is not None:
+        B = int(inst.max_batch)
+
+        def batch_rule(_m, tau):
+            terms = [(g, t) for g in _m.G for t in running(g, tau)]
+            if sum(size[g] for g, _ in terms) <= B:  # the row cannot bind
+                return pyo.Constraint.Skip
+            return sum(_m.x[g, t] for g, t in terms) <= B
+
+        m.batch = pyo.Constraint(m.T, rule=batch_rule)
     # rounded rows: Σ (⌈(k+1) w / M⌉ − 1) x ≤ k (models/time-indexed.md §4.2)
     m.K = pyo.Set(initialize=list(cuts))
 
@@ -115,6 +127,8 @@ class PyomoHighs:
     """
 
     name: ClassVar[str] = "pyomo"
+    #: models the batch cap (the count rows of models/time-indexed.md §13)
+    batch_cap: ClassVar[bool] = True
 
     cuts: tuple[int, ...] = DEFAULT_CUTS
 

@@ -93,6 +93,9 @@ class BranchAndBound:
     """
 
     name: ClassVar[str] = "bnb"
+    #: the search, its dominance rules and the compiled kernel know nothing of the batch cap
+    #: (SPEC §10.1): a capped instance is refused (kvopt.exact.portfolio.cappedrows)
+    batch_cap: ClassVar[bool] = False
 
     node_limit: int | None = None
     #: price the rows with the root LP's duals (total completion; ``models/bnb.md`` §3)

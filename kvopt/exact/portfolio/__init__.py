@@ -129,6 +129,7 @@ def case_of(
         cells=int(per_start) * int(horizon),
         long=int((2 * instance.responses > instance.memory).sum()),
         arrivals=bool(instance.n and instance.arrivals.max() > 0),
+        capped=instance.max_batch is not None,
     )
 
 

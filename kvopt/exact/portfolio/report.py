@@ -78,7 +78,8 @@ class RouteReport:
             f"case      solver={c['solver']} n={c['n']} objective={c['objective']} "
             f"threads={c['threads']} time_limit={c['time_limit']:g}s "
             f"numba={'yes' if c['compiled'] else 'no'} typed={'yes' if c['typed'] else 'no'} "
-            f"sum_responses={c['rounds']} model_nonzeros={c.get('cells', 0):.3g}",
+            f"sum_responses={c['rounds']} model_nonzeros={c.get('cells', 0):.3g}"
+            + (" batch_cap=yes" if c.get("capped") else ""),
         ]
         if self.source:
             s = self.source

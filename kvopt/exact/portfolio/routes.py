@@ -16,6 +16,8 @@ module.  The rows of ``auto`` in order (``models/bnb.md``, ``models/time-indexed
 ``models/orders.md``):
 
 ====================  =====================================================================
+capped-*              an instance with a batch cap (SPEC §10.1): only backends that model it
+                      (``cappedrows``: the event model, HiGHS, CP-SAT, the local search)
 events-large          time-indexed model > 3e7 nonzeros (Case.cells), n ≤ 60: the event model
 no-model              … n > 60: the heuristic and the local search, the cheap bounds only
 cliques               n = 15-19, responses as long as the memory (a quarter above M/2), all at
@@ -58,6 +60,7 @@ import math
 from dataclasses import replace
 
 from ...errors import InputError
+from .cappedrows import CAPPED_ROUTES
 from .cliquerows import (
     CLIQUE_ROUTES,
     CLIQUES_ARRIVALS_BNB_N,
@@ -72,6 +75,7 @@ from .variantfile import load_variant
 
 # the row types live in .rows and are re-exported here, beside the table
 __all__ = [
+    "CAPPED_ROUTES",
     "CLIQUES_ARRIVALS_BNB_N",
     "CLIQUES_ARRIVALS_N",
     "CLIQUES_EVENTS_N",
@@ -181,6 +185,8 @@ _TOO_LARGE = Source(
 #: ``auto``'s routes, ``race``'s and the named backends', in order: :func:`route_for` takes the
 #: first that holds
 ROUTES: tuple[Route, ...] = (
+    # an instance with a batch cap takes these (the backends that model the cap) and no other
+    *CAPPED_ROUTES,
     Route(
         "events-large",
         When(n_max=60, cells_min=MODEL_MAX_CELLS),

@@ -111,6 +111,7 @@ class When:
     cells_min: float = 0.0  # the time-indexed model's size (Case.cells)
     long_share_min: float = 0.0  # at least this share of the jobs has 2·o_i > M (Case.long)
     arrivals: bool | None = None  # some job arrives after round 0 (Case.arrivals)
+    capped: bool | None = None  # the instance has a batch cap (Case.capped)
 
     def holds(self, case: Case) -> bool:
         return (
@@ -125,6 +126,7 @@ class When:
             and case.cells >= self.cells_min
             and case.long >= self.long_share_min * case.n
             and self.arrivals in (None, case.arrivals)
+            and self.capped in (None, case.capped)
         )
 
     def describe(self) -> str:
@@ -153,6 +155,8 @@ class When:
             out.append(f"responses above M/2 for >= {self.long_share_min:.0%} of the jobs")
         if self.arrivals is not None:
             out.append("with arrivals" if self.arrivals else "all jobs at round 0")
+        if self.capped is not None:
+            out.append("batch cap" if self.capped else "no batch cap")
         return ", ".join(out)
 
 
@@ -166,7 +170,7 @@ class Case:
     a time-indexed model costs to build (:data:`~kvopt.exact.portfolio.routes.MODEL_MAX_CELLS`);
     ``long``: the jobs whose response is longer than half the memory (``2·o_i > M``), where the
     completion cliques of ``models/cliques.md`` lift the LP most; ``arrivals``: some job arrives
-    after round 0."""
+    after round 0; ``capped``: the instance has a batch cap (SPEC §10.1, ``max_batch``)."""
 
     solver: str
     n: int
@@ -179,6 +183,7 @@ class Case:
     cells: int = 0
     long: int = 0
     arrivals: bool = False
+    capped: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -20,7 +20,7 @@ from ..backends.events import CpSatEvents
 from ..backends.highs import Highs
 from ..bnb import BranchAndBound
 from ..bounds.cliques import DEFAULT_KS
-from ..common import RawResult, SolveStatus, value_of
+from ..common import RawResult, SolveStatus, value_of, within_cap
 from ..heuristic import LocalSearchInterrupted, improve_starts
 
 #: the version string of the block bound in results
@@ -35,6 +35,8 @@ class LocalSearch:
     neither the windows nor the threads."""
 
     name: ClassVar[str] = "ils"
+    #: its serial placement respects the batch cap (kvopt.exact.heuristic)
+    batch_cap: ClassVar[bool] = True
 
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
         t0 = time.monotonic()
@@ -145,6 +147,12 @@ class CliqueWindows:
     def name(self) -> str:
         return self.label
 
+    @property
+    def batch_cap(self) -> bool:
+        """Whether ``inner`` models the batch cap (the prices come from the LP without the
+        count rows, a relaxation: valid under a cap)."""
+        return bool(getattr(self.inner, "batch_cap", False))
+
     def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
         from ..bounds.lagrange import priced_windows
 
@@ -165,6 +173,55 @@ class CliqueWindows:
         )
         bound = prices.bound if r.bound is None else max(r.bound, prices.bound)
         return replace(r, bound=bound, stats=stats)
+
+
+@dataclass(frozen=True)
+class WithoutCap:
+    """``inner`` on the relaxation without the batch cap (SPEC §10.1; ``models/time-indexed.md``
+    §13): for a backend that does not model the cap (the branch and bound).  Every capped
+    schedule is an uncapped one, so ``inner``'s proven bound is a lower bound under the cap
+    too; its schedule is kept only when it respects the cap (:func:`~kvopt.exact.common.within_cap`),
+    else the problem's warm start (capped) stands in, so that a bound meeting the warm start's
+    value ends the plan as a proof.  A schedule kept and proven optimal without the cap is
+    optimal with it.  Races see its bounds only (``monitor(None, bound)``): its incumbents may
+    break the cap.  Without a cap: ``inner`` as it is."""
+
+    inner: Backend
+    label: str = "without-cap"
+    #: safe on a capped instance: it never returns a schedule that breaks the cap
+    batch_cap: ClassVar[bool] = True
+
+    @property
+    def name(self) -> str:
+        return self.label
+
+    def solve(self, problem: Problem, limits: Limits, hooks: Hooks = NO_HOOKS) -> RawResult:
+        inst = problem.instance
+        if inst.max_batch is None:
+            return self.inner.solve(problem, limits, hooks)
+        monitor = hooks.monitor
+        quiet = replace(
+            hooks, monitor=None if monitor is None else (lambda _value, bound: monitor(None, bound))
+        )
+        free = replace(problem, instance=inst.replace(max_batch=None))
+        r = self.inner.solve(free, limits, quiet)
+        keep = r.starts is not None and within_cap(inst, r.starts)
+        starts = r.starts if keep else problem.warm
+        if keep:
+            status = r.status
+        elif r.infeasible:  # no uncapped schedule in the windows: none capped either
+            status = SolveStatus.INFEASIBLE
+        else:
+            status = SolveStatus.FEASIBLE if starts is not None else SolveStatus.UNKNOWN
+        return replace(
+            r,
+            starts=None if starts is None else np.asarray(starts, dtype=np.int64),
+            status=status,
+            solver=self.label,
+            native_status=f"{r.native_status} (without the cap; "
+            + ("its schedule keeps it)" if keep else "its schedule breaks it: dropped)"),
+            stats=dict(r.stats, schedule_kept=bool(keep)),
+        )
 
 
 #: the share of its phase the LP with the cliques may take in ``events-cliques``: from about
@@ -191,4 +248,9 @@ VARIANTS = {
     # 'cliques-ils' and 'cliques-arrivals-bnb': a bound where the search above did not
     # finish; models/cliques.md §14-15)
     "bnb-cliques-ladder": CliqueWindows(BranchAndBound(ladder=True), label="bnb-cliques-ladder"),
+    # the branch and bound on the relaxation without the batch cap: its bound, and its
+    # schedule when that keeps the cap (the routes of kvopt.exact.portfolio.cappedrows)
+    "bnb-without-cap": WithoutCap(BranchAndBound(), label="bnb-without-cap"),
+    # … climbing its ladder of proved thresholds (their bounds hold under the cap)
+    "ladder-without-cap": WithoutCap(BranchAndBound(ladder=True), label="ladder-without-cap"),
 }

@@ -46,10 +46,11 @@ the old one stay on disk, unused; an unchanged cell — say after adding a seed 
 reused).
 
 **Results.**  ``OUT/results.csv``, one tidy row per cell (columns :data:`COLUMNS`),
-``OUT/summary.csv`` (per policy, load and metric: the mean over seeds and its 95 %
-bootstrap interval), ``OUT/experiment.json`` (the experiment as run), and ``OUT/report.md``
+``OUT/summary.csv`` (per policy, load and metric: the mean over seeds with the range
+over seeds below :data:`BOOTSTRAP_MIN_SEEDS` (10) seeds, else its 95 % bootstrap interval;
+SPEC §10.1, "Reports"), ``OUT/experiment.json`` (the experiment as run), and ``OUT/report.md``
 with the plots ``OUT/latency-vs-load.png`` (the report's first two latency metrics, mean
-over seeds with a 95 % bootstrap band) and ``OUT/latency-cdf.png`` (per-request latency
+over seeds with the same range or interval as a band) and ``OUT/latency-cdf.png`` (per-request latency
 CDFs, seeds pooled).
 
 Bad input (an unknown key, preset or policy, a negative coefficient, ``c0 = 0``, a rate
@@ -60,6 +61,7 @@ line naming the file and the field, before any cell runs.
 from __future__ import annotations
 
 from .core import (
+    BOOTSTRAP_MIN_SEEDS,
     CELL_FORMAT,
     COLUMNS,
     ORACLE,
@@ -72,6 +74,7 @@ from .core import (
     load_experiment,
     run_cell,
     run_experiment,
+    seed_interval,
 )
 from .report import (
     SUMMARY_METRICS,
@@ -92,7 +95,9 @@ __all__ = [
     "Cell",
     "Experiment",
     "ExperimentResult",
+    "BOOTSTRAP_MIN_SEEDS",
     "bootstrap_ci",
+    "seed_interval",
     "cell_instance",
     "exp_metrics",
     "load_experiment",

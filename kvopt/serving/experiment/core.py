@@ -430,14 +430,51 @@ class ExperimentResult:
     def summary(
         self, metric: str = "mean_latency"
     ) -> dict[tuple[str, Any], tuple[float, float, float]]:
-        """(policy, load) → (mean over seeds, 95 % bootstrap low, high) of ``metric``."""
+        """(policy, load) → (mean over seeds, low, high) of ``metric``: the range over seeds
+        with fewer than :data:`BOOTSTRAP_MIN_SEEDS` seeds, else the 95 % bootstrap interval
+        (:func:`seed_interval`; :meth:`interval_kind` names which)."""
         out: dict[tuple[str, Any], tuple[float, float, float]] = {}
         for p in self.experiment.policies:
             for load in self.experiment.loads:
                 vals = [r[metric] for r in self.rows if r["policy"] == p and r["load"] == load]
                 if vals:
-                    out[(p, load)] = bootstrap_ci(vals)
+                    out[(p, load)] = seed_interval(vals)
         return out
+
+    def interval_kind(self) -> str:
+        """What :meth:`summary`'s low and high are: ``"range"`` (min and max over seeds) or
+        ``"bootstrap95"`` (:func:`interval_kind`)."""
+        return interval_kind(len(self.experiment.seeds))
+
+
+#: From this many seeds on, a summary gives a 95 % bootstrap interval of the mean; below it,
+#: the range over seeds (SPEC §10.1, "Reports": a bootstrap over 2 or 3 values is no more
+#: than their min and max, so it is called what it is).
+BOOTSTRAP_MIN_SEEDS = 10
+
+
+def interval_kind(seeds: int) -> str:
+    """``"range"`` below :data:`BOOTSTRAP_MIN_SEEDS` seeds, else ``"bootstrap95"``."""
+    return "range" if seeds < BOOTSTRAP_MIN_SEEDS else "bootstrap95"
+
+
+def interval_words(seeds: int) -> str:
+    """How a report names the interval of ``seeds`` seeds."""
+    if interval_kind(seeds) == "range":
+        return (f"range over the {seeds} seed(s) (min–max; fewer than {BOOTSTRAP_MIN_SEEDS} "
+                "seeds, so no bootstrap interval)")  # fmt: skip
+    return "95 % bootstrap interval of the mean"
+
+
+def seed_interval(values: Iterable[float]) -> tuple[float, float, float]:
+    """The mean of ``values`` (one per seed) with their range when fewer than
+    :data:`BOOTSTRAP_MIN_SEEDS`, else with its 95 % bootstrap interval (:func:`bootstrap_ci`)."""
+    a = np.asarray(list(values), dtype=float)
+    if a.size == 0:
+        return (math.nan, math.nan, math.nan)
+    if interval_kind(a.size) == "range":
+        return (float(a.mean()), float(a.min()), float(a.max()))
+    return bootstrap_ci(a)
 
 
 def bootstrap_ci(values: Iterable[float], level: float = 0.95, resamples: int = 2000,
@@ -506,7 +543,8 @@ def run_experiment(
     """Run (or resume) an experiment; write its cells, ``results.csv`` and the report.
 
     ``experiment`` is an :class:`Experiment`, a dict of the TOML's fields, or a TOML path.
-    ``out`` defaults to ``<name>-results`` in the working folder (for a file: beside it).
+    ``out`` defaults to ``<name>-results`` in the working folder, for a file too (a shipped
+    experiment run from elsewhere leaves the checkout clean; issue 68).
     ``workers`` > 1 runs cells in local processes, ``scheduler`` on a Dask cluster.
     Finished cells are on disk as they finish: interrupting (Ctrl-C) loses none, and a
     rerun runs only the cells not yet on disk.
@@ -514,7 +552,7 @@ def run_experiment(
     if isinstance(experiment, str | os.PathLike):
         path = Path(experiment)
         exp = load_experiment(path)
-        default_out = path.with_name(f"{exp.name}-results")
+        default_out = Path(f"{exp.name}-results")  # the working folder, not the file's (issue 68)
     elif isinstance(experiment, Experiment):
         exp, default_out = experiment, Path(f"{experiment.name}-results")
     else:
@@ -590,7 +628,11 @@ __all__ = [
     "Cell",
     "Experiment",
     "ExperimentResult",
+    "BOOTSTRAP_MIN_SEEDS",
     "bootstrap_ci",
+    "interval_kind",
+    "interval_words",
+    "seed_interval",
     "load_experiment",
     "run_cell",
     "run_experiment",

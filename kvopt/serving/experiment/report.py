@@ -1,7 +1,8 @@
 """The summary, the report and the plots of an experiment's result (SPEC §10).
 
-:func:`summary_csv` (``summary.csv``: per policy, load and metric, the mean over seeds and
-its 95 % bootstrap interval), :func:`report_markdown` (``report.md``),
+:func:`summary_csv` (``summary.csv``: per policy, load and metric, the mean over seeds with
+the range over seeds below 10 seeds, else its 95 % bootstrap interval; SPEC §10.1, "Reports"),
+:func:`report_markdown` (``report.md``),
 :func:`plot_latency_vs_load` and :func:`plot_latency_cdf` (its two plots), and
 :func:`write_report`, which writes the report with its plots.  They read an
 :class:`~kvopt.serving.experiment.ExperimentResult` only (:mod:`kvopt.serving.experiment.core` runs the cells).
@@ -30,18 +31,22 @@ SUMMARY_METRICS = (*METRICS, "total_latency", "bound", "ratio", "makespan_second
 
 
 def summary_csv(result: ExperimentResult) -> str:
-    """One row per (policy, load, metric): mean over seeds and its 95 % bootstrap interval."""
+    """One row per (policy, load, metric): the mean over seeds, ``low`` and ``high`` and what
+    they are (``interval``: ``range``, the min and max over fewer than 10 seeds, or
+    ``bootstrap95``, the 95 % bootstrap interval of the mean; :func:`~.core.seed_interval`)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["experiment", "policy", "load", "metric", "mean", "ci_low", "ci_high", "seeds"])
+    w.writerow(["experiment", "policy", "load", "metric", "mean", "low", "high", "interval",
+                "seeds"])  # fmt: skip
     exp = result.experiment
+    kind = result.interval_kind()
     for metric in SUMMARY_METRICS:
         summ = result.summary(metric)
         for p in exp.policies:
             for load in exp.loads:
                 if (p, load) in summ:
                     m, lo, hi = summ[(p, load)]
-                    w.writerow([exp.name, p, load, metric, m, lo, hi, len(exp.seeds)])
+                    w.writerow([exp.name, p, load, metric, m, lo, hi, kind, len(exp.seeds)])
     return buf.getvalue()
 
 
@@ -105,7 +110,8 @@ def _setup_text(exp) -> list[str]:
 
 
 def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
-    """The markdown report: what ran, then one table per metric (mean [95 % CI] over seeds)."""
+    """The markdown report: what ran, then one table per metric (the mean over seeds [its
+    range below 10 seeds, else its 95 % bootstrap interval], as the report says)."""
     exp = result.experiment
     tm = exp.time_model
     wl = exp.workload
@@ -126,7 +132,9 @@ def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
     ]
     if exp.notes:
         lines += [f"* **Notes**: {exp.notes}"]
-    lines += ["", "Each entry: the mean over seeds [95 % bootstrap interval].", ""]
+    from .core import interval_words
+
+    lines += ["", f"Each entry: the mean over seeds [{interval_words(len(exp.seeds))}].", ""]
     for metric in exp.metrics:
         summ = result.summary(metric)
         lines += [f"## {metric}", ""]
@@ -147,7 +155,8 @@ def report_markdown(result: ExperimentResult, plots: Sequence[str] = ()) -> str:
 
 def plot_latency_vs_load(result: ExperimentResult, path: str | os.PathLike,
                          metrics: Sequence[str] = ("mean_latency", "p95_latency")) -> str:  # fmt: skip
-    """Mean over seeds of each metric against load, one line per policy, 95 % bootstrap bands."""
+    """Mean over seeds of each metric against load, one line per policy, with a band: the
+    range over seeds below 10 seeds, else the 95 % bootstrap interval (the title says which)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -171,8 +180,9 @@ def plot_latency_vs_load(result: ExperimentResult, path: str | os.PathLike,
         ax.set_title(f"{metric}", fontsize=10)
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=8)
-    fig.suptitle(f"{exp.name}: mean over {len(exp.seeds)} seed(s), 95 % bootstrap band",
-                 fontsize=10)  # fmt: skip
+    band = ("band: range over seeds (min–max)" if result.interval_kind() == "range"
+            else "band: 95 % bootstrap interval")  # fmt: skip
+    fig.suptitle(f"{exp.name}: mean over {len(exp.seeds)} seed(s), {band}", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
