@@ -7,9 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from kvopt.serving.experiment import run_experiment
 
 from kvopt import generate, simulate, solve
+from kvopt.serving.experiment import run_experiment
 
 REPO = Path(__file__).resolve().parent.parent
 
