@@ -255,7 +255,7 @@ def run_summaries(
             continue
         inst = summaries_instance(seed, args.model, args.n_min, args.n_max)
         values = {
-            p: int(simulate(inst, p, seed=seed).objective["total_completion"]) for p in policies
+            p: simulate(inst, p, seed=seed).total_completion for p in policies
         }
         t0 = time.monotonic()
         res = solve(
@@ -434,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
     for k in range(args.instances):
         seed = args.seed + k
         inst = jaillet_instance(seed, args.n_min, args.n_max, args.o_max)
-        alg = simulate(inst, "mcsf").objective["total_completion"]
+        alg = simulate(inst, "mcsf").total_completion
         res = solve(
             inst,
             objective="total",
