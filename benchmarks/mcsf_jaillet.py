@@ -254,9 +254,7 @@ def run_summaries(
             rows.append(saved[seed])
             continue
         inst = summaries_instance(seed, args.model, args.n_min, args.n_max)
-        values = {
-            p: simulate(inst, p, seed=seed).total_completion for p in policies
-        }
+        values = {p: simulate(inst, p, seed=seed).total_completion for p in policies}
         t0 = time.monotonic()
         res = solve(
             inst, objective="total", solver=args.solver, time_limit=args.time_limit,

@@ -165,10 +165,7 @@ def test_policy_variants(tmp_path, small, capsys):
     )
     ic = compare_instance(small, ["pack-and-schedule", "pack-and-schedule[packer=nfdh]"])
     nfdh = simulate(small, "pack-and-schedule", params={"packer": "nfdh"})
-    assert (
-        ic.row("pack-and-schedule[packer=nfdh]").total_completion
-        == nfdh.total_completion
-    )
+    assert ic.row("pack-and-schedule[packer=nfdh]").total_completion == nfdh.total_completion
     path = tmp_path / "small.json"
     save_instance(small, path)
     assert main(["compare", str(path), "--policies", "fcfs[alpha=1]"]) == 2

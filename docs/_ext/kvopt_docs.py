@@ -320,7 +320,7 @@ def api_markdown() -> str:
         "where a table is natural, `to_dataframe()`.",
         "",
         "Objectives: `SolveResult.objective` is a number, the value of the objective solved for "
-        "(`objective_name`); `objectives` is the dict `{\"total_completion\", \"makespan\"}` on "
+        '(`objective_name`); `objectives` is the dict `{"total_completion", "makespan"}` on '
         "`SolveResult` (of its schedule; `None` without one), `SimulationResult` and `CheckResult`, "
         "whose `total_completion` and `makespan` read it. The `--json` of `simulate`, `check` and "
         "`solve` keeps the key `objective` (SPEC §4). The dict's old name "
