@@ -254,9 +254,7 @@ def run_summaries(
             rows.append(saved[seed])
             continue
         inst = summaries_instance(seed, args.model, args.n_min, args.n_max)
-        values = {
-            p: int(simulate(inst, p, seed=seed).objective["total_completion"]) for p in policies
-        }
+        values = {p: simulate(inst, p, seed=seed).total_completion for p in policies}
         t0 = time.monotonic()
         res = solve(
             inst, objective="total", solver=args.solver, time_limit=args.time_limit,
@@ -434,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
     for k in range(args.instances):
         seed = args.seed + k
         inst = jaillet_instance(seed, args.n_min, args.n_max, args.o_max)
-        alg = simulate(inst, "mcsf").objective["total_completion"]
+        alg = simulate(inst, "mcsf").total_completion
         res = solve(
             inst,
             objective="total",

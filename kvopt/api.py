@@ -172,11 +172,12 @@ def simulate(
     ``time_model`` (SPEC §10: a preset of ``kvopt time-models``, ``"c0=…,c_b=…"`` or a
     :class:`~kvopt.serving.timemodel.TimeModel`; default ``unit``) times the rounds: on a timed
     instance it decides the arrival rounds, and :func:`latencies` turns the result into
-    seconds.
+    seconds.  The result's ``objectives`` is ``{"total_completion", "makespan"}``, also read as
+    ``.total_completion`` and ``.makespan`` (``.objective``, its old name, is deprecated).
 
     >>> res = simulate(generate("random", seed=1, n=6, memory=32), "fcfs")
-    >>> res.policy, res.stats.kills >= 0
-    ('fcfs', True)
+    >>> res.policy, res.stats.kills >= 0, res.total_completion == res.objectives["total_completion"]
+    ('fcfs', True, True)
     """
     from .simulation import simulate as _simulate
 

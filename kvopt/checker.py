@@ -28,6 +28,7 @@ under a second.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -109,19 +110,48 @@ class Violation:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """What the checker found.  ``objective`` is ``None`` unless every job completes."""
+    """What the checker found.
+
+    ``objectives`` is ``{"total_completion": ΣC_i, "makespan": max C_i}``, or ``None`` unless
+    every job completes; :attr:`total_completion` and :attr:`makespan` read it (``None`` then
+    too).  It was called ``objective`` until kvopt 0.2 renamed it (issue 68:
+    :attr:`kvopt.exact.SolveResult.objective` is a number); that name still works for one
+    release, with a :class:`DeprecationWarning`, and is removed in kvopt 0.3.  The JSON form
+    (:meth:`to_dict`, ``kvopt check --json``) keeps SPEC §4's key ``objective``.
+    """
 
     valid: bool
     errors: tuple[Violation, ...]
     completion_times: tuple[int | None, ...]
-    objective: dict[str, int] | None
+    objectives: dict[str, int] | None
     peak_memory: int
+
+    @property
+    def total_completion(self) -> int | None:
+        """``ΣC_i`` (rounds), ``None`` unless every job completes."""
+        return None if self.objectives is None else int(self.objectives["total_completion"])
+
+    @property
+    def makespan(self) -> int | None:
+        """``max C_i`` (rounds), ``None`` unless every job completes."""
+        return None if self.objectives is None else int(self.objectives["makespan"])
+
+    @property
+    def objective(self) -> dict[str, int] | None:
+        """Deprecated alias of :attr:`objectives` (the same dict); removed in kvopt 0.3."""
+        warnings.warn(
+            "CheckResult.objective is deprecated; use .objectives (a dict) or "
+            ".total_completion / .makespan; removed in kvopt 0.3",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.objectives
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "valid": self.valid,
             "errors": [e.to_dict() for e in self.errors],
-            "objective": self.objective,
+            "objective": self.objectives,
             "completion_times": list(self.completion_times),
             "peak_memory": self.peak_memory,
         }

@@ -104,10 +104,10 @@ def panel_name(result) -> str | None:
 def _title(inst: Instance, sched: Schedule, label: str | None) -> str:
     res = check_schedule(inst, sched)
     name = label or readable_label(sched.producer) or "schedule"
-    if res.objective is None:
+    if res.objectives is None:
         obj = "incomplete"
     else:
-        obj = f"ΣC = {res.objective['total_completion']}, makespan = {res.objective['makespan']}"
+        obj = f"ΣC = {res.total_completion}, makespan = {res.makespan}"
     kills = sched.kills
     extra = f", {kills} kill{'s' if kills != 1 else ''}" if kills else ""
     bad = "" if res.valid else "  [INVALID]"

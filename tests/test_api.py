@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 import importlib
 import inspect
+import json
 import os
+import warnings
 
 import matplotlib
 import pytest
@@ -84,3 +87,60 @@ def test_tables_and_reprs():
     inst = kvopt.generate("random", seed=2, n=4, memory=24)
     assert "fcfs" in repr(kvopt.simulate(inst, "fcfs"))
     assert os.path.exists(REPO / "instances")
+
+
+def test_objectives_names_are_one_type_on_every_result():
+    """Issue 68: ``objectives`` is the dict ``{total_completion, makespan}`` on the three results;
+    ``SolveResult.objective`` stays the optimised value (SPEC §4); the old dict name
+    ``objective`` of a simulation or a check warns and returns the same dict."""
+    inst = kvopt.generate("random", seed=2, n=5, memory=24)
+    sim = kvopt.simulate(inst, "fcfs")
+    chk = kvopt.check_schedule(inst, sim.schedule)
+    opt = kvopt.solve(inst, time_limit=20)
+    ct = sim.completion_times
+    want = {"total_completion": sum(ct), "makespan": max(ct)}
+    assert dict(sim.objectives) == chk.objectives == want
+    assert (sim.total_completion, sim.makespan) == (chk.total_completion, chk.makespan)
+    assert (sim.total_completion, sim.makespan) == (want["total_completion"], want["makespan"])
+    assert isinstance(sim.total_completion, int) and isinstance(chk.makespan, int)
+    assert opt.objectives == kvopt.check_schedule(inst, opt.schedule).objectives
+    assert opt.objective == opt.objectives["total_completion"]  # the number, SPEC §4
+    for res, cls in ((sim, "SimulationResult"), (chk, "CheckResult")):
+        with pytest.warns(DeprecationWarning, match=rf"{cls}\.objective is deprecated.*0\.3"):
+            old = res.objective
+        assert old is res.objectives
+    # the JSON forms keep SPEC §4's key
+    assert sim.to_dict(inst.n)["objective"] == want and chk.to_dict()["objective"] == want
+    assert opt.to_dict()["objective"] == opt.objective
+
+
+def test_objectives_of_an_incomplete_check_and_an_unsolved_result_are_none():
+    inst = kvopt.generate("random", seed=2, n=3, memory=24)
+    empty = kvopt.check_schedule(inst, kvopt.Schedule((), inst.memory))
+    assert not empty.valid and empty.objectives is None
+    assert empty.total_completion is None and empty.makespan is None
+    unsolved = dataclasses.replace(kvopt.solve(inst, time_limit=20), schedule=None, objective=None)
+    assert unsolved.objectives is None
+
+
+def test_the_package_never_reads_its_deprecated_names(cli, tmp_path):
+    """simulate, check, compare and plot (API and command line) without the deprecation."""
+    matplotlib.use("Agg")
+    inst = kvopt.generate("random", seed=3, n=5, memory=24)
+    path = tmp_path / "inst.json"
+    path.write_text(json.dumps(inst.to_dict()))
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "error", message=".*objective is deprecated", category=DeprecationWarning
+        )
+        sim = kvopt.simulate(inst, "fcfs")
+        kvopt.compare(inst, ["fcfs", "route"])
+        kvopt.plot_schedule(inst, sim, out=tmp_path / "p.png")
+        for args in (("--json",), ()):
+            r = cli("simulate", path, "--policy", "fcfs", "--out", tmp_path / "s.json", *args)
+            assert r.code == 0, r.err
+            r = cli("check", path, tmp_path / "s.json", *args)
+            assert r.code == 0, r.err
+        assert cli("check", path, tmp_path / "s.json", "--json").json()["objective"] == dict(
+            sim.objectives
+        )

@@ -104,7 +104,7 @@ def test_engine_refuses_a_start_beyond_the_cap():
     inst = Instance.from_arrays(40, [1, 1, 1], [2, 2, 2], max_batch=2)
     with pytest.raises((PolicyError, UserCodeError), match=r"job 2, round 0.*max_batch = 2"):
         simulate(inst, Greedy())
-    assert simulate(inst.replace(max_batch=3), Greedy()).objective["makespan"] == 2
+    assert simulate(inst.replace(max_batch=3), Greedy()).makespan == 2
 
 
 def test_view_reports_the_free_slots():

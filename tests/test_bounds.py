@@ -53,8 +53,8 @@ def test_bounds_below_every_valid_schedule(inst):
     for sched in serial_schedules(inst):
         res = check_schedule(inst, sched)
         assert res.valid
-        assert res.objective["total_completion"] >= b.best
-        assert res.objective["makespan"] >= max(ms.values())
+        assert res.total_completion >= b.best
+        assert res.makespan >= max(ms.values())
 
 
 @settings(max_examples=100, deadline=None)

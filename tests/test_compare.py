@@ -28,7 +28,7 @@ def test_rows_without_exact(small):
     lb = lower_bounds(small).best
     assert ic.lb == lb and ic.exact is None and ic.opt is None
     fcfs = ic.row("fcfs")
-    assert fcfs.total_completion == simulate(small, "fcfs").objective["total_completion"]
+    assert fcfs.total_completion == simulate(small, "fcfs").total_completion
     assert fcfs.ratio_lb == pytest.approx(fcfs.total_completion / lb)
     # the certified ratio uses the best schedule seen: policies and cheap kill-free schedules
     best = min(r.total_completion for r in ic.rows if r.applicable)
@@ -165,10 +165,7 @@ def test_policy_variants(tmp_path, small, capsys):
     )
     ic = compare_instance(small, ["pack-and-schedule", "pack-and-schedule[packer=nfdh]"])
     nfdh = simulate(small, "pack-and-schedule", params={"packer": "nfdh"})
-    assert (
-        ic.row("pack-and-schedule[packer=nfdh]").total_completion
-        == (nfdh.objective["total_completion"])
-    )
+    assert ic.row("pack-and-schedule[packer=nfdh]").total_completion == nfdh.total_completion
     path = tmp_path / "small.json"
     save_instance(small, path)
     assert main(["compare", str(path), "--policies", "fcfs[alpha=1]"]) == 2

@@ -114,7 +114,7 @@ def test_a_large_int_instance_takes_python_integers():
     rb = rank_bound(inst)
     assert rb.value >= processing_bound(inst)
     sched = heuristic_schedule(inst, "total", seconds=0.01)
-    assert rb.value <= check_schedule(inst, sched).objective["total_completion"]
+    assert rb.value <= check_schedule(inst, sched).total_completion
 
 
 def bundled():
@@ -148,7 +148,7 @@ def test_bundled_instances_below_a_schedule(inst):
     for objective, value in (("total", rb.value), ("makespan", rb.makespan)):
         sched = heuristic_schedule(inst, objective, seconds=0.01)
         key = "total_completion" if objective == "total" else "makespan"
-        assert value <= check_schedule(inst, sched).objective[key]
+        assert value <= check_schedule(inst, sched).objectives[key]
 
 
 @pytest.mark.parametrize("case", known_optima(), ids=lambda c: f"{c[0].name}-{c[1]}")

@@ -85,7 +85,7 @@ def assert_certified(inst, res, objective):
     chk = check_schedule(inst, res.schedule)
     assert chk.valid, chk.errors
     key = "total_completion" if objective == "total" else "makespan"
-    assert chk.objective[key] == res.objective
+    assert chk.objectives[key] == res.objective
     assert res.bound <= res.objective
     assert (res.status is SolveStatus.OPTIMAL) == (res.bound == res.objective)
     assert res.schedule.kills == 0

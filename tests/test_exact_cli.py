@@ -44,7 +44,7 @@ def test_solve_json_is_one_object_and_schedule_checks(inst_file, tmp_path):
     assert d["status"] == "optimal" and d["bound"] == d["objective"]
     sched = load_schedule(out)
     chk = check_schedule(inst, sched)
-    assert chk.valid and chk.objective["total_completion"] == d["objective"]
+    assert chk.valid and chk.total_completion == d["objective"]
 
 
 @pytest.mark.parametrize("solver", ["highs", "cpsat"])

@@ -56,7 +56,7 @@ def _run_all(inst: Instance, params=None):
             continue
         res = simulate(inst, name, params=(params or {}).get(name), seed=3)
         r = check_schedule(inst, res.schedule)
-        assert r.valid and r.objective is not None
+        assert r.valid and r.objectives is not None
         assert len(res.completion_times) == inst.n
         if name in KILL_FREE and not inst.has_predictions:
             assert res.stats.kills == 0, name

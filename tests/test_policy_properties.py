@@ -82,7 +82,7 @@ def test_schedule_valid_and_complete(policy):
         cr = check_schedule(inst, res.schedule)
         assert cr.valid, (cr.errors, _show(inst))
         assert all(c is not None for c in cr.completion_times)
-        assert cr.objective == dict(res.objective)
+        assert cr.objectives == dict(res.objectives)
         assert list(res.completion_times) == list(cr.completion_times)
         assert res.stats.kills == sum(not a.completed for a in res.schedule.attempts)
 

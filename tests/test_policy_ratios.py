@@ -43,7 +43,7 @@ def solved():
 
 
 def _total(inst: Instance, policy: str, **params) -> int:
-    return simulate(inst, policy, params=params or None).objective["total_completion"]
+    return simulate(inst, policy, params=params or None).total_completion
 
 
 def test_greedy_area_bound(solved):

@@ -58,7 +58,7 @@ def test_schedule_valid_serial_and_complete(inst):
     note(json.dumps(inst.to_dict()))
     res = simulate(inst, "serial")
     cr = check_schedule(inst, res.schedule)
-    assert cr.valid and cr.objective == dict(res.objective)
+    assert cr.valid and cr.objectives == dict(res.objectives)
     atts = sorted(res.schedule.attempts, key=lambda a: a.start)
     assert all(a.completed for a in atts) and len(atts) == inst.n
     for prev, nxt in zip(atts, atts[1:]):  # never two at once, no idle round with a job waiting

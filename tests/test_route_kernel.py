@@ -54,7 +54,7 @@ def _summary(res):
     return {
         "attempts": [(a.job, a.start, a.rounds, a.completed) for a in res.schedule.attempts],
         "completion_times": res.completion_times,
-        "objective": dict(res.objective),
+        "objective": dict(res.objectives),
         "stats": (st_.kills, st_.wasted_rounds, st_.events, st_.event_times),
         "clock": (clock.now, clock.tau_now, clock.busy_seconds, clock.memory_seconds),
         "schedule": (res.schedule.memory, res.schedule.instance, res.schedule.producer),

@@ -43,7 +43,7 @@ def test_record_replays_and_is_certified(tmp_path, cli):
     for s in (rec.schedule, rec.opt_schedule):
         assert check_schedule(rec.instance, s).valid
     again = simulate(rec.instance, "fcfs")
-    assert again.objective["total_completion"] == rec.alg
+    assert again.total_completion == rec.alg
     assert rec.ratio_certified == pytest.approx(rec.alg / rec.ub)
     assert rec.ratio_optimistic == pytest.approx(rec.alg / rec.lb)
     assert rec.lb <= rec.ub <= rec.alg
@@ -306,7 +306,7 @@ def test_exhaustive_agrees_with_brute_force(tmp_path):
     assert res.evaluations == space.count()
     worst = Fraction(0)
     for inst in space.enumerate():
-        alg = simulate(inst, "fcfs").objective["total_completion"]
+        alg = simulate(inst, "fcfs").total_completion
         worst = max(worst, Fraction(alg, brute_opt(inst)))
     rec = load_record(res.best.record)
     assert Fraction(rec.alg, rec.ub) == worst

@@ -319,6 +319,14 @@ def api_markdown() -> str:
         "readable `repr`, `to_dict()` (the object the command line prints with `--json`) and, "
         "where a table is natural, `to_dataframe()`.",
         "",
+        "Objectives: `SolveResult.objective` is a number, the value of the objective solved for "
+        '(`objective_name`); `objectives` is the dict `{"total_completion", "makespan"}` on '
+        "`SolveResult` (of its schedule; `None` without one), `SimulationResult` and `CheckResult`, "
+        "whose `total_completion` and `makespan` read it. The `--json` of `simulate`, `check` and "
+        "`solve` keeps the key `objective` (SPEC §4). The dict's old name "
+        "`SimulationResult.objective` / `CheckResult.objective` still works in kvopt 0.2 with a "
+        "`DeprecationWarning` and is removed in kvopt 0.3.",
+        "",
         "```{eval-rst}",
         ".. module:: kvopt",
         "   :no-index:",

@@ -103,12 +103,12 @@ def run(args) -> int:
             {
                 "valid": r.valid,
                 "errors": [e.to_dict() for e in r.errors],
-                "objective": r.objective,
+                "objective": r.objectives,
                 "peak_memory": r.peak_memory,
             }
         )
     elif r.valid:
-        obj = r.objective or {}
+        obj = r.objectives or {}
         print(
             f"valid: total_completion={obj.get('total_completion')} "
             f"makespan={obj.get('makespan')} peak_memory={r.peak_memory}/{inst.memory}"
@@ -129,7 +129,7 @@ def _check_record(rec: Record, args) -> int:
     note = replay_skipped(rec) if args.no_replay else None
     if args.json:
         objectives = {
-            name: check_schedule(rec.instance, s).objective
+            name: check_schedule(rec.instance, s).objectives
             for name, s in (("schedule", rec.schedule), ("opt_schedule", rec.opt_schedule))
         }
         emit_json(

@@ -216,7 +216,7 @@ def run(args) -> int:
             {
                 "out": out,
                 "schedules": [
-                    {"label": lab, "valid": r.valid, "objective": r.objective}
+                    {"label": lab, "valid": r.valid, "objective": r.objectives}
                     for (lab, _), r in zip(items, checks)
                 ],
             }

@@ -80,7 +80,7 @@ def run(args) -> int:
             d["seconds"] = rep.to_dict()
         emit_json(d)
         return 0
-    obj, st = res.objective, res.stats
+    obj, st = res.objectives, res.stats
     bounds = lower_bounds(inst)  # the better of area and processing: a trace's is processing
     lb = bounds.best
     ratio = f"{obj['total_completion'] / lb:.4g}" if lb else "n/a"

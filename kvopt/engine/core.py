@@ -629,7 +629,7 @@ def run(
         policy=name,
         params=MappingProxyType(used),
         schedule=sched,
-        objective=MappingProxyType(objective),
+        objectives=MappingProxyType(objective),
         stats=stats,
         completion_times=tuple(int(c) for c in ct),  # type: ignore[arg-type]
         trace=tuple(eng.trace) if eng.trace is not None else None,

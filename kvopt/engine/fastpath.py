@@ -118,7 +118,7 @@ def compiled_result(
         policy=name,
         params=MappingProxyType(dict(params)),
         schedule=sched,
-        objective=MappingProxyType(objective),
+        objectives=MappingProxyType(objective),
         stats=stats,
         completion_times=tuple(int(c) for c in ct),  # type: ignore[arg-type]
         trace=None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,12 +48,18 @@ class SimulationResult:
     under a non-unit time model it is the realized instance (SPEC §10).  ``clock``
     (:class:`~kvopt.engine.clock.Clock`) gives each round's start in seconds under
     the run's time model.
+
+    ``objectives`` is ``{"total_completion": ΣC_i, "makespan": max C_i}`` (SPEC §4's
+    ``objective`` object of ``simulate --json``), also read as :attr:`total_completion` and
+    :attr:`makespan`.  The dict was called ``objective`` until kvopt 0.2 renamed it (issue 68:
+    :attr:`kvopt.exact.SolveResult.objective` is a number); that name still works for one
+    release, with a :class:`DeprecationWarning`, and is removed in kvopt 0.3.
     """
 
     policy: str
     params: Mapping[str, Any]
     schedule: Schedule
-    objective: Mapping[str, int]
+    objectives: Mapping[str, int]
     stats: Stats
     completion_times: tuple[int, ...]
     trace: tuple[tuple[int, str, int, int], ...] | None = None
@@ -60,8 +67,29 @@ class SimulationResult:
     instance: Instance | None = field(default=None, compare=False)
     clock: Clock | None = field(default=None, compare=False, repr=False)
 
+    @property
+    def total_completion(self) -> int:
+        """``ΣC_i``, the total completion time (rounds)."""
+        return int(self.objectives["total_completion"])
+
+    @property
+    def makespan(self) -> int:
+        """``max C_i``, the makespan (rounds)."""
+        return int(self.objectives["makespan"])
+
+    @property
+    def objective(self) -> Mapping[str, int]:
+        """Deprecated alias of :attr:`objectives` (the same dict); removed in kvopt 0.3."""
+        warnings.warn(
+            "SimulationResult.objective is deprecated; use .objectives (a dict) or "
+            ".total_completion / .makespan; removed in kvopt 0.3",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.objectives
+
     def __repr__(self) -> str:
-        o = self.objective
+        o = self.objectives
         params = ", ".join(f"{k}={v}" for k, v in self.params.items())
         return (
             f"SimulationResult({self.policy}{f'[{params}]' if params else ''}: "
@@ -75,7 +103,7 @@ class SimulationResult:
         return {
             "policy": self.policy,
             "params": dict(self.params),
-            "objective": dict(self.objective),
+            "objective": dict(self.objectives),
             "schedule": self.schedule.to_dict(n if n is not None else len(self.completion_times)),
             "stats": self.stats.to_dict(),
         }

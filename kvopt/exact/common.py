@@ -60,6 +60,12 @@ class SolveResult:
     integral, so a fractional dual bound is rounded up); ``gap`` is
     ``(objective − bound) / objective`` (0 when both are 0, ``None`` without an
     incumbent).  ``schedule`` has passed :func:`kvopt.schedule.checked`.
+
+    ``objective`` is the number: the value of the optimised objective (``objective_name``),
+    as in SPEC §4's ``solve --json``.  :attr:`objectives` is the dict
+    ``{"total_completion", "makespan"}`` of the schedule, as on
+    :class:`~kvopt.simulation.SimulationResult` and :class:`~kvopt.checker.CheckResult`
+    (issue 68: one name, one type across the three results).
     """
 
     status: SolveStatus
@@ -82,6 +88,12 @@ class SolveResult:
     @property
     def optimal(self) -> bool:
         return self.status is SolveStatus.OPTIMAL
+
+    @property
+    def objectives(self) -> dict[str, int] | None:
+        """``{"total_completion": ΣC_i, "makespan": max C_i}`` of the checked schedule, or
+        ``None`` without one (both values, whichever objective was optimised)."""
+        return None if self.schedule is None else self.schedule.objective(self.n)
 
     def __repr__(self) -> str:
         gap = "" if self.gap is None else f", gap={100 * self.gap:.2f}%"
