@@ -628,3 +628,19 @@ def test_grow_with_defaults_on_fcfs_small_record_is_bounded_at_its_peaks(tmp_pat
     for d in res.directions:
         rs = [p.ratio_certified for p in d.steps]
         assert d.rule == "peak" and d.limit == max(rs) > 2 * rs[0] and rs[-1] < 0.8 * max(rs)
+
+
+def test_bounded_text_names_the_directions_swept_only():
+    """Issue 68: 'bounded' is a statement about the directions swept, and the text says so."""
+    from types import SimpleNamespace
+
+    from kvopt.cli.grow import format_result
+
+    d = SimpleNamespace(name="count", steps=(), verdict="bounded", limit=2.5, limit_spread=0.1,
+                        rule="peak", exponent=None, axis="n", stopped=None)  # fmt: skip
+    res = SimpleNamespace(source="r.json", policy="fcfs", verdict="bounded", best_direction="count",
+                          exact_solves=0, seconds=1.0, finder=None, directions=[d], stopped=None,
+                          resumed_points=0, plot=None, out="g")  # fmt: skip
+    text = format_result(res)
+    assert "bounded along the 1 direction(s) swept only (count)" in text
+    assert "swept only" not in format_result(SimpleNamespace(**{**vars(res), "verdict": "grows"}))

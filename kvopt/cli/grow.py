@@ -155,6 +155,10 @@ def format_result(res) -> str:
         exp = "-" if d.exponent is None else f"{d.exponent:.3f}/{d.axis}"
         rows.append([d.name, verdict, exp, ratios + (f" ({d.stopped})" if d.stopped else "")])
     lines.extend(render_table(cols, rows, indent="  ", rule="columns"))
+    if res.verdict == "bounded":  # issue 68: a verdict's scope is the directions it swept
+        lines.append(f"bounded along the {len(res.directions)} direction(s) swept only "
+                     f"({', '.join(d.name for d in res.directions)}); a direction not swept "
+                     "may still grow (give it with --direction)")  # fmt: skip
     if res.stopped:
         lines.append(f"{res.stopped}: the verdict is on the points evaluated by then")
     if res.resumed_points:
