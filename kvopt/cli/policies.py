@@ -97,7 +97,7 @@ def _list(as_json: bool) -> int:
         emit_json({"policies": [s.to_dict() for s in specs]})
         return 0
     for s in specs:
-        kind = "clairvoyant" if s.clairvoyant else "non-clairvoyant"
+        kind = s.knowledge
         kills = "may kill" if s.kills else "never kills"
         where = f", entry point: {s.code.target}" if s.code is not None else ""
         print(f"{s.name}  ({kind}{', seeded' if s.seeded else ''}, {kills}{where})")
