@@ -139,6 +139,8 @@ class Claim:
     params: Mapping[str, Any] = field(default_factory=dict)
     reconstruction: bool = False
     note: str = ""
+    #: what the reconstruction is, when it is not SPS (``recon_text`` of a verdict says it)
+    reconstructed: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", ClaimKind(self.kind))
@@ -331,6 +333,7 @@ CLAIMS: dict[str, Claim] = {
         Claim("sorted-f", "Sorted-F <= 48 Opt", _WYZ_SF, RATIO,
               "all jobs at time 0 (the paper's offline model), heterogeneous prompts", _ANY,
               ("sorted-f",), bound=48.0, params={"pipeline": False}, reconstruction=True,
+              reconstructed="the toolkit's reconstruction of Sorted-F (docs/spec.md §6.4)",
               note="the batch rule and the execution of Sorted-F are reconstructed (batch = "
                    "sum(s+o) <= M, least F chosen exactly, batches one after the other); the "
                    "48 is stated for the large-memory regime (Kong et al.: alpha -> 0) and is "
@@ -340,6 +343,8 @@ CLAIMS: dict[str, Claim] = {
               "identical prompts, all at time 0, one interval [l, u] containing every length "
               "(here the hull [min o, max o])", _IDENT, ("a-max",),
               bound_formula="(u/l)(1 + u/l)/2", bound_fn=a_max_bound, reconstruction=True,
+              reconstructed="the toolkit's reconstruction of A_max and its reading of the bound "
+                            "(docs/spec.md §6.4)",
               note="the paper's benchmark is hindsight shortest-first (H-SF); kvopt's Opt is "
                    "at most H-SF, so a violation may come from the benchmark; the fraction "
                    "bar of the bound is this toolkit's reading of the summary"),
@@ -348,6 +353,8 @@ CLAIMS: dict[str, Claim] = {
               "identical prompts, all at time 0, one interval [l, u] containing every length "
               "(here the hull [min o, max o])", _IDENT, ("a-min",),
               bound_formula="4 (1 + log2(u/l))", bound_fn=a_min_bound, reconstruction=True,
+              reconstructed="the toolkit's reconstruction of A_min and its form of the log-scale "
+                            "bound (docs/spec.md §6.4)",
               note="the paper's constant could not be read: the form 4 (1 + log2(u/l)) was "
                    "fixed before any search; A_min's refinement and eviction are reconstructed "
                    "from summaries"),
