@@ -164,7 +164,9 @@ def interval_around(rng: np.random.Generator, o: int, room: int, width: float,
 
 def _intervals(rng, seed, p):
     base, width, miss = p.pop("base"), p.pop("width"), p.pop("miss")
-    _need(base in GENERATORS and base not in ("intervals",), "base", f"unknown base family {base!r}")
+    _need(
+        base in GENERATORS and base not in ("intervals",), "base", f"unknown base family {base!r}"
+    )
     _need(width >= 0, "width", f"must be >= 0, got {width}")
     _need(0 <= miss <= 1, "miss", f"must be in [0, 1], got {miss}")
     inst = generate(base, seed, **p)

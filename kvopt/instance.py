@@ -44,8 +44,15 @@ FORMAT = "kvopt.instance"
 VERSION = 1
 
 _TOP_KEYS = {"format", "version", "name", "memory", "jobs", "meta"}
-_JOB_KEYS = {"prompt", "response", "arrival", "arrival_time", "id", "predicted_response",
-             "predicted_interval"}
+_JOB_KEYS = {
+    "prompt",
+    "response",
+    "arrival",
+    "arrival_time",
+    "id",
+    "predicted_response",
+    "predicted_interval",
+}
 
 
 class Regime(IntEnum):

@@ -210,8 +210,10 @@ def _param_text(param) -> str:
 
 def _knowledge_text(spec) -> str:
     if spec.knowledge == "prediction-based":
-        return ("prediction-based (a clairvoyant type that decides from the predictions: "
-                "`predicted_interval`, issue 69)")
+        return (
+            "prediction-based (a clairvoyant type that decides from the predictions: "
+            "`predicted_interval`, issue 69)"
+        )
     if spec.clairvoyant:
         return "clairvoyant (knows `o_i`)"
     return "non-clairvoyant (learns `o_i` when the job completes)"

@@ -393,8 +393,14 @@ POLICIES: dict[str, PolicySpec] = {
             "reconstructed)",
             summary="least-F feasible batches (sum(s+o) <= M), chosen exactly, run in F order",
             applies_to="instances without arrivals (the paper's offline model)",
-            params=(Param("pipeline", False, "start jobs in batch order under MC-SF's "
-                          "future-memory check instead of batch after batch (not in the paper)"),),
+            params=(
+                Param(
+                    "pipeline",
+                    False,
+                    "start jobs in batch order under MC-SF's "
+                    "future-memory check instead of batch after batch (not in the paper)",
+                ),
+            ),
             check=_check_offline,
             arrivals=False,
         ),
@@ -415,8 +421,7 @@ POLICIES: dict[str, PolicySpec] = {
             factory=_factory("intervals", "AMin"),
             clairvoyant=True,
             information="prediction-based",
-            source=f"{_CYZ}, A_min (refinement and ordered eviction as summarised; "
-            "reconstructed)",
+            source=f"{_CYZ}, A_min (refinement and ordered eviction as summarised; reconstructed)",
             summary="estimates start at lo and rise with progress; evict least progress first",
             applies_to="instances without arrivals; predicted_interval per job (else the "
             "common hull [min o, max o], the paper's model)",
@@ -430,8 +435,14 @@ POLICIES: dict[str, PolicySpec] = {
             source=f"{_ALSW}, WAIT (fluid thresholds and batching reconstructed)",
             summary="per-type groups of fluid-threshold size, started whole when they fit",
             applies_to="all instances (arrivals allowed)",
-            params=(Param("threshold", 0, "group size of every type (0: the fluid share "
-                          "M_j / (s_j + o_j))", 0),),
+            params=(
+                Param(
+                    "threshold",
+                    0,
+                    "group size of every type (0: the fluid share M_j / (s_j + o_j))",
+                    0,
+                ),
+            ),
         ),
         PolicySpec(
             name="nested-wait",
@@ -442,8 +453,9 @@ POLICIES: dict[str, PolicySpec] = {
             applies_to="all instances (arrivals allowed)",
             params=(
                 Param("threshold", 0, "wave size (0: what fills the free reserved memory)", 0),
-                Param("buffer", 0.1, "safety buffer: fraction of M kept out of reservations",
-                      0.0, 0.9),
+                Param(
+                    "buffer", 0.1, "safety buffer: fraction of M kept out of reservations", 0.0, 0.9
+                ),
                 Param("base", 2, "growth factor of the nested segments", 2),
                 Param("first", 1, "length of the first segment", 1),
             ),

@@ -110,9 +110,7 @@ class AMin(_IntervalPolicy):
         by job index; an evicted job's estimate becomes ``progress + 1`` (capped at
         ``M − s``) and it waits again under that estimate."""
         while view.memory_now() > self.M:
-            victim = min(
-                view.running, key=lambda j: (max(self.est[j], view.progress(j)), j)
-            )
+            victim = min(view.running, key=lambda j: (max(self.est[j], view.progress(j)), j))
             done = view.progress(victim)
             act.kill(victim)
             self.running.remove(victim)

@@ -103,7 +103,9 @@ def best_batch(prompts: Sequence[int], responses: Sequence[int], memory: int) ->
     return sorted(chosen)
 
 
-def sorted_f_batches(prompts: Sequence[int], responses: Sequence[int], memory: int) -> list[list[int]]:
+def sorted_f_batches(
+    prompts: Sequence[int], responses: Sequence[int], memory: int
+) -> list[list[int]]:
     """Sorted-F's partition of the jobs ``0 … n−1`` into batches, in selection (= ``F``) order."""
     left = list(range(len(prompts)))
     out: list[list[int]] = []
