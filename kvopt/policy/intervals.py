@@ -85,6 +85,7 @@ class AMax(_IntervalPolicy):
 
     name = "a-max"
     kills = True  # only when an interval misses its truth (o > hi); never otherwise
+    kills_only_when_intervals_miss = True
 
     def priority(self, view: ClairvoyantView, j: int):
         return self.interval(j)[1]
