@@ -39,7 +39,7 @@ The checks, on every instance:
   is given an interval ``[lo, hi]`` around its response; on a second instance with
   the same intervals and other true responses inside them, the decisions are the
   same up to the first round at which a changed job completes in either run
-  (:func:`_interval_blind_failure`: predictions stay predictions, SPEC §10.1).
+  (:func:`_interval_blind_failure`: predictions stay predictions, SPEC §6.4).
 
 A failing check is shrunk (delta debugging: drop jobs, then lower the numbers,
 while the same check still fails) and the smallest failing instance is saved

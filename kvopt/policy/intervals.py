@@ -36,8 +36,9 @@ summaries of it (EmergentMind, MarkTechPost-style digests) and is marked:
   future-memory check, per round); a running job that has decoded its estimate
   without finishing is expected to finish in the next round (its pseudo lower
   bound is its progress + 1, the refinement); on overflow, running jobs are evicted
-  in ascending order of ``max(estimate, progress)`` — ties by job index instead of
-  at random (kvopt's policies are deterministic unless seeded) — until the round
+  in ascending order of ``max(estimate, progress)``, ties by least progress ("least
+  progress first") and then by job index instead of at random (kvopt's policies are
+  deterministic unless seeded), until the round
   fits, and an evicted job's estimate becomes ``progress + 1`` (it is known to be
   longer than what it decoded).  ``hi`` is never read.
 
@@ -108,10 +109,13 @@ class AMin(_IntervalPolicy):
 
     def _resolve_overflow(self, view: View, act) -> None:
         """Ordered eviction: ascending pseudo lower bound ``max(estimate, progress)``, ties
-        by job index; an evicted job's estimate becomes ``progress + 1`` (capped at
+        by least progress, then job index; an evicted job's estimate becomes ``progress + 1`` (capped at
         ``M − s``) and it waits again under that estimate."""
         while view.memory_now() > self.M:
-            victim = min(view.running, key=lambda j: (max(self.est[j], view.progress(j)), j))
+            victim = min(
+                view.running,
+                key=lambda j: (max(self.est[j], view.progress(j)), view.progress(j), j),
+            )
             done = view.progress(victim)
             act.kill(victim)
             self.running.remove(victim)

@@ -31,7 +31,8 @@ where a choice was made):
     group passes (true lengths; stop at the first group that does not fit).  An idle
     server does not wait: with nothing running, waiting prompts start one by one in
     arrival order while the check passes (a partial group, so that a finite instance
-    drains).  Decisions at arrivals and completions; never kills.
+    drains).  Decides at every round while prompts wait beside running ones (SPEC §6:
+    the check can newly pass as the batch ages); never kills.
 
 ``nested-wait`` (non-clairvoyant; arrivals allowed)
     *Nested segments*: ``B_0 = first``, ``B_k = first · base^k``; a running job that has
@@ -46,7 +47,8 @@ where a choice was made):
     advancement raises a job's reservation; the buffer absorbs it, and if the real
     memory still exceeds ``M`` the most recently started attempt is evicted (killed;
     it waits again, keeping the segment it reached — what was learnt about its length).
-    Decisions at arrivals, completions and overflows.
+    Decides at every round while prompts wait beside running ones (the wave test
+    changes as reservations grow).
 """
 
 from __future__ import annotations
@@ -139,6 +141,8 @@ class Wait(ClairvoyantPolicy):
                 started.add(j)
         if started:
             self.waiting = [j for j in self.waiting if j not in started]
+        if self.waiting and view.running:  # the check can newly pass as the batch ages
+            act.wake(now + 1)
 
 
 class NestedWait(BlindPolicy):
@@ -206,6 +210,7 @@ class NestedWait(BlindPolicy):
             mean_s = Fraction(sum(view.prompts[j] for j in self.waiting), len(self.waiting))
             need = max(1, math.floor((self.budget - reserved) / (mean_s + self.first)))
         if not idle and len(self.waiting) < need:
+            act.wake(now + 1)  # reservations grow with progress: the wave may form later
             return
         started = []
         for j in self.waiting:
@@ -218,3 +223,5 @@ class NestedWait(BlindPolicy):
         if started:
             done = set(started)
             self.waiting = [j for j in self.waiting if j not in done]
+        if self.waiting and view.running:
+            act.wake(now + 1)
