@@ -36,8 +36,10 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="8,20,60")
     ap.add_argument("--memory", type=int, default=64)
     args = ap.parse_args(argv)
-    print("n    | fixed orders best | + local search | sorted-f schedule: < fixed, < LS, "
-          "mean gap to LS | sorted-f order in place: < fixed, < LS, mean gap to LS")
+    print(
+        "n    | fixed orders best | + local search | sorted-f schedule: < fixed, < LS, "
+        "mean gap to LS | sorted-f order in place: < fixed, < LS, mean gap to LS"
+    )
     for n in (int(x) for x in args.sizes.split(",")):
         stats = {"sf<fix": 0, "sf<ls": 0, "ord<fix": 0, "ord<ls": 0, "gap_sf": [], "gap_ord": []}
         fixed_v, ls_v = [], []

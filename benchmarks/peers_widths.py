@@ -54,7 +54,9 @@ def main(argv=None) -> int:
                     rows[name].append(alg / opt.objective)
             if not ratios:
                 continue
-            cells = [f"{sum(v) / len(v):10.3f} {max(v):6.3f}" for v in (rows["a-max"], rows["a-min"])]
+            cells = [
+                f"{sum(v) / len(v):10.3f} {max(v):6.3f}" for v in (rows["a-max"], rows["a-min"])
+            ]
             m = rows["mcsf"]
             print(f"{w:6.2f} {miss:5.2f} {sum(ratios) / len(ratios):9.2f} | {cells[0]} | "
                   f"{cells[1]} | {sum(m) / len(m):20.3f}", flush=True)  # fmt: skip
