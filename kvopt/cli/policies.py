@@ -1,7 +1,8 @@
 """``kvopt policies [--json]`` — every registered policy (SPEC §4, §6); ``--check REF``.
 
-JSON: ``{"policies": [{"name", "clairvoyant", "params", "source", "claims",
-"applies_to", "seeded", "kills", "summary"}, …]}`` where ``params`` maps each
+JSON: ``{"policies": [{"name", "clairvoyant", "knowledge", "params", "source", "claims",
+"applies_to", "seeded", "kills", "summary"}, …]}`` where ``knowledge`` is
+``clairvoyant``, ``prediction-based`` or ``non-clairvoyant``, ``params`` maps each
 parameter name to ``{"default", "help", …}`` and ``kills`` is ``false`` for a
 policy that never kills an attempt (the mark its class declares).  Policies
 that installed packages register in the entry-point group ``kvopt.policies``
