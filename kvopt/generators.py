@@ -18,10 +18,15 @@ Families
                     case 1: one X and ⌊√L⌋ Y; case 2: L² − L + 1 X and ⌊L^{3/2}⌋ Y.
 ``two-point``       Feng, Yang, Zhang 2026: one shared prompt, a few
                     memory-filling long jobs (``s + o = M``) and many one-token jobs.
+``intervals``       interval predictions (issue 69; Chen, Ye, Zhou 2025) on top of any
+                    family (``base``): each job gets ``predicted_interval`` of relative
+                    width ``width`` around its truth; with ``miss > 0`` a miscalibrated
+                    predictor's interval misses the truth with probability ``miss``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -126,13 +131,55 @@ def _arrivals(rng, seed, p):
     times = np.floor(np.cumsum(gaps)).astype(np.int64)
     if inst.n:
         times -= times[0]  # the first request arrives at round 0
-    jobs = tuple(
-        Job(j.prompt, j.response, int(t), j.id, j.predicted_response)
-        for j, t in zip(inst.jobs, times)
-    )
+    jobs = tuple(dataclasses.replace(j, arrival=int(t)) for j, t in zip(inst.jobs, times))
     meta = dict(inst.meta)
     meta["base"] = base
     return Instance(memory=inst.memory, jobs=jobs, meta=meta)
+
+
+def interval_around(rng: np.random.Generator, o: int, room: int, width: float,
+                    miss: float) -> tuple[int, int]:  # fmt: skip
+    """An interval prediction of a response ``o`` (issue 69), ``1 ≤ lo ≤ hi ≤ room``.
+
+    Calibrated (the draw ``≥ miss``): ``lo = max(1, ⌊o(1 − w·u)⌋)``, ``hi = min(room,
+    ⌈o(1 + w(1 − u))⌉)`` with ``u`` uniform in ``[0, 1]`` — an interval of relative width
+    about ``w = width`` (``(hi − lo)/o``) that contains ``o`` at a random place.
+    Miscalibrated (probability ``miss``): the same interval shifted wholly below ``o``
+    (``hi = o − 1``) or above it (``lo = o + 1``), each half the time, when there is room;
+    it then misses the truth.  ``room = M − s``: no job is predicted longer than fits.
+    """
+    u = float(rng.random())
+    lo = max(1, math.floor(o * (1 - width * u)))
+    hi = min(room, max(lo, math.ceil(o * (1 + width * (1 - u)))))
+    if miss > 0 and float(rng.random()) < miss:
+        span = hi - lo
+        below = float(rng.random()) < 0.5
+        if below and o >= 2:
+            hi = o - 1
+            lo = max(1, hi - span)
+        elif o + 1 <= room:
+            lo = o + 1
+            hi = min(room, lo + span)
+    return lo, hi
+
+
+def _intervals(rng, seed, p):
+    base, width, miss = p.pop("base"), p.pop("width"), p.pop("miss")
+    _need(
+        base in GENERATORS and base not in ("intervals",), "base", f"unknown base family {base!r}"
+    )
+    _need(width >= 0, "width", f"must be >= 0, got {width}")
+    _need(0 <= miss <= 1, "miss", f"must be in [0, 1], got {miss}")
+    inst = generate(base, seed, **p)
+    iv_rng = np.random.default_rng([seed, 2])  # independent of the base family's stream
+    jobs = tuple(
+        dataclasses.replace(j, predicted_interval=interval_around(
+            iv_rng, j.response, inst.memory - j.prompt, width, miss))
+        for j in inst.jobs
+    )  # fmt: skip
+    meta = dict(inst.meta)
+    meta["base"] = base
+    return inst.replace(jobs=jobs, meta=meta)
 
 
 def _trace(rng, seed, p):
@@ -241,6 +288,10 @@ GENERATORS: dict[str, Generator] = {
                   "one common prompt (0 = M/8), responses uniform in 1..max_response"),
         Generator("arrivals", _arrivals, {"base": "random", "rate": 0.2},
                   "Poisson arrivals (rate per round) on top of a base family", passthrough=True),
+        Generator("intervals", _intervals, {"base": "random", "width": 1.0, "miss": 0.0},
+                  "interval predictions of relative width around the truth on a base family; "
+                  "miss > 0: a miscalibrated predictor misses with that probability",
+                  passthrough=True),
         Generator("trace", _trace,
                   {"path": "", "n": 20, "memory": 16384, "mode": "head", "offset": 0,
                    "arrivals": False, "rounds_per_second": DEFAULT_ROUNDS_PER_SECOND},

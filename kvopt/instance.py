@@ -30,6 +30,7 @@ on the schedule: :func:`kvopt.engine.run` finds them and returns the realized in
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -47,7 +48,15 @@ FORMAT = "kvopt.instance"
 VERSION = 1
 
 _TOP_KEYS = {"format", "version", "name", "memory", "max_batch", "jobs", "meta"}
-_JOB_KEYS = {"prompt", "response", "arrival", "arrival_time", "id", "predicted_response"}
+_JOB_KEYS = {
+    "prompt",
+    "response",
+    "arrival",
+    "arrival_time",
+    "id",
+    "predicted_response",
+    "predicted_interval",
+}
 
 
 class Regime(IntEnum):
@@ -80,6 +89,9 @@ class Job:
     id: str | int | None = None
     predicted_response: int | None = None
     arrival_time: float | None = None  # seconds (SPEC §10); instead of ``arrival``
+    #: an interval prediction ``(lo, hi)`` of the response, ``1 ≤ lo ≤ hi`` (issue 69; Chen,
+    #: Ye, Zhou 2025); it need not contain ``response`` (a miscalibrated predictor misses)
+    predicted_interval: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"prompt": self.prompt, "response": self.response}
@@ -91,6 +103,8 @@ class Job:
             d["id"] = self.id
         if self.predicted_response is not None:
             d["predicted_response"] = self.predicted_response
+        if self.predicted_interval is not None:
+            d["predicted_interval"] = [int(x) for x in self.predicted_interval]
         return d
 
 
@@ -133,6 +147,7 @@ def _validate(memory: Any, jobs: Sequence[Job]) -> _Columns | None:
     """
     cols = _columns_if_valid(memory, jobs)
     if cols is not None:
+        _check_intervals(jobs)
         return cols
     _need_int(memory, "memory", 1)
     seen_ids: dict[Any, int] = {}
@@ -151,6 +166,8 @@ def _validate(memory: Any, jobs: Sequence[Job]) -> _Columns | None:
             )
         if job.predicted_response is not None:
             _need_int(job.predicted_response, f"jobs[{i}].predicted_response", 1)
+        if job.predicted_interval is not None:
+            _check_interval(job.predicted_interval, i)
         if job.id is not None:
             if not (isinstance(job.id, str) or _is_int(job.id)):
                 raise InputError(
@@ -164,6 +181,26 @@ def _validate(memory: Any, jobs: Sequence[Job]) -> _Columns | None:
                 )
             seen_ids[job.id] = i
     return None
+
+
+def _check_intervals(jobs: Sequence[Job]) -> None:
+    """``predicted_interval`` of every job that has one (issue 69)."""
+    for i, job in enumerate(jobs):
+        if job.predicted_interval is not None:
+            _check_interval(job.predicted_interval, i)
+
+
+def _check_interval(iv: Any, i: int) -> None:
+    """A ``predicted_interval`` is two integers ``[lo, hi]`` with ``1 ≤ lo ≤ hi``."""
+    where = f"jobs[{i}].predicted_interval"
+    if not isinstance(iv, list | tuple) or len(iv) != 2:
+        raise InputError(f"must be a list of two integers [lo, hi], got {_describe(iv)}"
+                         + (f" of length {len(iv)}" if isinstance(iv, list | tuple) else ""),
+                         field=where)  # fmt: skip
+    lo = _need_int(iv[0], f"{where}[0]", 1)
+    hi = _need_int(iv[1], f"{where}[1]", 1)
+    if lo > hi:
+        raise InputError(f"needs lo <= hi, got [{lo}, {hi}]", field=where)
 
 
 #: ``(prompts, responses, arrivals, predicted)`` as lists of ints, job order.
@@ -401,6 +438,23 @@ class Instance:
     def has_predictions(self) -> bool:
         return any(j.predicted_response is not None for j in self.jobs)
 
+    @property
+    def has_intervals(self) -> bool:
+        """Whether some job carries a ``predicted_interval`` (issue 69)."""
+        return any(j.predicted_interval is not None for j in self.jobs)
+
+    @functools.cached_property
+    def intervals(self) -> tuple[tuple[int, int], ...]:
+        """Per job ``(lo, hi)``: its ``predicted_interval`` where given, else the point
+        ``(p, p)`` with ``p`` = :attr:`predicted` (as ``predicted`` falls back on the truth)."""
+        p = self.predicted.tolist()
+        return tuple(
+            (int(j.predicted_interval[0]), int(j.predicted_interval[1]))
+            if j.predicted_interval is not None
+            else (p[i], p[i])
+            for i, j in enumerate(self.jobs)
+        )
+
     def regime(self, i: int) -> Regime:
         return Regime(int(self.regimes[i]))
 
@@ -505,6 +559,7 @@ class Instance:
                     rj.get("id"),
                     rj.get("predicted_response"),
                     rj.get("arrival_time"),
+                    _interval_of(rj.get("predicted_interval"), i),
                 )
             )
         if "max_batch" in data and data["max_batch"] is None:  # the schema's integer, not null
@@ -523,6 +578,14 @@ class Instance:
             meta=meta,
             max_batch=data.get("max_batch"),
         )
+
+
+def _interval_of(raw: Any, i: int) -> tuple[int, int] | None:
+    """A file's ``predicted_interval`` as a tuple (checked: the error names the field)."""
+    if raw is None:
+        return None
+    _check_interval(raw, i)
+    return (int(raw[0]), int(raw[1]))
 
 
 def _check_job_keys(rj: Any, i: int) -> None:

@@ -27,6 +27,7 @@ SMALL = {
     "workload": {"n": 8, "memory": 4096},
     "prop1": {"L": 3},
     "two-point": {},
+    "intervals": {"n": 5, "memory": 32, "width": 0.5, "miss": 0.3},
 }
 
 

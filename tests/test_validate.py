@@ -29,7 +29,7 @@ def test_registry_covers_spec_and_policies():
                 "blackbox-per-job", "response-subset", "route-per-job", "route", "route-makespan",
                 "greedy-area", "svf", "route-online", "clairvoyant-mix", "pack-and-schedule", "gsa",
                 "gba", "mcsf", "fcfs-growth", "sf-growth", "online-linear-n", "serial-upper",
-                "single-priority", "online-sqrt-n"]  # fmt: skip
+                "single-priority", "online-sqrt-n", "sorted-f", "a-max", "a-min"]  # fmt: skip
     assert list(CLAIMS) == spec_ids
     for c in CLAIMS.values():
         for p in c.policies:

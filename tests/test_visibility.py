@@ -46,6 +46,8 @@ ONLINE = [
     "mc-benchmark",
     "pack-and-schedule",
     "serial",
+    "wait",
+    "nested-wait",
 ]
 
 SETTINGS = settings(

@@ -180,6 +180,8 @@ _PAPERS = (
     (("Jaillet",), "bib-jaillet", "Jaillet et al. 2025"),
     (("Kong",), "bib-kong", "Kong et al. 2026"),
     (("Wang, Ye, Zhou",), "bib-wang", "Wang, Ye, Zhou 2025"),
+    (("Chen, Ye, Zhou",), "bib-chen", "Chen, Ye, Zhou 2025"),
+    (("Ao, Luo, Simchi-Levi, Wang",), "bib-ao", "Ao, Luo, Simchi-Levi, Wang 2025"),
     (("Θ(n)", "Theta(n)"), "bib-theta-n", "the Θ(n) abstract"),
     (("Steinberg",), "bib-steinberg", "Steinberg 1997"),
     (("vLLM", "Kwon"), "bib-kwon", "Kwon et al. 2023"),
@@ -204,6 +206,17 @@ def _param_text(param) -> str:
         hi = "" if param.maximum is None else f" ≤ {param.maximum:g}"
         bits.append(f"{lo}value{hi}")
     return "; ".join(bits) + (f": {_md_escape(param.help)}" if param.help else "")
+
+
+def _knowledge_text(spec) -> str:
+    if spec.knowledge == "prediction-based":
+        return (
+            "prediction-based (a clairvoyant type that decides from the predictions: "
+            "`predicted_interval`, issue 69)"
+        )
+    if spec.clairvoyant:
+        return "clairvoyant (knows `o_i`)"
+    return "non-clairvoyant (learns `o_i` when the job completes)"
 
 
 def policies_markdown() -> str:
@@ -235,7 +248,7 @@ def policies_markdown() -> str:
         lines += [
             f"- **Source:** {_md_escape(spec.source)}",
             f"- **Papers:** {', '.join(papers(spec.source + ' ' + spec.summary)) or '—'}",
-            f"- **Clairvoyance:** {'clairvoyant (knows `o_i`)' if spec.clairvoyant else 'non-clairvoyant (learns `o_i` when the job completes)'}",
+            f"- **Clairvoyance:** {_knowledge_text(spec)}",
             f"- **Kills:** {'may kill attempts (preemptive, progress lost)' if spec.kills else 'never kills (non-preemptive)'}",
             f"- **Applies to:** {_md_escape(spec.applies_to)}"
             + ("" if spec.arrivals else " (offline: no arrivals after round 0)"),

@@ -1,7 +1,8 @@
 """``kvopt policies [--json]`` — every registered policy (SPEC §4, §6); ``--check REF``.
 
-JSON: ``{"policies": [{"name", "clairvoyant", "params", "source", "claims",
-"applies_to", "seeded", "kills", "summary"}, …]}`` where ``params`` maps each
+JSON: ``{"policies": [{"name", "clairvoyant", "knowledge", "params", "source", "claims",
+"applies_to", "seeded", "kills", "summary"}, …]}`` where ``knowledge`` is
+``clairvoyant``, ``prediction-based`` or ``non-clairvoyant``, ``params`` maps each
 parameter name to ``{"default", "help", …}`` and ``kills`` is ``false`` for a
 policy that never kills an attempt (the mark its class declares).  Policies
 that installed packages register in the entry-point group ``kvopt.policies``
@@ -97,7 +98,7 @@ def _list(as_json: bool) -> int:
         emit_json({"policies": [s.to_dict() for s in specs]})
         return 0
     for s in specs:
-        kind = "clairvoyant" if s.clairvoyant else "non-clairvoyant"
+        kind = s.knowledge
         kills = "may kill" if s.kills else "never kills"
         where = f", entry point: {s.code.target}" if s.code is not None else ""
         print(f"{s.name}  ({kind}{', seeded' if s.seeded else ''}, {kills}{where})")

@@ -42,7 +42,12 @@ The checks, on every instance:
 * ``visibility`` (policies that accept arrivals) — changing a job that has not
   arrived changes no decision before its arrival;
 * ``kills`` (policies declaring ``kills = False``) — no attempt is killed and no
-  cap expires (the engine refuses both).
+  cap expires (the engine refuses both);
+* ``interval-blind`` (policies that use interval predictions, issue 69) — every job
+  is given an interval ``[lo, hi]`` around its response; on a second instance with
+  the same intervals and other true responses inside them, the decisions are the
+  same up to the first round at which a changed job completes in either run
+  (:func:`_interval_blind_failure`: predictions stay predictions, SPEC §6.4).
 
 A failing check is shrunk (delta debugging: drop jobs, then lower the numbers,
 while the same check still fails) and the smallest failing instance is saved
@@ -67,9 +72,12 @@ from .probes import (  # noqa: F401  (MAX_ATTEMPTS, the probes: re-exported)
     MAX_ATTEMPTS,
     _blind_failure,
     _deterministic_failure,
+    _interval_blind_failure,
     _predictions_failure,
     _simulate,
     _visibility_failure,
+    uses_intervals,
+    with_intervals,
 )
 
 #: The checks, in report order, with what each means (``kvopt policies --check``).
@@ -82,6 +90,7 @@ CHECKS: dict[str, str] = {
     "responses (SPEC §10.1)",
     "visibility": "a job that has not arrived changes no decision before its arrival",
     "kills": "kills = False is honoured: no attempt killed, no cap expires",
+    "interval-blind": "same decisions when only true lengths inside the same intervals change",
 }
 
 
@@ -323,6 +332,7 @@ def check_policy(
         "predictions": spec.predictions or not spec.clairvoyant,
         "visibility": spec.arrivals,
         "kills": never_kills,
+        "interval-blind": uses_intervals(ref),
     }
     runs = dict.fromkeys(CHECKS, 0)
     fails: dict[str, list[tuple[str, Instance, str, Callable[[Instance], bool] | None]]] = {
@@ -380,7 +390,8 @@ def check_policy(
             continue
         for c, probe in (("deterministic", _deterministic_failure), ("blind", _blind_failure),
                          ("predictions", _predictions_failure),
-                         ("visibility", _visibility_failure)):  # fmt: skip
+                         ("visibility", _visibility_failure),
+                         ("interval-blind", _interval_blind_failure)):  # fmt: skip
             if not applicable[c]:
                 continue
             if c == "visibility" and not inst.has_arrivals:
@@ -434,6 +445,7 @@ def check_policy(
                     "blind": lambda x: _blind_failure(ref, x, seed),
                     "predictions": lambda x: _predictions_failure(ref, x, seed),
                     "visibility": lambda x: _visibility_failure(ref, x, seed),
+                    "interval-blind": lambda x: _interval_blind_failure(ref, x, seed),
                 }.get(c)
                 now = again(small) if again is not None else _simulate(ref, small, seed).error
                 msg = now or f"{msg} (on the instance before shrinking)"
@@ -497,6 +509,7 @@ _NOT_RUN = {
     "blind": "every run raised or broke the model before responses could be changed",
     "predictions": "every run raised or broke the model before responses could be changed",
     "visibility": "no run on an instance with arrivals ended without an error",
+    "interval-blind": "every run with intervals raised or broke the model",
 }
 
 

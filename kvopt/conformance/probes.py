@@ -184,6 +184,59 @@ def _predictions_failure(policy: ResolvedPolicy, inst, seed) -> str | None:
     return None
 
 
+def uses_intervals(policy: ResolvedPolicy) -> bool:
+    """Whether ``policy`` plans from interval predictions (its class sets ``uses_intervals``;
+    the built-in ``a-max`` and ``a-min``)."""
+    from ..policy.intervals import AMax, AMin
+
+    cls = policy.spec.policy_class
+    return bool(getattr(cls, "uses_intervals", False)) or issubclass(cls, AMax | AMin)
+
+
+def with_intervals(inst: Instance, rng_seed: int) -> tuple[Instance, Instance]:
+    """Two instances with the same ``predicted_interval`` on every job and true responses
+    inside them that differ where the interval allows (prompts and arrivals kept).
+
+    Job ``j`` gets ``lo = max(1, ⌈o/2⌉ − r)``, ``hi = min(M − s, 2o + r)`` (``r`` drawn in
+    ``0..2``); the first instance keeps ``o``, the second draws a response in ``[lo, hi]``
+    other than ``o`` where one exists (``hi`` or ``lo`` alternately, else uniform).
+    """
+    rng = np.random.default_rng(rng_seed)
+    a, b = [], []
+    for k, j in enumerate(inst.jobs):
+        room = inst.memory - j.prompt
+        r = int(rng.integers(0, 3))
+        lo = max(1, (j.response + 1) // 2 - r)
+        hi = max(lo, min(room, 2 * j.response + r))
+        other = (hi if k % 2 == 0 else lo) if rng.random() < 0.7 else int(rng.integers(lo, hi + 1))
+        if other == j.response and lo < hi:
+            other = hi if j.response != hi else lo
+        base = dataclasses.replace(j, predicted_response=None, predicted_interval=(lo, hi))
+        a.append(base)
+        b.append(dataclasses.replace(base, response=int(other)))
+    return inst.replace(jobs=tuple(a)), inst.replace(jobs=tuple(b))
+
+
+def _interval_blind_failure(policy: ResolvedPolicy, inst, seed) -> str | None:
+    """The ``interval-blind`` check on ``inst`` (see :func:`with_intervals`); ``None`` when it
+    holds or cannot be judged (a run failed: another check reports it)."""
+    first, second = with_intervals(inst, seed + 7 * inst.n + 1)
+    changed = {k for k, (x, y) in enumerate(zip(first.jobs, second.jobs)) if x != y}
+    if not changed:
+        return None
+    base, run = _simulate(policy, first, seed), _simulate(policy, second, seed)
+    if base.error or run.error:
+        return None
+    assert base.trace is not None and run.trace is not None
+    before = min(_first_completion(base.trace, changed), _first_completion(run.trace, changed))
+    a, b = _prefix(base.decisions or (), before), _prefix(run.decisions or (), before)
+    if a != b:
+        return (f"with the same intervals and other true responses inside them (jobs "
+                f"{sorted(changed)[:6]}), the decisions before round {before} differ: "
+                f"{_first_difference(a, b)} — the policy reads true lengths, not the intervals")  # fmt: skip
+    return None
+
+
 def _visibility_failure(policy: ResolvedPolicy, inst, seed) -> str | None:
     late = [k for k, j in enumerate(inst.jobs) if j.arrival > 0]
     if not late:

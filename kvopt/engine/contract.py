@@ -296,6 +296,10 @@ class ClairvoyantView(View):
     * ``responses[j]`` — the true response length ``o_j`` of a visible job;
     * ``predicted[j]`` — its ``predicted_response`` where the instance gives one,
       else ``o_j`` (what prediction-based policies use);
+    * ``intervals[j]`` — its ``predicted_interval`` ``(lo, hi)`` where given, else
+      ``(predicted[j], predicted[j])`` (:attr:`Instance.intervals`; issue 69).  The engine
+      passes it on arrival when it does; otherwise it is read from the whole instance
+      when that is visible at round 0, and is the point ``predicted[j]`` when it is not;
 
     both :class:`VisibleData` with the same guard as ``prompts`` (SPEC §1: online
     clairvoyant policies such as ``mcsf`` with arrivals still see a job only from
@@ -305,7 +309,7 @@ class ClairvoyantView(View):
     their registry ``check``) may plan with it.
     """
 
-    __slots__ = ("responses", "predicted", "_rs", "_pr", "_instance")
+    __slots__ = ("responses", "predicted", "intervals", "_rs", "_pr", "_iv", "_instance")
 
     def __init__(self, memory: int, instance: Instance | None = None, max_batch: int | None = None):
         super().__init__(memory, max_batch)
@@ -313,6 +317,8 @@ class ClairvoyantView(View):
         self.predicted = VisibleData(self, "predicted response length")
         self._rs = self.responses._d
         self._pr = self.predicted._d
+        self.intervals = VisibleData(self, "predicted interval")
+        self._iv = self.intervals._d
         self._instance = instance
 
     @property
@@ -327,12 +333,19 @@ class ClairvoyantView(View):
             )
         return self._instance
 
-    def _arrive_c(self, job: int, t: int, prompt: int, response: int, predicted: int) -> None:
+    def _arrive_c(
+        self, job: int, t: int, prompt: int, response: int, predicted: int,
+        interval: tuple[int, int] | None = None,
+    ) -> None:  # fmt: skip
         self._jobs.append(job)
         self._arrival[job] = t
         self._ps[job] = prompt
         self._rs[job] = response
         self._pr[job] = predicted
+        if interval is None:
+            whole = self._instance
+            interval = whole.intervals[job] if whole is not None else (predicted, predicted)
+        self._iv[job] = interval
         self.n += 1
 
 

@@ -197,6 +197,9 @@ _COMPACT = Param(
     "compact", False, "end a slot as soon as its pool has no unfinished job (not in the paper)"
 )
 _MAIN = "Feng, Liu, Yang, Zhang 2026 (regime-aware routing)"
+_WYZ = "Wang, Ye, Zhou 2025 (arXiv 2508.06133)"
+_CYZ = "Chen, Ye, Zhou 2025 (arXiv 2508.14544)"
+_ALSW = "Ao, Luo, Simchi-Levi, Wang 2025 (arXiv 2504.11320)"
 
 #: Every policy, by its ``--policy`` name.  Explicit on purpose: grep here.
 POLICIES: dict[str, PolicySpec] = {
@@ -418,6 +421,82 @@ POLICIES: dict[str, PolicySpec] = {
             summary="queue by (predicted) response; otherwise as fcfs",
             applies_to="all instances (arrivals allowed)",
             params=(_admission("vllm"),),
+        ),
+        # ---- the peers' algorithms (issue 69; SPEC §6.4 of docs/spec.md) ----
+        PolicySpec(
+            name="sorted-f",
+            factory=_factory("sorted_f", "SortedF"),
+            clairvoyant=True,
+            source=f"{_WYZ}, Sorted-F (F(X) = sum o / |X|^2; batch rule and execution "
+            "reconstructed)",
+            summary="least-F feasible batches (sum(s+o) <= M), chosen exactly, run in F order",
+            applies_to="instances without arrivals (the paper's offline model)",
+            params=(
+                Param(
+                    "pipeline",
+                    False,
+                    "start jobs in batch order under MC-SF's "
+                    "future-memory check instead of batch after batch (not in the paper)",
+                ),
+            ),
+            check=_check_offline,
+            arrivals=False,
+        ),
+        PolicySpec(
+            name="a-max",
+            factory=_factory("intervals", "AMax"),
+            clairvoyant=True,
+            information="prediction-based",
+            source=f"{_CYZ}, A_max (admission reconstructed: MC-SF's check at hi)",
+            summary="every job planned at its interval's upper end hi; shortest hi first",
+            applies_to="instances without arrivals; predicted_interval per job (else the "
+            "common hull [min o, max o], the paper's model)",
+            check=_check_offline,
+            arrivals=False,
+        ),
+        PolicySpec(
+            name="a-min",
+            factory=_factory("intervals", "AMin"),
+            clairvoyant=True,
+            information="prediction-based",
+            source=f"{_CYZ}, A_min (refinement and ordered eviction as summarised; reconstructed)",
+            summary="estimates start at lo and rise with progress; evict least progress first",
+            applies_to="instances without arrivals; predicted_interval per job (else the "
+            "common hull [min o, max o], the paper's model)",
+            check=_check_offline,
+            arrivals=False,
+        ),
+        PolicySpec(
+            name="wait",
+            factory=_factory("wait", "Wait"),
+            clairvoyant=True,
+            source=f"{_ALSW}, WAIT (fluid thresholds and batching reconstructed)",
+            summary="per-type groups of fluid-threshold size, started whole when they fit",
+            applies_to="all instances (arrivals allowed)",
+            params=(
+                Param(
+                    "threshold",
+                    0,
+                    "group size of every type (0: the fluid share M_j / (s_j + o_j))",
+                    0,
+                ),
+            ),
+        ),
+        PolicySpec(
+            name="nested-wait",
+            factory=_factory("wait", "NestedWait"),
+            clairvoyant=False,
+            source=f"{_ALSW}, Nested WAIT (segments, buffer and waves reconstructed)",
+            summary="nested segments first*base^k, reservations under (1-buffer)M, waves",
+            applies_to="all instances (arrivals allowed)",
+            params=(
+                Param("threshold", 0, "wave size (0: what fills the free reserved memory)", 0),
+                Param(
+                    "buffer", 0.1, "safety buffer: fraction of M kept out of reservations", 0.0, 0.9
+                ),
+                Param("base", 2, "growth factor of the nested segments", 2),
+                Param("first", 1, "length of the first segment", 1),
+            ),
         ),
         PolicySpec(
             name="serial",

@@ -83,6 +83,9 @@ class PolicySpec:
     search_space: Mapping[str, Any] = field(default_factory=dict)
     #: where a user's policy comes from (SPEC §4 references); ``None`` for a built-in
     code: UserCode | None = None
+    #: what the policy decides from, when not what ``clairvoyant`` says: ``"prediction-based"``
+    #: (a clairvoyant type that plans from predictions only; issue 69); ``None``: from the type
+    information: str | None = None
 
     @property
     def builtin(self) -> bool:
@@ -96,6 +99,13 @@ class PolicySpec:
         import re
 
         return re.sub(r"[^\w.-]", "_", self.code.attr) or "policy"
+
+    @property
+    def knowledge(self) -> str:
+        """``clairvoyant``, ``prediction-based`` or ``non-clairvoyant`` (``kvopt policies``)."""
+        if self.information:
+            return self.information
+        return "clairvoyant" if self.clairvoyant else "non-clairvoyant"
 
     @property
     def policy_class(self) -> type:
@@ -173,6 +183,7 @@ class PolicySpec:
         return {
             "name": self.name,
             "clairvoyant": self.clairvoyant,
+            "knowledge": self.knowledge,
             "params": {p.name: p.to_dict() for p in self.params},
             "source": self.source,
             "claims": list(self.claims),

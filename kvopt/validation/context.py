@@ -88,9 +88,9 @@ def recon_text(claim: Claim) -> str:
     """What a verdict on ``claim`` must say about the reconstruction, slot mode and parameters."""
     parts = []
     if claim.reconstruction:
+        what = claim.reconstructed or "the toolkit's SPS reconstruction (SPEC §6.1)"
         parts.append(
-            "rests on the toolkit's SPS reconstruction (SPEC §6.1): a violation is evidence "
-            "against the reconstruction, not the paper"
+            f"rests on {what}: a violation is evidence against the reconstruction, not the paper"
         )
     if "compact" in claim.params:
         mode = "compact slots" if claim.params["compact"] else "literal slots (the paper's reading)"

@@ -99,6 +99,16 @@ def main(argv=None) -> int:
         )
     settings = (f"seed {args.seed}, strategies {args.strategies}, {args.budget} evaluations each, "
                 f"{args.time_limit:g} s per exact solve; {time.monotonic() - t_all:.0f} s in all")  # fmt: skip
+    done = args.policies.split(",")
+    if set(done) != set(POLICIES) and (HERE / "README.md").is_file():
+        # some policies only: keep the other rows and the settings they were made with
+        old = (HERE / "README.md").read_text()
+        kept = {line.split("`")[1]: line for line in old.splitlines()
+                if line.startswith("| `") and line.split("`")[1] not in done}  # fmt: skip
+        mine = dict(zip(done, rows))
+        rows = [kept.get(n) or mine[n] for n in POLICIES if n in kept or n in mine]
+        before = old.split("Settings of this table: ", 1)[1].split(".  Certified ratio", 1)[0]
+        settings = f"{before}; {', '.join(done)} regenerated alone ({settings})"
     text = HEADER.format(budget=args.budget, settings=settings) + "\n".join(rows) + "\n"
     (HERE / "README.md").write_text(text)
     print(f"wrote {HERE / 'README.md'}")
