@@ -32,7 +32,7 @@ VARIANTS = [(name, {}) for name in sorted(POLICIES)] + [
     (name, {"admission": a})
     for name in ("svf", "svf-1bit", "mcsf", "mc-benchmark", "sjf")
     for a in ("future", "vllm")
-]
+] + [("svf-1bit", {"T": 9}), ("svf-1bit", {"admission": "vllm", "T": 65536})]
 #: the built-in policies that plan with predicted_response (SPEC §10.1)
 PREDICTING = [(n, p) for n, p in VARIANTS if POLICIES[n].predictions]
 
