@@ -158,7 +158,9 @@ def test_wake_up_waits_for_the_round_that_fits():
 # --------------------------------------------------------------------------- per-round reference
 
 
-def per_round(inst: Instance, policy: str, T: int | None = None) -> list[tuple[int, int, int, bool]]:
+def per_round(
+    inst: Instance, policy: str, T: int | None = None
+) -> list[tuple[int, int, int, bool]]:
     """SPEC §6.2 / §6 preamble, literally: a loop over every round.
 
     In round ``t``: completions, arrivals; while the running attempts hold more than
