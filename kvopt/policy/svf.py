@@ -25,7 +25,10 @@ job has ``s + o ≤ M``, so ``M`` is the tightest bound the instance itself guar
 A serving reproduction sets it to the engine's maximum model length instead — Kong
 et al. configured a context window of 65,536 tokens (their §4.1) — because there the
 KV budget is far larger (445,376 tokens for Llama-3.1-8B on one A100-80GB: ``√M ≈ 667``
-makes about 98 % of LMSYS-like requests "short", and the bit says almost nothing).
+makes about 98 % of LMSYS-like predictions "short", and the bit says almost nothing;
+at ``T = 65,536``, ``√T = 256``, it is 92 %: docs/explanation/reproductions.md).  A ``T``
+below some job's ``s + o`` is accepted: the job is scheduled all the same (its bit says
+long), only Theorem 3.3's premise ``s + o ≤ T`` fails for it.
 
 Overflow and stall handling with wrong predictions are those of
 :class:`~kvopt.policy.mcsf.FutureCheckGreedy`.
