@@ -27,12 +27,16 @@ from kvopt.schedule import Attempt, Schedule, check_schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: every built-in policy, and each admission= value where it has one
-VARIANTS = [(name, {}) for name in sorted(POLICIES)] + [
-    (name, {"admission": a})
-    for name in ("svf", "svf-1bit", "mcsf", "mc-benchmark", "sjf")
-    for a in ("future", "vllm")
-]
+#: every built-in policy, each admission= value where it has one, and svf-1bit with T given
+VARIANTS = (
+    [(name, {}) for name in sorted(POLICIES)]
+    + [
+        (name, {"admission": a})
+        for name in ("svf", "svf-1bit", "mcsf", "mc-benchmark", "sjf")
+        for a in ("future", "vllm")
+    ]
+    + [("svf-1bit", {"T": 9}), ("svf-1bit", {"admission": "vllm", "T": 65536})]
+)
 #: the built-in policies that plan with predicted_response (SPEC §10.1)
 PREDICTING = [(n, p) for n, p in VARIANTS if POLICIES[n].predictions]
 

@@ -341,8 +341,9 @@ def test_the_reproductions_run_in_their_papers_regime():
         assert k.time_model.c_k > 0 and k.workload.n == 2000 and len(k.seeds) >= 10
         assert k.workload.prediction_noise == 0.5
         bodies = [p.removeprefix("oracle:") for p in k.policies]
-        assert sorted(bodies) == sorted(f"{p}[admission=vllm]" for p in
-                                        ("fcfs", "sjf", "svf", "svf-1bit", "sjf", "svf"))  # fmt: skip
+        assert sorted(bodies) == sorted([f"{p}[admission=vllm]" for p in
+                                         ("fcfs", "sjf", "svf", "svf-1bit", "sjf", "svf")]
+                                        + ["svf-1bit[admission=vllm;T=65536]"])  # fmt: skip
         assert sum(p.startswith("oracle:") for p in k.policies) == 2
         if name == "kong-table2-longbench":
             assert k.workload.profile == "longbench"
@@ -355,22 +356,33 @@ def test_the_reproductions_run_in_their_papers_regime():
                                                                 64.0, 128.0)  # fmt: skip
     k3 = E.load_experiment(d / "kong-table3.toml")
     assert k3.workload.arrivals == "trace" and not k3.workload.paired and k3.loads == (128.0,)
+    # 1-bit SVF with Kong's T (their context window of 65,536), and T = M as an extra row
+    for name in ("kong-table2", "kong-table2-longbench", "kong-table2-70b",
+                 "kong-table2-longbench-70b", "kong-table3"):  # fmt: skip
+        k = E.load_experiment(d / f"{name}.toml")
+        one_bit = [p for p in k.policies if p.startswith("svf-1bit")]
+        assert one_bit == ["svf-1bit[admission=vllm;T=65536]", "svf-1bit[admission=vllm]"], name
+        assert "T = 65,536" in k.notes and "T = M (SPEC §6.2's default" in k.notes, name
 
 
 @pytest.mark.slow
 def test_kong_table3_reproduces_the_docs_table(tmp_path):
-    """The reproductions page quotes this run (docs/explanation/reproductions.md): one policy's
-    row of the shipped file, all its seeds (a few seconds)."""
+    """The reproductions page quotes this run (docs/explanation/reproductions.md): the 1-bit
+    SVF rows of the shipped file (Kong's T = 65,536 and T = M), all their seeds (a few
+    seconds)."""
     import dataclasses
 
     from conftest import REPO
 
     exp = E.load_experiment(REPO / "instances" / "experiments" / "kong-table3.toml")
-    one = dataclasses.replace(exp, policies=("svf-1bit[admission=vllm]",))
-    res = E.run_experiment(one, tmp_path / "k3", report=False)
-    m = res.summary("mean_per_token")[("svf-1bit[admission=vllm]", 128.0)][0]
+    labels = ("svf-1bit[admission=vllm;T=65536]", "svf-1bit[admission=vllm]")
+    res = E.run_experiment(dataclasses.replace(exp, policies=labels), tmp_path / "k3",
+                           report=False)  # fmt: skip
     page = (REPO / "docs" / "explanation" / "reproductions.md").read_text(encoding="utf-8")
-    assert f"| `svf-1bit[admission=vllm]` | {m:.4g} [" in page  # the report's format
+    means = [res.summary("mean_per_token")[(label, 128.0)][0] for label in labels]
+    assert means[0] < means[1]  # the paper's T orders better than T = M here
+    for label, m in zip(labels, means):
+        assert f"| `{label}` | {m:.4g} [" in page  # the report's format
 
 
 def test_the_report_is_its_own_module_and_every_name_stays_importable():

@@ -82,6 +82,51 @@ def test_svf_1bit_orders_by_one_bit():
     assert _starts(simulate(inst, "svf")) == {0: 0, 1: 4}
 
 
+def test_svf_1bit_threshold_is_sqrt_T():
+    # the same two jobs as above, M = 16: job 0 = (1, 5), job 1 = (9, 4).  With T = 24,
+    # sqrt(T) < 5: job 0 long (proxy 24^(3/4) ~ 10.8: volume ~ 75), job 1 short (proxy
+    # 24^(1/4) ~ 2.2: ~ 22) -> job 1 first, the schedule of T = M above.  With T = 25,
+    # 5 * 5 <= 25: both short, same proxy -> the smaller prompt, job 0, first: svf's order.
+    inst = Instance.from_arrays(16, [1, 9], [5, 4])
+    assert _starts(simulate(inst, "svf-1bit", {"T": 24})) == {1: 0, 0: 2}
+    assert _starts(simulate(inst, "svf-1bit", {"T": 25})) == {0: 0, 1: 4}
+    # predicted lengths carry the bit: job 0 predicted 4 is short under T = 24
+    pred = Instance.from_arrays(16, [1, 9], [5, 4], predicted_response=[4, 4])
+    assert _starts(simulate(pred, "svf-1bit", {"T": 24}))[0] == 0
+    # unset T is M: the label's T = 16 gives the same schedule as none
+    assert (simulate(inst, "svf-1bit[T=16]").schedule.attempts
+            == simulate(inst, "svf-1bit").schedule.attempts)  # fmt: skip
+
+
+@pytest.mark.parametrize("value", [0, -3, 1.5, "1.5", "abc", True, "0"])
+def test_svf_1bit_rejects_a_bad_T(value):
+    from kvopt.errors import InputError
+    from kvopt.policy import resolve_policy
+    from kvopt.policy.svf import SVF1Bit
+
+    with pytest.raises(InputError, match="--param T"):
+        resolve_policy("svf-1bit", {"T": value}).make()
+    if not isinstance(value, str):
+        with pytest.raises(InputError, match="--param T"):
+            SVF1Bit(T=value)
+
+
+def test_svf_1bit_bad_T_exits_2_one_line():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    path = root / "instances" / "random" / "mixed-n10.json"
+    for value, words in (("0", "must be >= 1, got 0"), ("2.5", "must be an integer, got '2.5'")):
+        proc = subprocess.run([sys.executable, "-m", "kvopt", "simulate", str(path), "--policy",
+                               f"svf-1bit[T={value}]"], capture_output=True, text=True,
+                              cwd=root)  # fmt: skip
+        assert proc.returncode == 2 and not proc.stdout
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"--param T: {words}" in lines[0], proc.stderr
+
+
 def test_next_job_fits_one_round_after_a_start():
     # M = 10; (s, o) = (4, 2), (3, 3); mcsf order: job 0, job 1.  t=0: {0}: 5, 6;
     # {0, 1}: round 1: 6 + 5 = 11 > 10 -> job 1 waits.  t=1 (no event: job 0 completes
@@ -113,7 +158,9 @@ def test_wake_up_waits_for_the_round_that_fits():
 # --------------------------------------------------------------------------- per-round reference
 
 
-def per_round(inst: Instance, policy: str) -> list[tuple[int, int, int, bool]]:
+def per_round(
+    inst: Instance, policy: str, T: int | None = None
+) -> list[tuple[int, int, int, bool]]:
     """SPEC §6.2 / §6 preamble, literally: a loop over every round.
 
     In round ``t``: completions, arrivals; while the running attempts hold more than
@@ -122,9 +169,10 @@ def per_round(inst: Instance, policy: str) -> list[tuple[int, int, int, bool]]:
     running jobs plus it — every job counted round by round with its expected length
     (predicted; a job past it is expected to end after this round) — stays within ``M``
     in every future round; start the first anyway when nothing runs; stop at the first
-    that fails.
+    that fails.  ``T`` is svf-1bit's maximum model length (``None``: ``M``).
     """
     M, n = inst.memory, inst.n
+    T = M if T is None else T
     s, o, a = inst.prompts.tolist(), inst.responses.tolist(), inst.arrivals.tolist()
     pred = inst.predicted.tolist()
     est = pred  # SPEC §10.1: svf-1bit too plans with the predictions
@@ -136,7 +184,7 @@ def per_round(inst: Instance, policy: str) -> list[tuple[int, int, int, bool]]:
             return (a[j], j)
         if policy == "svf":
             return (s[j] * pred[j] + pred[j] * (pred[j] + 1) / 2, j)
-        p = M**0.25 if pred[j] * pred[j] <= M else M**0.75  # svf-1bit: the predicted bit
+        p = T**0.25 if pred[j] * pred[j] <= T else T**0.75  # svf-1bit: the predicted bit
         return (s[j] * p + p * (p + 1) / 2, j)
 
     def fits(jobs, t):  # jobs: (prompt, start, last round expected)
@@ -195,5 +243,24 @@ def test_matches_per_round_reference(policy):
             for x in simulate(inst, policy).schedule.attempts
         )
         assert got == per_round(inst, policy)
+
+    check()
+
+
+def test_svf_1bit_with_T_matches_per_round_reference():
+    """svf-1bit's bit is ``õ ≤ √T`` for a given ``T`` (here also far from ``M``), and an
+    unset ``T`` is ``T = M``."""
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(inst=_instances(), T=st.integers(1, 2000))
+    def check(inst, T):
+        note(json.dumps(inst.to_dict()))
+        got = sorted(
+            (x.job, x.start, x.rounds, x.completed)
+            for x in simulate(inst, "svf-1bit", {"T": T}).schedule.attempts
+        )
+        assert got == per_round(inst, "svf-1bit", T)
+        default = simulate(inst, "svf-1bit").schedule.attempts
+        assert default == simulate(inst, "svf-1bit", {"T": inst.memory}).schedule.attempts
 
     check()

@@ -14,7 +14,7 @@ from conftest import REPO
 import kvopt
 from kvopt.errors import InputError, PolicyError
 from kvopt.instance import Instance, save_instance
-from kvopt.policy import get_policy
+from kvopt.policy import get_policy, resolve_policy
 from kvopt.record import load_record, save_record, verify_record
 
 SERIAL = '''
@@ -120,6 +120,33 @@ def test_parameters_are_checked_against_the_signature(folder, cli):
     assert r.code == 2 and "must be an integer" in r.err
     r = cli("compare", "four.json", "--policies", "mine.py:Serial[gap=1],fcfs", "--json")
     assert r.code == 0, r.err
+
+
+def test_an_optional_parameter_is_unset_unless_given(folder):
+    """``x: int | None = None`` (as ``svf-1bit``'s ``T``): unset by default, an int when
+    given, checked as one; a default None without such an annotation is refused."""
+    (folder / "opt.py").write_text(textwrap.dedent('''
+        from kvopt.policy.svf import SVF1Bit
+        class Bit(SVF1Bit):
+            pass
+        class Own(SVF1Bit):
+            def __init__(self, admission: str = "future", T: "int | None" = None,
+                         cut: "float | None" = None):
+                super().__init__(admission, T)
+        class Untyped(SVF1Bit):
+            def __init__(self, admission: str = "future", T=None):
+                super().__init__(admission, T)
+    '''))  # fmt: skip
+    for ref in ("opt.py:Bit", "opt.py:Own"):
+        by = {p.name: p for p in get_policy(ref).params}
+        assert by["T"].default is None and by["T"].kind is int
+        assert resolve_policy(ref, {"T": "16"}).params["T"] == 16
+        assert resolve_policy(ref).params["T"] is None
+        with pytest.raises(InputError, match="--param T: must be an integer"):
+            resolve_policy(ref, {"T": "x"})
+    assert get_policy("opt.py:Own").params[2].kind is float
+    with pytest.raises(InputError, match="has default None: annotate it"):
+        get_policy("opt.py:Untyped")
 
 
 def test_a_class_without_defaults_or_not_a_policy_is_refused(folder):

@@ -87,6 +87,11 @@ def run(args) -> int:
     return 0 if rep.passed else 1
 
 
+def _shown(default) -> str:
+    """A parameter's default in the listing: an optional one (``None``) is unset."""
+    return "unset" if default is None else str(default)
+
+
 def _list(as_json: bool) -> int:
     from ..policy import POLICIES
 
@@ -106,7 +111,7 @@ def _list(as_json: bool) -> int:
         print(f"    source:     {s.source}")
         print(f"    applies to: {s.applies_to}")
         if s.params:
-            ps = ", ".join(f"{p.name}={p.default}" for p in s.params)
+            ps = ", ".join(f"{p.name}={_shown(p.default)}" for p in s.params)
             print(f"    params:     {ps}")
         if s.claims:
             print(f"    claims:     {', '.join(s.claims)}")

@@ -311,10 +311,20 @@ POLICIES: dict[str, PolicySpec] = {
             name="svf-1bit",
             factory=_factory("svf", "SVF1Bit"),
             clairvoyant=True,
-            source="Kong et al. 2026, 1-bit SVF (Theorem 3.3), T = M",
-            summary="proxy-volume order from the bit o <= sqrt(M); future-memory admission",
+            source="Kong et al. 2026, 1-bit SVF (Theorem 3.3); T = M unless given",
+            summary="proxy-volume order from the bit o <= sqrt(T); future-memory admission",
             applies_to="all instances (arrivals allowed)",
-            params=(_admission("future"),),
+            params=(
+                _admission("future"),
+                Param(
+                    "T",
+                    None,
+                    "Kong et al.'s T, the maximum model length (s + o ≤ T); threshold √T, "
+                    "proxies T^(1/4), T^(3/4); default M (SPEC §6.2)",
+                    minimum=1,
+                    kind=int,
+                ),
+            ),
         ),
         PolicySpec(
             name="mcsf",

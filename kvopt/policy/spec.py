@@ -19,7 +19,13 @@ from ..usercode import UserCode
 
 @dataclass(frozen=True)
 class Param:
-    """One policy parameter: typed default, help text, optional range/choices."""
+    """One policy parameter: typed default, help text, optional range/choices.
+
+    An **optional** parameter has ``default=None`` (unset: the help text says what the
+    policy does then, e.g. ``svf-1bit``'s ``T`` stands for ``M``) and names its value type
+    in ``kind``; a value given is converted and range-checked as for a typed default, and
+    ``None`` stays unset.
+    """
 
     name: str
     default: Any
@@ -27,18 +33,27 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[Any, ...] | None = None
+    #: the value type of an optional parameter (``default=None``); else the default's type
+    kind: type | None = None
+
+    def __post_init__(self) -> None:
+        if self.default is None and self.kind not in (bool, int, float, str):
+            raise TypeError(f"Param {self.name!r}: default None needs kind bool, int, float or str")
 
     def convert(self, value: Any) -> Any:
         where = f"--param {self.name}"
-        if isinstance(value, str) and not isinstance(self.default, str):
-            value = convert_value(self.name, value, self.default)
-        elif isinstance(self.default, bool):
+        if value is None and self.default is None:
+            return None  # an optional parameter left unset
+        typed = self.default if self.default is not None else self.kind()  # type: ignore[misc]
+        if isinstance(value, str) and not isinstance(typed, str):
+            value = convert_value(self.name, value, typed)
+        elif isinstance(typed, bool):
             if not isinstance(value, bool):
                 raise InputError(f"must be true or false, got {value!r}", source=where)
-        elif isinstance(self.default, int):
+        elif isinstance(typed, int):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise InputError(f"must be an integer, got {value!r}", source=where)
-        elif isinstance(self.default, float):
+        elif isinstance(typed, float):
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise InputError(f"must be a number, got {value!r}", source=where)
             value = float(value)
@@ -54,6 +69,8 @@ class Param:
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"default": self.default, "help": self.help}
+        if self.default is None:  # optional: unset by default, the type of a value given
+            d["type"] = self.kind.__name__  # type: ignore[union-attr]
         if self.minimum is not None:
             d["minimum"] = self.minimum
         if self.maximum is not None:

@@ -9,7 +9,8 @@
   lengths), of :class:`~kvopt.engine.contract.ClairvoyantPolicy` clairvoyant;
 * **parameters** from ``__init__``'s keyword arguments, their defaults and
   annotations (``int``, ``float``, ``bool``, ``str``; the type of the default
-  otherwise), or from a class attribute ``parameters`` — a tuple of
+  otherwise; a default ``None`` with an optional annotation such as ``int | None``
+  is an optional parameter, unset unless given), or from a class attribute ``parameters`` — a tuple of
   :class:`~kvopt.policy.Param` with ranges, choices and help text; an
   argument ``seed`` makes the policy seeded (it gets the run's seed);
 * optional class attributes: ``kills`` (``False``: never kills an attempt;
@@ -51,6 +52,17 @@ def _param_from_signature(ref: str, p: inspect.Parameter) -> Param:
             source=repr(ref),
         )
     default = p.default
+    if default is None:  # an optional parameter: ``x: int | None = None`` (unset by default)
+        kind = _optional_kind(p.annotation)
+        if kind is None:
+            raise InputError(
+                f"__init__ argument {p.name!r} has default None: annotate it as an optional "
+                "int, float, bool or str (e.g. 'int | None'), or declare a 'parameters' tuple "
+                "of Param",
+                source=repr(ref),
+            )
+        return Param(p.name, None, f"{kind.__name__} or unset (from {p.name}'s signature)",
+                     kind=kind)  # fmt: skip
     kind = _TYPES.get(p.annotation)
     if kind is None and isinstance(p.annotation, str):  # "int | None" etc.: the default decides
         kind = _TYPES.get(p.annotation.strip())
@@ -70,6 +82,18 @@ def _param_from_signature(ref: str, p: inspect.Parameter) -> Param:
             source=repr(ref),
         )
     return Param(p.name, default, f"{kind.__name__} (from {p.name}'s signature)")
+
+
+def _optional_kind(annotation: Any) -> type | None:
+    """The value type of an optional parameter's annotation (``int | None``,
+    ``Optional[int]``, as text under ``from __future__ import annotations`` or as an
+    object), or ``None`` when it names no single int, float, bool or str."""
+    text = annotation if isinstance(annotation, str) else str(annotation)
+    text = text.replace("typing.", "").replace(" ", "").strip("'\"")  # "'int | None'" too
+    if text.startswith("Optional[") and text.endswith("]"):
+        text = text[len("Optional[") : -1]
+    parts = [x for x in text.replace("<class'", "").replace("'>", "").split("|") if x != "None"]
+    return _TYPES.get(parts[0]) if len(parts) == 1 else None
 
 
 def _signature(cls: type, ref: str) -> inspect.Signature:
