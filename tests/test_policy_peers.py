@@ -122,14 +122,16 @@ def test_wait_and_sorted_f_never_kill():
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(1, 9), st.integers(1, 9)), min_size=1, max_size=7),
-       st.integers(10, 30))  # fmt: skip
-def test_best_batch_is_the_least_f_feasible_batch(jobs, memory):
+       st.integers(10, 30), st.one_of(st.none(), st.integers(1, 4)))  # fmt: skip
+def test_best_batch_is_the_least_f_feasible_batch(jobs, memory, cap):
+    """Brute force over every batch with Σ(s+o) ≤ M and, under a cap, |X| ≤ B (SPEC §10.1)."""
     jobs = [(s, o) for s, o in jobs if s + o <= memory] or [(1, 1)]
     s, o = [j[0] for j in jobs], [j[1] for j in jobs]
-    pick = best_batch(s, o, memory)
+    pick = best_batch(s, o, memory, cap)
     assert sum(s[i] + o[i] for i in pick) <= memory
+    assert cap is None or len(pick) <= cap
     f = Fraction(sum(o[i] for i in pick), len(pick) ** 2)
-    for k in range(1, len(jobs) + 1):
+    for k in range(1, (len(jobs) if cap is None else min(cap, len(jobs))) + 1):
         for combo in itertools.combinations(range(len(jobs)), k):
             if sum(s[i] + o[i] for i in combo) <= memory:
                 assert f <= Fraction(sum(o[i] for i in combo), k * k)
@@ -147,6 +149,24 @@ def test_sorted_f_partition_is_feasible_and_sorted():
     starts = {a.job: a.start for a in res.schedule.attempts}
     for b in batches:  # a batch starts whole
         assert len({starts[j] for j in b}) == 1
+
+
+def test_sorted_f_under_a_cap_runs_batches_of_at_most_b():
+    """The cap is a second knapsack constraint: batches of at most B jobs, each started
+    whole when nothing runs (so never beyond the free slots)."""
+    base = generate("random", 5, n=12, memory=48)
+    s, o = base.prompts.tolist(), base.responses.tolist()
+    assert max(len(b) for b in sorted_f_batches(s, o, base.memory)) > 2  # the cap binds
+    inst = base.replace(max_batch=2)
+    batches = sorted_f_batches(s, o, inst.memory, 2)
+    assert sorted(j for b in batches for j in b) == list(range(inst.n))
+    assert all(len(b) <= 2 and sum(s[j] + o[j] for j in b) <= inst.memory for b in batches)
+    res = simulate(inst, "sorted-f")
+    assert check_schedule(inst, res.schedule).valid
+    by_start: dict[int, set[int]] = {}
+    for a in res.schedule.attempts:
+        by_start.setdefault(a.start, set()).add(a.job)
+    assert [by_start[t] for t in sorted(by_start)] == [set(b) for b in batches]
 
 
 # --------------------------------------------------------------------------- blindness

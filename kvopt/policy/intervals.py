@@ -50,6 +50,27 @@ interval of every job is the paper's common interval, the **hull**
 request one interval containing all lengths, and this is the tightest such); with
 ``predicted_response`` and no intervals, the point ``[p, p]``.  Offline (all jobs at
 round 0), as the paper's model.
+
+**Not ``predictions = True``** (SPEC §10.1).  That flag (inherited from
+:class:`~kvopt.policy.mcsf.FutureCheckGreedy`) means "plans with ``predicted_response``
+and decides from it alone"; its conformance check (``predictions``) gives two instances
+with the same ``predicted_response`` and other true responses.  These policies plan from
+intervals, and where an instance gives none they fall back to the hull of the *true*
+lengths — the paper's model, in which the common bounds are known — so the point
+predictions alone do not decide.  They declare ``predictions = False``; what they must
+not read is checked by ``interval-blind`` instead (same intervals, other true lengths
+inside them: the same decisions).
+
+**No ``admission=``.**  The ``admission`` choice of the ``FutureCheckGreedy`` family
+(SPEC §10.1) is not offered: ``A_max`` *is* the future-memory check at ``hi`` (with
+``admission=vllm`` it would be another algorithm, and no longer overflow-free when the
+intervals hold), and ``A_min``'s admission under its refined estimates goes with its own
+ordered eviction (vLLM's newest-first preemption would replace it).  Both always admit by
+the future-memory check; their constructors take no parameter.
+
+**Batch cap** ``B`` (``max_batch``, SPEC §10.1): the admission scan of
+``FutureCheckGreedy`` also stops while ``B`` attempts run; a completion (or an eviction)
+frees a slot and calls the policy again.
 """
 
 from __future__ import annotations
@@ -74,7 +95,15 @@ def interval_source(view: ClairvoyantView):
 
 
 class _IntervalPolicy(FutureCheckGreedy):
-    """The shared part of ``a-max`` and ``a-min``: where the intervals come from."""
+    """The shared part of ``a-max`` and ``a-min``: where the intervals come from, the
+    future-memory admission (no ``admission=``), ``predictions = False`` (module docstring)."""
+
+    #: plans from intervals (``interval-blind`` checks it), not from ``predicted_response``
+    predictions = False
+
+    def __init__(self) -> None:
+        super().__init__("future")
+        self.params = {}
 
     def setup(self, view: ClairvoyantView) -> None:
         self.interval = interval_source(view)

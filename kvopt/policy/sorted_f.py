@@ -16,9 +16,13 @@ the "offline batch-partitioning" bound of the vanishing-fraction regime, ``α �
 
 * *Feasible batch*: a set ``X`` whose jobs, started together, fit at their peaks,
   ``Σ_{i∈X} (s_i + o_i) ≤ M`` (then no round of the batch overflows, whatever the
-  completion order).
+  completion order).  Under a batch cap ``B`` (``max_batch``, SPEC §10.1) a feasible
+  batch also has ``|X| ≤ B``: the natural extension of the paper's model (which has no
+  cap) — the cap is a second knapsack constraint, on the batch's cardinality, beside the
+  memory one.  A single job is always a feasible batch (``B ≥ 1``), so the partition
+  always exists; without a cap nothing changes.
 * *Selection*: among the unscheduled jobs, the feasible batch of least ``F`` is chosen
-  exactly: for every size ``k`` a 0/1 knapsack (cardinality ``k``, weight ``s_i + o_i``,
+  exactly: for every size ``k`` (``k ≤ B`` under a cap) a 0/1 knapsack (cardinality ``k``, weight ``s_i + o_i``,
   capacity ``M``) gives the least ``Σ o`` over feasible ``k``-sets; the ``k`` of least
   ``Σ o / k²`` wins (exact rational comparison; ties: the larger batch, then the set the
   dynamic program keeps, which prefers lower job indices).  Its jobs are removed and the
@@ -30,7 +34,10 @@ the "offline batch-partitioning" bound of the vanishing-fraction regime, ``α �
   last job of batch ``b`` completes.  ``pipeline=true`` instead starts jobs in batch
   order (within a batch by job index) as soon as MC-SF's exact future-memory check
   passes (:mod:`kvopt.futurememory`, per round, stop at the first that does not fit) —
-  a work-conserving variant, not in the paper.
+  a work-conserving variant, not in the paper.  Under a cap either execution starts at
+  most ``view.free_slots`` jobs: a batch (``|X| ≤ B``) starts when nothing runs, so all
+  its jobs have a slot; the pipeline's scan also stops while ``B`` attempts run (as
+  ``mcsf``'s does) and a completion calls it again.
 
 Clairvoyant (true lengths; ``predicted_response`` is not used) and offline (no arrivals).
 The partition is also :func:`sorted_f_batches`, which :mod:`kvopt.exact` may use as a
@@ -57,10 +64,17 @@ from .mcsf import FutureCheckGreedy
 _INF = np.iinfo(np.int64).max // 4
 
 
-def best_batch(prompts: Sequence[int], responses: Sequence[int], memory: int) -> list[int]:
+def best_batch(
+    prompts: Sequence[int],
+    responses: Sequence[int],
+    memory: int,
+    max_batch: int | None = None,
+) -> list[int]:
     """Positions (into the given lists) of the feasible batch of least ``F = Σ o / |X|²``.
 
-    A feasible batch has ``Σ (s + o) ≤ memory``.  Exact: a 0/1 knapsack per batch size
+    A feasible batch has ``Σ (s + o) ≤ memory`` and, under a batch cap ``max_batch``
+    (SPEC §10.1), ``|X| ≤ max_batch`` (the cap is a second knapsack constraint: the
+    sizes ``k`` tried stop at it).  Exact: a 0/1 knapsack per batch size
     (numpy over sizes × capacities, one stage per job, the stages kept for the
     back-tracking).  Ties of ``F``: the larger batch; then the set the stages keep
     (an item enters only where it strictly improves, so lower positions win).
@@ -71,6 +85,10 @@ def best_batch(prompts: Sequence[int], responses: Sequence[int], memory: int) ->
     if not fits:
         raise ValueError("no job fits the memory on its own")
     K = min(len(fits), memory // min(w[i] for i in fits))
+    if max_batch is not None:
+        if max_batch < 1:
+            raise ValueError(f"max_batch must be at least 1, got {max_batch}")
+        K = min(K, int(max_batch))
     dp = np.full((K + 1, memory + 1), _INF, dtype=np.int64)
     dp[0, 0] = 0
     takes: list[np.ndarray] = []
@@ -104,13 +122,19 @@ def best_batch(prompts: Sequence[int], responses: Sequence[int], memory: int) ->
 
 
 def sorted_f_batches(
-    prompts: Sequence[int], responses: Sequence[int], memory: int
+    prompts: Sequence[int],
+    responses: Sequence[int],
+    memory: int,
+    max_batch: int | None = None,
 ) -> list[list[int]]:
-    """Sorted-F's partition of the jobs ``0 … n−1`` into batches, in selection (= ``F``) order."""
+    """Sorted-F's partition of the jobs ``0 … n−1`` into batches, in selection (= ``F``) order
+    (each of at most ``max_batch`` jobs under a batch cap, SPEC §10.1)."""
     left = list(range(len(prompts)))
     out: list[list[int]] = []
     while left:
-        pick = best_batch([prompts[j] for j in left], [responses[j] for j in left], memory)
+        pick = best_batch(
+            [prompts[j] for j in left], [responses[j] for j in left], memory, max_batch
+        )
         batch = [left[p] for p in pick]
         out.append(batch)
         taken = set(batch)
@@ -120,7 +144,9 @@ def sorted_f_batches(
 
 def _partition(view: ClairvoyantView) -> list[list[int]]:
     inst = view.instance
-    return sorted_f_batches(inst.prompts.tolist(), inst.responses.tolist(), inst.memory)
+    return sorted_f_batches(
+        inst.prompts.tolist(), inst.responses.tolist(), inst.memory, view.max_batch
+    )
 
 
 class SortedF(ClairvoyantPolicy):

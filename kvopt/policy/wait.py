@@ -34,6 +34,15 @@ where a choice was made):
     drains).  Decides at every round while prompts wait beside running ones (SPEC §6:
     the check can newly pass as the batch ages); never kills.
 
+    *Batch cap* ``B`` (``max_batch``, SPEC §10.1; not in the paper, whose fluid model
+    has none): every threshold is capped, ``n_j ≤ B``, so that a group fits an empty
+    batch, and a ready group starts only when it also fits the free slots
+    (``len(group) ≤ view.free_slots``) — groups stay whole, never split by the cap;
+    the scan stops at the first group that does not fit either way.  The idle start
+    (one by one while nothing ran at the call) also stops while ``B`` attempts run.
+    No deadlock: with nothing running a single prompt always starts (``B ≥ 1``), and
+    a completion frees slots and calls the policy again.  Without a cap nothing changes.
+
 ``nested-wait`` (non-clairvoyant; arrivals allowed)
     *Nested segments*: ``B_0 = first``, ``B_k = first · base^k``; a running job that has
     decoded ``g`` tokens is in the first segment ``k`` with ``g < B_k`` (it has been
@@ -49,6 +58,13 @@ where a choice was made):
     it waits again, keeping the segment it reached — what was learnt about its length).
     Decides at every round while prompts wait beside running ones (the wave test
     changes as reservations grow).
+
+    *Batch cap* ``B`` (``max_batch``, SPEC §10.1; not in the paper): the wave threshold
+    is capped at ``B`` (a wave can never hold more), and a wave starts prompts only
+    while a slot is free (``view.has_slot()``): it is cut at ``view.free_slots`` as it
+    is cut where the reservations stop fitting.  With no free slot the policy waits for
+    a completion (or eviction), which calls it again.  No deadlock: with nothing
+    running the head of the queue always starts.  Without a cap nothing changes.
 """
 
 from __future__ import annotations
@@ -83,6 +99,7 @@ class Wait(ClairvoyantPolicy):
 
     def setup(self, view: ClairvoyantView) -> None:
         self.M = view.memory
+        self.max_batch = view.max_batch
         self.s: dict[int, int] = {}
         self.o: dict[int, int] = {}
         self.waiting: list[int] = []  # arrival order (ties by job index)
@@ -99,13 +116,17 @@ class Wait(ClairvoyantPolicy):
     def thresholds(self) -> dict[tuple[int, int], int]:
         """``n_j`` per type (see the module docstring)."""
         if self.threshold > 0:
-            return dict.fromkeys(self.count, self.threshold)
-        load = {t: c * area(*t) for t, c in self.count.items()}
-        total = sum(load.values())
-        return {
-            t: max(1, math.floor(Fraction(self.M * load[t], total) / (t[0] + t[1])))
-            for t in self.count
-        }
+            n_of = dict.fromkeys(self.count, self.threshold)
+        else:
+            load = {t: c * area(*t) for t, c in self.count.items()}
+            total = sum(load.values())
+            n_of = {
+                t: max(1, math.floor(Fraction(self.M * load[t], total) / (t[0] + t[1])))
+                for t in self.count
+            }
+        if self.max_batch is not None:  # a group fits an empty batch (SPEC §10.1)
+            n_of = {t: min(n, self.max_batch) for t, n in n_of.items()}
+        return n_of
 
     def _fits(self, view: View, group: Sequence[int]) -> bool:
         run = list(view.running)
@@ -121,7 +142,11 @@ class Wait(ClairvoyantPolicy):
         if not self.waiting:
             return
         if not view.running:  # an idle server does not wait
-            while self.waiting and (not view.running or self._fits(view, self.waiting[:1])):
+            while (
+                self.waiting
+                and view.has_slot()
+                and (not view.running or self._fits(view, self.waiting[:1]))
+            ):
                 act.start(self.waiting.pop(0))
         n_of = self.thresholds()
         by_type: dict[tuple[int, int], list[int]] = {}
@@ -134,7 +159,8 @@ class Wait(ClairvoyantPolicy):
         groups.sort(key=lambda g: (view.arrival(g[0]), g[0]))
         started: set[int] = set()
         for group in groups:
-            if not self._fits(view, group):
+            free = view.free_slots
+            if (free is not None and len(group) > free) or not self._fits(view, group):
                 break
             for j in group:
                 act.start(j)
@@ -209,11 +235,17 @@ class NestedWait(BlindPolicy):
         if need <= 0:  # the wave that fills the free reserved memory at first-segment size
             mean_s = Fraction(sum(view.prompts[j] for j in self.waiting), len(self.waiting))
             need = max(1, math.floor((self.budget - reserved) / (mean_s + self.first)))
+        if view.max_batch is not None:  # a wave holds at most B prompts (SPEC §10.1)
+            if not view.has_slot():
+                return  # a completion or an eviction frees a slot and calls again
+            need = min(need, view.max_batch)
         if not idle and len(self.waiting) < need:
             act.wake(now + 1)  # reservations grow with progress: the wave may form later
             return
         started = []
         for j in self.waiting:
+            if not view.has_slot():  # the wave is cut at the free slots
+                break
             r = self.reserve(view, j, 0, self.level[j])
             if reserved + r > self.budget and not (idle and not started):
                 break
