@@ -349,3 +349,21 @@ def test_an_unknown_name_close_to_a_known_one_is_named(cli, pair, args, close):
         assert "did you mean" not in r.err
     else:
         assert r.err.rstrip().endswith(f"did you mean {close!r}?"), r.err
+
+
+def test_demo_hand_made_instance_is_neither_reproducible_nor_a_failure(tmp_path):
+    """An instance whose meta names no generator (made by hand) is reported as 'hand', not as a
+    failed regeneration; a generated one that no longer regenerates still fails."""
+    import json
+
+    from kvopt.demo import check_bundled
+    from kvopt.generators import generate
+
+    hand = {"format": "kvopt.instance", "version": 1, "name": "h", "memory": 10,
+            "jobs": [{"prompt": 1, "response": 2}], "meta": {"note": "by hand"}}  # fmt: skip
+    (tmp_path / "hand.json").write_text(json.dumps(hand))
+    gen = generate("random", 1, n=4, memory=20).to_dict()
+    gen["jobs"][0]["response"] += 1  # no longer what its seed gives
+    (tmp_path / "gen.json").write_text(json.dumps(gen))
+    got = {b.file: b.reproducible for b in check_bundled(tmp_path)}
+    assert got == {"hand.json": None, "gen.json": False}

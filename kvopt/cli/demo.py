@@ -173,7 +173,7 @@ def _print_report(report) -> None:
         bd, rc = b.bounds, b.instance.regime_counts()
         rows.append([b.file, b.instance.n, b.instance.memory,
                      f"{rc['large']}/{rc['prompt-heavy']}/{rc['response-heavy']}",
-                     "yes" if b.reproducible else "NO", bd.area, bd.processing,
+                     {True: "yes", False: "NO", None: "hand"}[b.reproducible], bd.area, bd.processing,
                      f"{bd.best} ({bd.best_name})", bd.makespan_best])  # fmt: skip
     print(f"Bundled instances in {report.folder}: regenerated from their seeds, validated, "
           "bounded.\n")  # fmt: skip
@@ -181,6 +181,11 @@ def _print_report(report) -> None:
                         "best Opt bound", "makespan"]))  # fmt: skip
     print(
         "\nL/P/R = large / small prompt-heavy / small response-heavy jobs (main paper §3, Λ = M/4)."
+        + (
+            "\nregen hand: made by hand, not by a generator (its folder's README gives its provenance)."
+            if any(b.reproducible is None for b in report.instances)
+            else ""
+        )
     )
     comps = report.exact
     header, rows = _policy_matrix(comps)
