@@ -92,8 +92,14 @@ from importlib import import_module
 from typing import Any
 
 from ..errors import InputError, did_you_mean
-from ..instance import Instance
 from ..usercode import POLICY_GROUP, UserCode, is_reference, load, register_object
+from .classes import (  # noqa: F401  (no_arrivals: re-exported for user.py)
+    _check_offline,
+    _check_rect,
+    _check_response,
+    _check_sps,
+    no_arrivals,
+)
 from .resolved import PolicyRef, ResolvedPolicy, resolve_policy
 from .spec import Param, PolicySpec
 
@@ -134,60 +140,6 @@ def _admission(default: str) -> Param:
         "on overflow",
         choices=("future", "vllm"),
     )
-
-
-# --------------------------------------------------------------------------- class checks
-
-
-def no_arrivals(inst: Instance) -> str | None:
-    if inst.has_arrivals:
-        j = int(inst.arrivals.nonzero()[0][0])
-        return f"job {j} arrives at round {int(inst.arrivals[j])} (this policy is offline)"
-    return None
-
-
-def _lam_large(inst: Instance, lam: float) -> list[bool]:
-    from fractions import Fraction
-
-    lamf = Fraction(str(lam))
-    return [s > lamf * inst.memory for s in inst.prompts.tolist()]
-
-
-def _check_rect(inst: Instance, p: dict[str, Any]) -> str | None:
-    r = no_arrivals(inst)
-    if r:
-        return r
-    large = _lam_large(inst, p["lam"])
-    for j, (s, o) in enumerate(zip(inst.prompts.tolist(), inst.responses.tolist())):
-        if not large[j] and o > s:
-            return f"small job {j} is response-heavy (response {o} > prompt {s})"
-    return None
-
-
-def _check_response(inst: Instance, p: dict[str, Any]) -> str | None:
-    r = no_arrivals(inst)
-    if r:
-        return r
-    for j, (s, o) in enumerate(zip(inst.prompts.tolist(), inst.responses.tolist())):
-        if o <= s:
-            return f"job {j} is not response-heavy (response {o} <= prompt {s})"
-    return None
-
-
-def _check_offline(inst: Instance, p: dict[str, Any]) -> str | None:
-    return no_arrivals(inst)
-
-
-def _check_sps(inst: Instance, p: dict[str, Any]) -> str | None:
-    r = no_arrivals(inst)
-    if r or inst.n == 0:
-        return r
-    smax, omax = int(inst.prompts.max()), int(inst.responses.max())
-    if p["proxy"] and p["proxy"] < smax:
-        return f"proxy prompt {p['proxy']} is below the largest prompt {smax}"
-    if p["cap"] and p["cap"] < omax:
-        return f"cap {p['cap']} is below the largest response {omax} (jobs would not finish)"
-    return None
 
 
 _LAM = Param("lam", 0.25, "Λ as a fraction of M: jobs with s > lam·M are large", 0.0, 1.0)
