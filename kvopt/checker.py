@@ -333,11 +333,8 @@ def check_schedule(instance: Instance, schedule: CheckableSchedule) -> CheckResu
         for t0, amt in mem_errors[:MAX_MEMORY_ERRORS]:
             # the attempts running in round t0; the job named is the one started last (ties:
             # the larger index), as the engine names it: the start that broke the budget
-            live = np.flatnonzero((ss <= t0) & (t0 < ss + rs))
+            live, last, shown = _running_at(t0, js, ss, rs)
             held = int(sum(int(instance.prompts[js[k]]) + t0 - int(ss[k]) + 1 for k in live))
-            last = max(live, key=lambda k: (int(ss[k]), int(js[k])))
-            names = sorted(int(js[k]) for k in live)
-            shown = ", ".join(map(str, names[:8])) + (", …" if len(names) > 8 else "")
             errors.append(
                 Violation(
                     "memory",
@@ -416,10 +413,7 @@ def _batch_errors(
     out = []
     for k, most in runs[:MAX_MEMORY_ERRORS]:
         t0 = int(bounds[k])
-        live = np.flatnonzero((ss <= t0) & (t0 < ss + rs))
-        last = max(live.tolist(), key=lambda i: (int(ss[i]), int(js[i])))
-        names = sorted(int(js[i]) for i in live)
-        shown = ", ".join(map(str, names[:8])) + (", …" if len(names) > 8 else "")
+        live, last, shown = _running_at(t0, js, ss, rs)
         out.append(
             Violation(
                 "max-batch",
@@ -439,6 +433,16 @@ def _batch_errors(
             )
         )
     return out
+
+
+def _running_at(t0: int, js, ss, rs) -> tuple[np.ndarray, int, str]:
+    """The attempts running in round ``t0`` (indices into the columns), the one started last
+    (ties: the larger job index, as the engine names the start that broke a rule), and their
+    jobs as text (at most 8)."""
+    live = np.flatnonzero((ss <= t0) & (t0 < ss + rs))
+    last = max(live.tolist(), key=lambda k: (int(ss[k]), int(js[k])))
+    names = sorted(int(js[k]) for k in live)
+    return live, last, ", ".join(map(str, names[:8])) + (", …" if len(names) > 8 else "")
 
 
 def checked(instance: Instance, schedule: _S, what: str | None = None) -> _S:
