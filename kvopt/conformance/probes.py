@@ -97,6 +97,15 @@ def _first_difference(a: Sequence[tuple], b: Sequence[tuple]) -> str:
 # --------------------------------------------------------------------------- perturbations
 
 
+def _early_difference(base: _Run, run: _Run, jobs: set[int]) -> tuple[float, str] | None:
+    """Where two runs' decisions differ before the first completion of one of ``jobs`` (in
+    either run): that round and the first difference, or ``None`` when they agree."""
+    assert base.trace is not None and run.trace is not None
+    before = min(_first_completion(base.trace, jobs), _first_completion(run.trace, jobs))
+    a, b = _prefix(base.decisions or (), before), _prefix(run.decisions or (), before)
+    return None if a == b else (before, _first_difference(a, b))
+
+
 def _responses_changed(inst: Instance, how: str, rng_seed: int) -> Instance:
     """``inst`` with (some) response lengths changed, prompts and arrivals kept."""
     rng = np.random.default_rng(rng_seed)
@@ -125,12 +134,10 @@ def _blind_failure(policy: ResolvedPolicy, inst, seed) -> str | None:
         run = _simulate(policy, other, seed)
         if run.error:
             return None
-        assert base.trace is not None and run.trace is not None
-        before = min(_first_completion(base.trace, changed), _first_completion(run.trace, changed))
-        a, b = _prefix(base.decisions or (), before), _prefix(run.decisions or (), before)
-        if a != b:
+        diff = _early_difference(base, run, changed)
+        if diff:
             return (f"with the responses made {how} (jobs {sorted(changed)[:6]}), the decisions "
-                    f"before round {before} differ: {_first_difference(a, b)} — the policy "
+                    f"before round {diff[0]} differ: {diff[1]} — the policy "
                     "reads response lengths it has not seen")  # fmt: skip
     return None
 
@@ -172,14 +179,11 @@ def _predictions_failure(policy: ResolvedPolicy, inst, seed) -> str | None:
         run = _simulate(policy, other, seed)
         if run.error:
             continue
-        assert base.trace is not None and run.trace is not None
-        every = set(range(base_inst.n))
-        before = min(_first_completion(base.trace, every), _first_completion(run.trace, every))
-        a, b = _prefix(base.decisions or (), before), _prefix(run.decisions or (), before)
-        if a != b:
+        diff = _early_difference(base, run, set(range(base_inst.n)))
+        if diff:
             return (f"with the same predictions and the true responses made {how}, the "
-                    f"decisions before the first completion (round {before}) differ: "
-                    f"{_first_difference(a, b)} — the policy reads true lengths, not only "
+                    f"decisions before the first completion (round {diff[0]}) differ: "
+                    f"{diff[1]} — the policy reads true lengths, not only "
                     "the predictions")  # fmt: skip
     return None
 
@@ -227,13 +231,11 @@ def _interval_blind_failure(policy: ResolvedPolicy, inst, seed) -> str | None:
     base, run = _simulate(policy, first, seed), _simulate(policy, second, seed)
     if base.error or run.error:
         return None
-    assert base.trace is not None and run.trace is not None
-    before = min(_first_completion(base.trace, changed), _first_completion(run.trace, changed))
-    a, b = _prefix(base.decisions or (), before), _prefix(run.decisions or (), before)
-    if a != b:
+    diff = _early_difference(base, run, changed)
+    if diff:
         return (f"with the same intervals and other true responses inside them (jobs "
-                f"{sorted(changed)[:6]}), the decisions before round {before} differ: "
-                f"{_first_difference(a, b)} — the policy reads true lengths, not the intervals")  # fmt: skip
+                f"{sorted(changed)[:6]}), the decisions before round {diff[0]} differ: "
+                f"{diff[1]} — the policy reads true lengths, not the intervals")  # fmt: skip
     return None
 
 

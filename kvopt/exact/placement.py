@@ -134,31 +134,18 @@ def place_events(
     the jobs before it, holes filled): the same schedule as the array placement of
     :func:`kvopt.exact.heuristic.place`, at a cost that follows ``n``, not the horizon.
     ``max_batch``: the batch cap (at most that many jobs in any round; ``None``: none)."""
-    if max_batch is not None:
-        return _place_capped(memory, prompts, responses, arrivals, order, max_batch)
     prof = Profile(memory)
     starts = [0] * len(prompts)
     last: dict[tuple[int, int, int], int] = {}
     for i in order:
         s, o, a = prompts[i], responses[i], arrivals[i]
         key = (s, o, a)
-        t = prof.earliest(last.get(key, a), s, o)  # an identical job cannot fit earlier
-        prof.add(t, s, o)
-        starts[i] = t
-        last[key] = t
-    return starts
-
-
-def _place_capped(memory, prompts, responses, arrivals, order, cap: int) -> list[int]:
-    """:func:`place_events` under the batch cap ``cap`` (placing jobs only fills rounds, so
-    an identical job still cannot start earlier than the one placed before it)."""
-    prof = Profile(memory)
-    starts = [0] * len(prompts)
-    last: dict[tuple[int, int, int], int] = {}
-    for i in order:
-        s, o, a = prompts[i], responses[i], arrivals[i]
-        key = (s, o, a)
-        t = prof.earliest_capped(last.get(key, a), s, o, cap)
+        # an identical job cannot fit earlier (under a cap too: placing jobs only fills rounds)
+        t = (
+            prof.earliest(last.get(key, a), s, o)
+            if max_batch is None
+            else prof.earliest_capped(last.get(key, a), s, o, max_batch)
+        )
         prof.add(t, s, o)
         starts[i] = t
         last[key] = t
